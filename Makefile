@@ -1,0 +1,223 @@
+# libiouring-restrict: one plain Makefile.  `make V=1` shows the commands.
+#
+# Main targets:
+#   all (default)  static and shared library, examples
+#   demo           install missing Debian packages, build, run examples/demo
+#   check          install missing packages, build, run the whole test suite
+#                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI)
+#   check-long     the same with the long differential runs
+#   bench          benchmarks; writes $(O)/bench.json
+#   doc            doxygen with warnings as errors
+#   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR
+
+# ---- version: the single source of truth is include/iouring_restrict/version.h
+VERSION_H := include/iouring_restrict/version.h
+VERSION_MAJOR := $(shell sed -n 's/^\#define IOUR_VERSION_MAJOR[ \t]*\([0-9]*\).*/\1/p' $(VERSION_H))
+VERSION_MINOR := $(shell sed -n 's/^\#define IOUR_VERSION_MINOR[ \t]*\([0-9]*\).*/\1/p' $(VERSION_H))
+VERSION_PATCH := $(shell sed -n 's/^\#define IOUR_VERSION_PATCH[ \t]*\([0-9]*\).*/\1/p' $(VERSION_H))
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+MAP := lib/libiouring-restrict.map
+MAP_NEWEST := $(shell sed -n 's/^IOURING_RESTRICT_\([0-9]*\.[0-9]*\) *{.*/\1/p' $(MAP) | tail -n 1)
+ifneq ($(MAP_NEWEST),$(VERSION_MAJOR).$(VERSION_MINOR))
+$(error newest node of $(MAP) ($(MAP_NEWEST)) is out of sync with $(VERSION_H) ($(VERSION_MAJOR).$(VERSION_MINOR)))
+endif
+
+# ---- install locations
+PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
+LIBDIR ?= $(prefix)/lib
+INCLUDEDIR ?= $(prefix)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+# ---- tools and flags
+O ?= build
+CC ?= cc
+CXX ?= c++
+AR ?= ar
+DOXYGEN ?= doxygen
+SAN ?=
+
+WARN := -Wall -Wextra -Werror
+BASE_CFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden -Iinclude -Ilib
+CFLAGS ?= -O2 -g
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+STATIC_OBJS := $(patsubst lib/%.c,$(O)/static/%.o,$(LIB_SRCS))
+PIC_OBJS := $(patsubst lib/%.c,$(O)/pic/%.o,$(LIB_SRCS))
+HDRS := $(wildcard include/iouring_restrict/*.h) $(wildcard lib/*.h)
+
+STATIC_LIB := $(O)/libiouring-restrict.a
+SONAME := libiouring-restrict.so.$(VERSION_MAJOR)
+SHARED_REAL := $(O)/libiouring-restrict.so.$(VERSION)
+SHARED_LIB := $(O)/$(SONAME)
+SHARED_DEV := $(O)/libiouring-restrict.so
+PC := $(O)/iouring-restrict.pc
+
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
+
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
+TEST_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(TEST_SRCS))
+UNIT := $(O)/tests/unit
+TEST_CFLAGS = $(ALL_CFLAGS) -Itests/common -Wno-missing-field-initializers
+TEST_LIBS := -lcriterion -luring -lpthread -lm
+
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+BENCH := $(O)/bench/bench
+
+.PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
+	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
+	check-symbols
+
+all: lib examples
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_DEV) $(PC)
+
+$(O)/static/%.o: lib/%.c $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/pic/%.o: lib/%.c $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(STATIC_LIB): $(STATIC_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SHARED_REAL): $(PIC_OBJS) $(MAP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -shared -fPIC -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=$(MAP) -Wl,-z,defs -o $@ $(PIC_OBJS) $(LDFLAGS)
+
+$(SHARED_LIB): $(SHARED_REAL)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(SHARED_DEV): $(SHARED_LIB)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(PC): iouring-restrict.pc.in $(VERSION_H)
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(prefix)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# Examples link the shared library (as users do) and find it next to them.
+examples: $(EXAMPLES)
+$(O)/examples/%: examples/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-field-initializers -o $@ $< -L$(O) \
+		-Wl,-rpath,'$$ORIGIN/..' -liouring-restrict -luring $(LDFLAGS)
+
+# ---- tests: every tests/unit/*.c is a Criterion file; one binary.
+$(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(UNIT): $(TEST_OBJS) $(STATIC_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(TEST_LIBS) $(LDFLAGS)
+
+unit-tests: $(UNIT)
+
+# Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
+test-run: $(UNIT) examples
+	$(call msg,TEST,$(UNIT))
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(UNIT) -j2 --xml=$(O)/tests/unit.xml $(TEST_ARGS)
+
+# The same suite built with clang under ASan+UBSan (static library only:
+# sanitized shared objects cannot be linked with -z defs).
+test-asan:
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
+	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(O)/asan/tests/unit -j2 $(TEST_ARGS)
+
+check-headers:
+	$(call msg,HDRS,c99 c11 c++)
+	@mkdir -p $(O)/hdr
+	$(Q)printf '#include <iouring_restrict/iouring_restrict.h>\nint main(void) { return iour_version_major() == 0; }\n' > $(O)/hdr/t.c
+	$(Q)gcc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -c $(O)/hdr/t.c -o $(O)/hdr/c99.o
+	$(Q)gcc -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -c $(O)/hdr/t.c -o $(O)/hdr/c11.o
+	$(Q)clang -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -c $(O)/hdr/t.c -o $(O)/hdr/clang.o
+	$(Q)g++ -std=c++11 -x c++ -Wall -Wextra -Werror -pedantic -Iinclude -c $(O)/hdr/t.c -o $(O)/hdr/cxx.o
+	$(Q)for h in include/iouring_restrict/*.h; do \
+		printf '#include "%s"\n#include "%s"\n' "$$h" "$$h" > $(O)/hdr/one.c; \
+		gcc -std=c99 -Wall -Wextra -Werror -pedantic -I. -c $(O)/hdr/one.c -o $(O)/hdr/one.o || exit 1; \
+		g++ -x c++ -Wall -Wextra -Werror -pedantic -I. -c $(O)/hdr/one.c -o $(O)/hdr/one.o || exit 1; \
+	done
+
+# Exported symbols == names in the map == abi/symbols.txt; every one iour_*.
+check-symbols: $(SHARED_REAL)
+	$(call msg,ABI,symbols)
+	$(Q)scripts/check-symbols.sh $(SHARED_REAL) $(MAP) abi/symbols.txt
+
+doc:
+	$(call msg,DOXYGEN,doc/Doxyfile)
+	@mkdir -p $(O)/doc
+	$(Q)( cat doc/Doxyfile; echo "OUTPUT_DIRECTORY = $(O)/doc" ) | $(DOXYGEN) - > $(O)/doc/doxygen.log
+
+deps:
+	$(Q)scripts/deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(O)/examples/demo
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory check-run
+
+check-run: all
+	$(Q)$(MAKE) --no-print-directory doc check-headers check-symbols
+	$(Q)$(MAKE) --no-print-directory test-run
+	$(Q)$(MAKE) --no-print-directory test-asan
+
+check-long: deps
+	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(BENCH)
+	$(Q)$(BENCH) $(O)/bench.json
+
+$(BENCH): $(BENCH_SRCS) $(STATIC_LIB) $(HDRS)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/common -Wno-missing-field-initializers -o $@ $(BENCH_SRCS) \
+		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/iouring_restrict/*.h $(DESTDIR)$(INCLUDEDIR)/iouring_restrict/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libiouring-restrict.so
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libiouring-restrict.a $(DESTDIR)$(LIBDIR)/libiouring-restrict.so \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_REAL)) \
+		$(DESTDIR)$(PKGCONFIGDIR)/iouring-restrict.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/iouring_restrict
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file errors.h
+ * @brief Error codes and their messages.
+ *
+ * Functions return negative values: either a negative system errno
+ * (-EINVAL, -ENOMEM, ...) or a negative library-specific code from
+ * enum iour_errno.  Library codes start at 4000 so they never collide with
+ * system errno values; their numbers are frozen once released.
+ */
+#ifndef IOURING_RESTRICT_ERRORS_H
+#define IOURING_RESTRICT_ERRORS_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Library-specific error codes, returned negated (e.g.
+ *        `-IOUR_ERRNO__PROG_TOO_LARGE`).
+ */
+enum iour_errno {
+	/** First value of the library's range; never returned. */
+	IOUR_ERRNO__START = 4000,
+	/** An internal invariant failed; please report it as a bug. */
+	IOUR_ERRNO__INTERNAL = 4001,
+	/** A compiled program would exceed the kernel's 4096 instructions. */
+	IOUR_ERRNO__PROG_TOO_LARGE = 4002,
+	/** A cBPF program breaks a rule of the kernel's checkers. */
+	IOUR_ERRNO__INVALID_PROG = 4003,
+	/** The running kernel lacks a feature the request hard-requires. */
+	IOUR_ERRNO__UNSUPPORTED = 4004,
+	/** Application stopped midway; the report says what took effect. */
+	IOUR_ERRNO__PARTIAL = 4005,
+	/** The kernel's answer contradicts the documented interface. */
+	IOUR_ERRNO__KERNEL_MISMATCH = 4006,
+	/** The enforcement check saw a request the policy forbids succeed. */
+	IOUR_ERRNO__NOT_ENFORCED = 4007,
+	/** A policy-file or name parse error. */
+	IOUR_ERRNO__PARSE = 4008,
+	/** One past the last value; never returned. */
+	IOUR_ERRNO__END
+};
+
+/**
+ * @brief **iour_strerror()** writes a human-readable message for an error
+ *        code into a caller's buffer.  Thread-safe.
+ * @param err an error code as returned by the library (negative) or its
+ *        absolute value; system errno values are described too.
+ * @param buf destination buffer; may be NULL only if @p len is 0.
+ * @param len size of @p buf in bytes.
+ * @return 0 on success; -ERANGE if the message was truncated (@p buf still
+ *         holds a NUL-terminated prefix when @p len > 0); -ENOENT if the
+ *         code is unknown (a generic message is still written);
+ *         -EINVAL if @p buf is NULL and @p len is not 0.
+ * @since 1.0
+ */
+IOUR_API int iour_strerror(int err, char *buf, size_t len);
+
+/**
+ * @brief **iour_errname()** returns the symbolic name of an error code,
+ *        such as "-EINVAL" or "-IOUR_ERRNO__PROG_TOO_LARGE".
+ * @param err an error code (negative, or its absolute value).
+ * @return a static string; "UNKNOWN" if the code is not known.  Never NULL.
+ * @since 1.0
+ */
+IOUR_API const char *iour_errname(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOURING_RESTRICT_ERRORS_H */

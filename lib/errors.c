@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Error names and messages, and the boundary filter for error codes. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct err_desc {
+	int code;
+	const char *name;
+	const char *msg;
+};
+
+/* System errno values the library documents anywhere, with messages written
+ * for this library's context. */
+static const struct err_desc sys_errs[] = {
+	{ EPERM, "-EPERM", "Operation not permitted (already restricted, or io_uring disabled)" },
+	{ ENOENT, "-ENOENT", "No such entry" },
+	{ EINTR, "-EINTR", "Interrupted" },
+	{ EBADF, "-EBADF", "Bad file descriptor" },
+	{ ECHILD, "-ECHILD", "A helper child process failed" },
+	{ EAGAIN, "-EAGAIN", "Resource temporarily unavailable" },
+	{ ENOMEM, "-ENOMEM", "Out of memory" },
+	{ EACCES, "-EACCES", "Permission denied (request forbidden, or no_new_privs missing)" },
+	{ EFAULT, "-EFAULT", "Bad address" },
+	{ EBUSY, "-EBUSY", "Restrictions already registered" },
+	{ EEXIST, "-EEXIST", "Already exists" },
+	{ ENODEV, "-ENODEV", "No such device" },
+	{ EINVAL, "-EINVAL", "Invalid argument" },
+	{ ENOSPC, "-ENOSPC", "No space left (limit reached)" },
+	{ ERANGE, "-ERANGE", "Value out of range, or buffer too small" },
+	{ E2BIG, "-E2BIG", "Options struct has unknown non-zero fields" },
+	{ ENOSYS, "-ENOSYS", "io_uring is not available (function not implemented)" },
+	{ EOVERFLOW, "-EOVERFLOW", "Value too large" },
+	{ EBADFD, "-EBADFD", "Ring is not in the required state (not R_DISABLED, or already enabled)" },
+	{ EMSGSIZE, "-EMSGSIZE", "Filter payload size does not match the kernel's" },
+	{ EOPNOTSUPP, "-EOPNOTSUPP", "Operation not supported" },
+	{ ENOTSUP == EOPNOTSUPP ? 0 : ENOTSUP, "-ENOTSUP", "Operation not supported" },
+	{ ESRCH, "-ESRCH", "No such process" },
+	{ ETIMEDOUT, "-ETIMEDOUT", "Timed out" },
+	{ ENOTTY, "-ENOTTY", "Not a ring" },
+};
+
+static const struct err_desc lib_errs[] = {
+	{ IOUR_ERRNO__INTERNAL, "-IOUR_ERRNO__INTERNAL",
+	  "Internal error in libiouring-restrict (please report)" },
+	{ IOUR_ERRNO__PROG_TOO_LARGE, "-IOUR_ERRNO__PROG_TOO_LARGE",
+	  "Compiled filter would exceed 4096 instructions" },
+	{ IOUR_ERRNO__INVALID_PROG, "-IOUR_ERRNO__INVALID_PROG",
+	  "cBPF program rejected by the validator (kernel checker rules)" },
+	{ IOUR_ERRNO__UNSUPPORTED, "-IOUR_ERRNO__UNSUPPORTED",
+	  "The running kernel lacks a required feature" },
+	{ IOUR_ERRNO__PARTIAL, "-IOUR_ERRNO__PARTIAL",
+	  "Policy only partly applied; see the report" },
+	{ IOUR_ERRNO__KERNEL_MISMATCH, "-IOUR_ERRNO__KERNEL_MISMATCH",
+	  "Kernel answer contradicts the documented io_uring interface" },
+	{ IOUR_ERRNO__NOT_ENFORCED, "-IOUR_ERRNO__NOT_ENFORCED",
+	  "Enforcement check failed: a forbidden request was not denied" },
+	{ IOUR_ERRNO__PARSE, "-IOUR_ERRNO__PARSE", "Parse error" },
+};
+
+static const struct err_desc *lookup(int err)
+{
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	if (err == 0)
+		return NULL;
+	for (i = 0; i < IOUR_ARRAY_SIZE(lib_errs); i++)
+		if (lib_errs[i].code == err)
+			return &lib_errs[i];
+	for (i = 0; i < IOUR_ARRAY_SIZE(sys_errs); i++)
+		if (sys_errs[i].code == err)
+			return &sys_errs[i];
+	return NULL;
+}
+
+/* Documented in include/iouring_restrict/errors.h */
+const char *iour_errname(int err)
+{
+	const struct err_desc *d = lookup(err);
+
+	if (err == 0)
+		return "0";
+	return d ? d->name : "UNKNOWN";
+}
+
+/* Documented in include/iouring_restrict/errors.h */
+int iour_strerror(int err, char *buf, size_t len)
+{
+	const struct err_desc *d = lookup(err);
+	char tmp[96];
+	const char *msg;
+	int rc = 0, n;
+
+	if (!buf && len)
+		return -EINVAL;
+	if (err == 0) {
+		msg = "Success";
+	} else if (d) {
+		msg = d->msg;
+	} else {
+		snprintf(tmp, sizeof(tmp), "Unknown error %d", err < 0 ? -err : err);
+		msg = tmp;
+		rc = -ENOENT;
+	}
+	if (!len)
+		return -ERANGE;
+	n = snprintf(buf, len, "%s", msg);
+	if (n < 0 || (size_t)n >= len)
+		return -ERANGE;
+	return rc;
+}
+
+int iour__err_public(int rc, const int *allowed)
+{
+	const int *p;
+
+	if (rc >= 0)
+		return rc;
+	for (p = allowed; *p; p++)
+		if (-rc == *p)
+			return rc;
+	return -IOUR_ERRNO__INTERNAL;
+}
+
+int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz)
+{
+	const unsigned char *p = opts;
+	size_t i;
+
+	if (user_sz < sizeof(size_t))
+		return -EINVAL;
+	for (i = known_sz; i < user_sz; i++)
+		if (p[i])
+			return -E2BIG;
+	return 0;
+}

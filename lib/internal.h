@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private helpers shared by the library's modules.  Not installed.
+ */
+#ifndef IOUR_LIB_INTERNAL_H
+#define IOUR_LIB_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "iouring_restrict/common.h"
+#include "iouring_restrict/errors.h"
+#include "uapi.h"
+
+#define IOUR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define iour_likely(x) __builtin_expect(!!(x), 1)
+#define iour_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Marks a function that is visible to the library's own tests (which link
+ * the static archive) but never exported from the shared object. */
+#define IOUR_INTERNAL __attribute__((visibility("hidden")))
+
+/*
+ * Options structs.  The caller passes `sz` = sizeof(struct) as it knows it.
+ * - sz smaller than the first field after `sz`: -EINVAL;
+ * - sz larger than what the library knows: accepted only if every unknown
+ *   trailing byte is zero (-E2BIG otherwise), so a newer caller that does not
+ *   use a newer field still works;
+ * - a field is read only if it lies entirely within the caller's sz.
+ */
+IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz,
+				   size_t known_sz);
+
+#define IOUR_OPTS_END(TYPE, LAST) \
+	(offsetof(struct TYPE, LAST) + sizeof(((struct TYPE *)0)->LAST))
+
+/* 0 if valid (or NULL), -EINVAL / -E2BIG otherwise. */
+#define IOUR_OPTS_VALID(opts, TYPE, LAST) \
+	((opts) ? iour__opts_check((opts), (opts)->sz, IOUR_OPTS_END(TYPE, LAST)) : 0)
+
+/* Is FIELD present in the caller's struct? */
+#define IOUR_OPTS_HAS(opts, FIELD) \
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), FIELD) + sizeof((opts)->FIELD))
+
+/* The caller's value of FIELD, or DEF when absent or opts is NULL. */
+#define IOUR_OPTS_GET(opts, FIELD, DEF) \
+	(IOUR_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DEF))
+
+/* Same rule for output structs the library fills (sz first). */
+#define IOUR_OUT_HAS(out, FIELD) IOUR_OPTS_HAS(out, FIELD)
+
+/*
+ * The boundary filter for error codes: a public function passes its result
+ * through this with the closed set of codes it documents; anything else
+ * becomes -IOUR_ERRNO__INTERNAL so that new internal codes never leak.
+ * `allowed` is a 0-terminated list of positive codes.
+ */
+IOUR_INTERNAL int iour__err_public(int rc, const int *allowed);
+
+#endif /* IOUR_LIB_INTERNAL_H */

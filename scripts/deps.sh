@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install the Debian packages the build, tests, docs and benchmarks need,
+# calling apt-get only for packages that are absent.  Safe to run repeatedly.
+set -eu
+
+PKGS="make gcc g++ clang libclang-rt-14-dev pkgconf libcriterion-dev liburing-dev \
+doxygen abi-dumper abi-compliance-checker gcovr valgrind libseccomp-dev"
+[ $# -gt 0 ] && PKGS="$PKGS $*"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

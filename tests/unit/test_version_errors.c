@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "iouring_restrict/iouring_restrict.h"
+
+Test(version, runtime_matches_headers)
+{
+	char want[32];
+
+	cr_assert_eq(iour_version_major(), IOUR_VERSION_MAJOR);
+	cr_assert_eq(iour_version_minor(), IOUR_VERSION_MINOR);
+	cr_assert_eq(iour_version_patch(), IOUR_VERSION_PATCH);
+	snprintf(want, sizeof(want), "%d.%d.%d", IOUR_VERSION_MAJOR, IOUR_VERSION_MINOR,
+		 IOUR_VERSION_PATCH);
+	cr_assert_str_eq(iour_version_string(), want);
+	cr_assert(IOUR_VERSION_AT_LEAST(IOUR_VERSION_MAJOR, IOUR_VERSION_MINOR));
+	cr_assert(!IOUR_VERSION_AT_LEAST(IOUR_VERSION_MAJOR, IOUR_VERSION_MINOR + 1));
+	cr_assert(!IOUR_VERSION_AT_LEAST(IOUR_VERSION_MAJOR + 1, 0));
+}
+
+Test(errors, names_for_system_and_library_codes)
+{
+	cr_assert_str_eq(iour_errname(-EINVAL), "-EINVAL");
+	cr_assert_str_eq(iour_errname(EINVAL), "-EINVAL");
+	cr_assert_str_eq(iour_errname(-EBADFD), "-EBADFD");
+	cr_assert_str_eq(iour_errname(-IOUR_ERRNO__PROG_TOO_LARGE), "-IOUR_ERRNO__PROG_TOO_LARGE");
+	cr_assert_str_eq(iour_errname(0), "0");
+	cr_assert_str_eq(iour_errname(-3999), "UNKNOWN");
+	for (int e = IOUR_ERRNO__START + 1; e < IOUR_ERRNO__END; e++)
+		cr_assert_str_neq(iour_errname(-e), "UNKNOWN", "library code %d has no name", e);
+}
+
+Test(errors, strerror_contract)
+{
+	char buf[128];
+
+	cr_assert_eq(iour_strerror(-EACCES, buf, sizeof(buf)), 0);
+	cr_assert(strstr(buf, "Permission denied") != NULL);
+	cr_assert_eq(iour_strerror(-IOUR_ERRNO__INVALID_PROG, buf, sizeof(buf)), 0);
+	cr_assert(strstr(buf, "validator") != NULL);
+	/* unknown: generic message, -ENOENT */
+	cr_assert_eq(iour_strerror(-3999, buf, sizeof(buf)), -ENOENT);
+	cr_assert(strstr(buf, "3999") != NULL);
+	/* truncation: -ERANGE, NUL-terminated prefix */
+	cr_assert_eq(iour_strerror(-EACCES, buf, 5), -ERANGE);
+	cr_assert_eq(strlen(buf), 4);
+	cr_assert_eq(iour_strerror(-EACCES, NULL, 0), -ERANGE);
+	cr_assert_eq(iour_strerror(-EACCES, NULL, 10), -EINVAL);
+	for (int e = IOUR_ERRNO__START + 1; e < IOUR_ERRNO__END; e++)
+		cr_assert_eq(iour_strerror(-e, buf, sizeof(buf)), 0);
+}
