@@ -77,7 +77,7 @@ TEST_CFLAGS = $(ALL_CFLAGS) -Itests/common -Wno-missing-field-initializers
 TEST_LIBS := -lcriterion -luring -lpthread -lm
 
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
-BENCH := $(O)/bench/bench
+BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
@@ -194,14 +194,18 @@ check-run: all
 check-long: deps
 	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run
 
+# Each bench/*.c is one program that writes a nested JSON object to the file
+# named by its argument; scripts/bench-merge.py prints them side by side and
+# merges them into $(O)/bench.json.
 bench: deps
-	$(Q)$(MAKE) --no-print-directory $(BENCH)
-	$(Q)$(BENCH) $(O)/bench.json
+	$(Q)$(MAKE) --no-print-directory $(BENCHES)
+	$(Q)set -e; for b in $(BENCHES); do $$b $$b.json; done
+	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(addsuffix .json,$(BENCHES))
 
-$(BENCH): $(BENCH_SRCS) $(STATIC_LIB) $(HDRS)
-	$(call msg,LD,$@)
+$(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
+	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/common -Wno-missing-field-initializers -o $@ $(BENCH_SRCS) \
+	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Itests/common -Wno-missing-field-initializers -o $@ $< \
 		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
 
 install: lib

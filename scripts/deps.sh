@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="make gcc g++ clang libclang-rt-14-dev pkgconf libcriterion-dev liburing-dev \
-doxygen abi-dumper abi-compliance-checker gcovr valgrind libseccomp-dev"
+doxygen python3 abi-dumper abi-compliance-checker gcovr valgrind libseccomp-dev"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
 missing=""
