@@ -322,6 +322,56 @@ enum iour_disasm_format {
 };
 /** @brief Pass as the opcode to iour_cbpf_disasm() to name no payload. */
 #define IOUR_OPCODE_ANY UINT32_MAX
+
+/**
+ * @brief **iour_cbpf_disasm()** renders a program as a listing, a C
+ *        initialiser or raw bytes.
+ *
+ * #IOUR_DISASM_TEXT gives one line per instruction: the label `L<index>:`,
+ * the mnemonic, and after `;` a remark.  Jump targets are absolute labels
+ * (`jeq #0x2, L3, L5`: to L3 if equal, else L5; `ja L7`).  Word loads from
+ * the context are named by field for @p opcode, with the byte offset as
+ * the remark: `ld user_data.lo` / `.hi` (the half of the native u64 that
+ * word holds on this host), `ld opcode|sqe_flags|pdu_size` (offset 8),
+ * `ld pad`, `ld socket.family` / `.type` / `.protocol`,
+ * `ld open.flags.lo` (also `.hi`, `open.mode.*`, `open.resolve.*`),
+ * `ld connect.family`, `ld connect.port` (the word holding the port),
+ * `ld connect.addr[0]` .. `[3]` (IPv4 address in [0]; IPv6 words
+ * in network order); other payload words, and all of them for
+ * #IOUR_OPCODE_ANY, are `ld pdu+<offset in payload>`.  Immediates are
+ * `#0` or hexadecimal (`#0x28`); scratch words are `M[i]`; `ret #0` is
+ * remarked `deny`, any other `ret #k` `allow`, `ret a` `allow if A != 0`.
+ * Instructions io_uring refuses are still shown (`ldh [k]`, `ld [x+k]`,
+ * `mod`, `.insn code, jt, jf, k` for an unknown code).
+ *
+ * #IOUR_DISASM_C_ARRAY gives `struct sock_filter filter[] = { ... };` with
+ * one `BPF_STMT()`/`BPF_JUMP()` per instruction (a plain `{ code, jt, jf,
+ * k }` initialiser for unknown codes or non-jumps with non-zero jt/jf),
+ * each followed by the listing line as a comment.
+ *
+ * #IOUR_DISASM_RAW gives the instructions' 8-byte memory images, exactly
+ * 8 * @p cnt bytes, not NUL-terminated.
+ *
+ * Two-call sizing: with @p buf NULL, *len is set to the size needed (for
+ * the text formats including the terminating NUL) and 0 is returned.  With
+ * a buffer, *len is its size on entry and the size written on return.
+ * The output does not depend on anything but the arguments (and the host
+ * byte order for the `.lo`/`.hi` names).  Thread-safe, no allocation.
+ *
+ * @param insns the program; may be NULL only if @p cnt is 0.  It need not
+ *        be valid.
+ * @param cnt number of instructions, 0 to 4096.
+ * @param opcode the request opcode whose payload names to use (below 65),
+ *        or #IOUR_OPCODE_ANY.
+ * @param format an enum iour_disasm_format value.
+ * @param buf destination, or NULL to ask for the size.
+ * @param len in: size of @p buf; out: bytes needed or written.
+ * @return 0 on success; -ERANGE if @p buf is too small (*len then holds the
+ *         size needed and @p buf is untouched); -EINVAL if @p len is NULL,
+ *         @p insns is NULL with @p cnt > 0, @p cnt is above 4096, @p opcode
+ *         is 65 or more but not #IOUR_OPCODE_ANY, or @p format is unknown.
+ * @since 1.0
+ */
 IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt,
 			      uint32_t opcode, uint32_t format, char *buf,
 			      size_t *len);
