@@ -19,6 +19,7 @@
 #include "common.h"
 #include "version.h"
 #include "errors.h"
+#include "names.h"
 #include "cbpf.h"
 
 #endif /* IOURING_RESTRICT_H */
