@@ -20,6 +20,7 @@
 #include "version.h"
 #include "errors.h"
 #include "names.h"
+#include "ruleset.h"
 #include "cbpf.h"
 
 #endif /* IOURING_RESTRICT_H */
