@@ -328,9 +328,9 @@ size_t gen_runnable(struct gen_rng *r, struct iour_insn *out, size_t max)
 			in->k = gen_below(r, (uint32_t)(room < 8 ? room : 8));
 		} else if (p < 96 && room > 1) {
 			uint32_t lim = (uint32_t)(room < 12 ? room : 12);
+			uint16_t op = PICK(r, jmp_ops);
 
-			in->code = (uint16_t)(KBPF_JMP | PICK(r, jmp_ops) |
-					      (gen_chance(r, 30) ? KBPF_X : KBPF_K));
+			in->code = (uint16_t)(KBPF_JMP | op | (gen_chance(r, 30) ? KBPF_X : KBPF_K));
 			in->k = interesting_k(r);
 			in->jt = (uint8_t)gen_below(r, lim);
 			in->jf = (uint8_t)gen_below(r, lim);
@@ -362,7 +362,8 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 	static const uint32_t ops[] = { KIO_OP_SOCKET,	KIO_OP_OPENAT, KIO_OP_OPENAT2,
 					KIO_OP_CONNECT, KIO_OP_NOP,    22 };
 	uint32_t w[10];
-	uint32_t op;
+	uint32_t op, flags, a, b, c;
+	uint64_t ud;
 	int i;
 
 	if (gen_chance(r, 50)) {
@@ -372,15 +373,21 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 		return;
 	}
 	op = gen_chance(r, 85) ? PICK(r, ops) : gen_below(r, 65);
-	iour_ctx_generic(ctx, 40, op, gen_u32(r) & 0x7f,
-			 gen_chance(r, 50) ? gen_u64(r) : gen_below(r, 1000));
+	/* One draw per statement: argument evaluation order is unspecified,
+	 * and a seed must give the same contexts with every compiler. */
+	flags = gen_u32(r) & 0x7f;
+	ud = gen_chance(r, 50) ? gen_u64(r) : gen_below(r, 1000);
+	iour_ctx_generic(ctx, 40, op, flags, ud);
 	switch (op) {
 	case KIO_OP_SOCKET: {
 		static const uint32_t fam[] = { AF_INET, AF_INET6, AF_UNIX, AF_NETLINK, 0, 255 };
 		static const uint32_t ty[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW,
 					       SOCK_STREAM | SOCK_CLOEXEC,
 					       SOCK_DGRAM | SOCK_NONBLOCK, SOCK_SEQPACKET };
-		iour_ctx_socket(ctx, 40, PICK(r, fam), PICK(r, ty), gen_below(r, 20));
+		a = PICK(r, fam);
+		b = PICK(r, ty);
+		c = gen_below(r, 20);
+		iour_ctx_socket(ctx, 40, a, b, c);
 		break;
 	}
 	case KIO_OP_OPENAT:
@@ -388,10 +395,12 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 		static const uint32_t fl[] = { O_RDONLY, O_WRONLY | O_CREAT, O_RDWR | O_TRUNC,
 					       O_PATH,	 O_CREAT | O_EXCL,   O_TMPFILE | O_RDWR,
 					       O_DIRECTORY | O_CLOEXEC };
-		uint64_t flags = PICK(r, fl) | (gen_chance(r, 20) ? gen_u32(r) & 0xfffff : 0);
+		uint64_t of = PICK(r, fl);
 
-		iour_ctx_open(ctx, 40, flags, gen_below(r, 0x10000),
-			      op == KIO_OP_OPENAT2 ? gen_below(r, 0x40) : 0);
+		of |= gen_chance(r, 20) ? gen_u32(r) & 0xfffff : 0;
+		a = gen_below(r, 0x10000);
+		b = op == KIO_OP_OPENAT2 ? gen_below(r, 0x40) : 0;
+		iour_ctx_open(ctx, 40, of, a, b);
 		break;
 	}
 	case KIO_OP_CONNECT: {
