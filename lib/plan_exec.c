@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The executor: runs a plan's steps through the syscall seam and reports
+ * exactly what took effect.  It decides nothing the planner did not,
+ * except how to react to the kernel's answers: the payload-size write-back
+ * and failures midway.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "plan_internal.h"
+#include "sys.h"
+
+#define PR_SET_NO_NEW_PRIVS_ 38
+#define PR_GET_NO_NEW_PRIVS_ 39
+
+/* ---- environment helpers ---- */
+
+int iour__plan_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return errno == EMFILE || errno == ENFILE ? -EMFILE :
+		       errno == ENOMEM ? -ENOMEM : -ENOENT;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n > 0 ? n : -ENOENT;
+}
+
+int iour__plan_companion_prog(uint32_t err, struct iour_insn *out)
+{
+	(void)err;
+	(void)out;
+	/* Provided by the companion module. */
+	return -EOPNOTSUPP;
+}
+
+/*
+ * The running kernel's target, from side-effect-free calls that create no
+ * ring: io_uring_setup(1, NULL), QUERY and the NULL-argument probes of the
+ * task path (kernel-interface.md 5.4).
+ */
+int iour__target_probe(struct iour__target *t)
+{
+	struct kio_query_opcode q;
+	struct kio_query_hdr h;
+	long rc;
+
+	memset(t, 0, sizeof(*t));
+	t->origin = IOUR__TGT_PROBED;
+	t->priv = IOUR__PRIV_UNKNOWN;
+	rc = iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0);
+	t->nnp = rc == 1;
+	rc = iour__setup(1, NULL);
+	if (rc >= 0)
+		iour__close((int)rc);
+	if (rc != -EFAULT && rc < 0) {
+		snprintf(t->name, sizeof(t->name), "this kernel (io_uring unavailable)");
+		return 0;
+	}
+	t->io_uring = true;
+	t->level = 1;
+	memset(&q, 0, sizeof(q));
+	memset(&h, 0, sizeof(h));
+	h.query_data = (uint64_t)(uintptr_t)&q;
+	h.query_op = KIO_QUERY_OPCODES;
+	h.size = sizeof(q);
+	rc = iour__register(-1, KIO_REGISTER_QUERY, &h, 0);
+	if (rc < 0 || h.result != 0 || q.nr_request_opcodes == 0) {
+		snprintf(t->name, sizeof(t->name), "this kernel (no QUERY)");
+		return 0;
+	}
+	t->level = 3;
+	t->ring_restrict = true;
+	t->op_last = q.nr_request_opcodes;
+	t->reg_last = q.nr_register_opcodes;
+	if (t->reg_last > KIO_REGISTER_BPF_FILTER) {
+		t->split = true;
+		rc = iour__register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+		if (rc == -EFAULT || rc == -EACCES || rc == -EPERM) {
+			t->task_restrict = true;
+			t->task_restricted = rc == -EPERM;
+			t->priv = rc == -EFAULT ? IOUR__PRIV_YES :
+				  rc == -EACCES ? IOUR__PRIV_NO : IOUR__PRIV_UNKNOWN;
+		}
+		rc = iour__register(-1, KIO_REGISTER_BPF_FILTER, NULL, 1);
+		if (rc == -EFAULT || rc == -EACCES) {
+			t->task_bpf = t->ring_bpf = true;
+			t->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
+			t->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
+			t->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
+		}
+		if (t->task_restrict && t->task_bpf)
+			t->level = 4;
+	}
+	snprintf(t->name, sizeof(t->name), "this kernel (%u/%u opcodes)", t->op_last, t->reg_last);
+	return 0;
+}
+
+/* ---- execution ---- */
+
+struct exec {
+	const struct iour_plan *pl;
+	struct iour_report *r;
+	int ring_fd;
+	size_t first, end;   /* steps to run */
+	size_t done;         /* steps that took effect */
+	bool effect;         /* an irreversible step took effect */
+	bool enforcing;      /* a restriction took effect */
+	uint8_t achieved[IOUR__NOPS];
+};
+
+static const struct iour_insn ret_deny[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
+static const struct iour_insn ret_allow[1] = { { KBPF_RET | KBPF_K, 0, 0, 1 } };
+
+static long do_filter(struct exec *x, size_t i, int fd)
+{
+	const struct iour__step *s = &x->pl->steps[i];
+	struct kio_bpf bpf;
+	uint32_t want, k;
+	const char *name;
+	char tmp[24];
+	long rc;
+
+	memcpy(&bpf, s->arg, sizeof(bpf));
+	want = bpf.filter.pdu_size;
+	bpf.filter.filter_ptr = (uint64_t)(uintptr_t)s->insns;
+	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	if (rc != -EMSGSIZE)
+		return rc;
+	/* The kernel wrote its payload size K back (kernel-interface.md 4.2). */
+	k = bpf.filter.pdu_size;
+	name = iour__op_label(s->opcode, tmp, sizeof(tmp));
+	if (k == want)
+		return rc; /* not a size problem the library can settle */
+	if (k > want) {
+		iour__report_add(x->r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, s->opcode,
+				 (uint32_t)i, (int32_t)k,
+				 "%s: the kernel's payload is %u bytes, the program reads %u; "
+				 "registered again without SZ_STRICT", name, k, want);
+		memcpy(&bpf, s->arg, sizeof(bpf));
+		bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
+		bpf.filter.filter_ptr = (uint64_t)(uintptr_t)s->insns;
+		return iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	}
+	/* K < U: the kernel cannot fill what the program reads. */
+	memcpy(&bpf, s->arg, sizeof(bpf));
+	bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
+	bpf.filter.pdu_size = 0;
+	bpf.filter.filter_len = 1;
+	bpf.filter.filter_ptr = (uint64_t)(uintptr_t)(s->fallback == IOUR_POLICY_FALLBACK_OPEN ?
+								    ret_allow : ret_deny);
+	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	if (rc == 0) {
+		bool open = s->fallback == IOUR_POLICY_FALLBACK_OPEN;
+
+		x->achieved[s->opcode] = open ? IOUR__V_ALLOW : IOUR__V_DENY;
+		iour__report_add(x->r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
+				 IOUR_REASON_NO_PAYLOAD, s->opcode, (uint32_t)i, (int32_t)k,
+				 "%s: the kernel fills %u payload bytes, the program reads %u; "
+				 "registered `ret #%d` instead: opcode %s (fallback %s)",
+				 name, k, want, open, open ? "allowed unconditionally" : "denied",
+				 open ? "open" : "closed");
+		x->r->flags |= open ? IOUR_REPORT_LOOSENED : IOUR_REPORT_TIGHTENED;
+		if (x->r->status == IOUR_STATUS_FULLY)
+			x->r->status = IOUR_STATUS_PARTIALLY;
+	}
+	return rc;
+}
+
+static long run_step(struct exec *x, size_t i)
+{
+	const struct iour__step *s = &x->pl->steps[i];
+	int fd = s->target == IOUR_STEP_TASK ? -1 : x->ring_fd;
+
+	switch (s->op) {
+	case IOUR_STEP_SET_NNP:
+		return iour__prctl(PR_SET_NO_NEW_PRIVS_, 1, 0, 0, 0);
+	case IOUR_STEP_RESTRICTIONS:
+		return iour__register(fd, KIO_REGISTER_RESTRICTIONS, s->arg, s->nr_args);
+	case IOUR_STEP_BPF_FILTER:
+		return do_filter(x, i, fd);
+	case IOUR_STEP_ENABLE_RINGS:
+		return iour__register(fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0);
+	case IOUR_STEP_COMPANION: {
+		struct {
+			uint16_t len;
+			uint16_t pad[3];
+			uint64_t filter;
+		} fprog = { (uint16_t)s->insn_cnt, { 0, 0, 0 }, (uint64_t)(uintptr_t)s->insns };
+
+		return iour__seccomp(s->call_op, s->nr_args, &fprog);
+	}
+	default:
+		return -IOUR_ERRNO__INTERNAL;
+	}
+}
+
+static const char *step_name(uint32_t op)
+{
+	switch (op) {
+	case IOUR_STEP_SET_NNP: return "PR_SET_NO_NEW_PRIVS";
+	case IOUR_STEP_RESTRICTIONS: return "IORING_REGISTER_RESTRICTIONS";
+	case IOUR_STEP_BPF_FILTER: return "IORING_REGISTER_BPF_FILTER";
+	case IOUR_STEP_ENABLE_RINGS: return "IORING_REGISTER_ENABLE_RINGS";
+	case IOUR_STEP_COMPANION: return "seccomp companion";
+	default: return "?";
+	}
+}
+
+/*
+ * After step `i` failed: say what the missing steps leave open.  The steps
+ * before it took effect; none after it ran.
+ */
+static void account_failure(struct exec *x, size_t i, long rc)
+{
+	const struct iour_plan *pl = x->pl;
+	struct iour_report *r = x->r;
+	const struct iour__step *s = &pl->steps[i];
+	bool loosened = false;
+	char tmp[24];
+	size_t j;
+
+	r->error = (int32_t)rc;
+	r->flags |= IOUR_REPORT_STOPPED;
+	iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+			 s->opcode, (uint32_t)i, (int32_t)rc,
+			 "step %zu (%s%s%s) failed with %s; %zu of %zu steps took effect", i + 1,
+			 step_name(s->op), s->opcode != UINT32_MAX ? " for " : "",
+			 s->opcode != UINT32_MAX ? iour__op_label(s->opcode, tmp, sizeof(tmp)) : "",
+			 iour_errname((int)rc), x->done, x->end - x->first);
+	for (j = i; j < x->end; j++) {
+		const struct iour__step *m = &pl->steps[j];
+
+		switch (m->op) {
+		case IOUR_STEP_BPF_FILTER:
+			if (!x->enforcing)
+				break;
+			loosened = true;
+			iour__report_add(r, IOUR_DECISION_DROPPED, IOUR_REASON_STEP_FAILED,
+					 m->opcode, (uint32_t)j, (int32_t)rc,
+					 "%s: its argument filter is not registered; the opcode "
+					 "is allowed without argument checks",
+					 iour__op_label(m->opcode, tmp, sizeof(tmp)));
+			break;
+		case IOUR_STEP_ENABLE_RINGS:
+			if (x->enforcing) {
+				r->flags |= IOUR_REPORT_TIGHTENED;
+				iour__report_add(r, IOUR_DECISION_NOTE,
+						 IOUR_REASON_RING_LEFT_DISABLED,
+						 IOUR_DECISION_NO_OPCODE, (uint32_t)j, 0, "%s",
+						 "the ring is left disabled: it cannot submit "
+						 "(close it)");
+			}
+			break;
+		case IOUR_STEP_COMPANION:
+			r->mechanism &= ~IOUR_MECH_COMPANION;
+			loosened = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!x->enforcing) {
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->flags |= IOUR_REPORT_LOOSENED;
+		r->flags &= ~IOUR_REPORT_TIGHTENED;
+	} else {
+		r->status = IOUR_STATUS_PARTIALLY;
+		if (loosened)
+			r->flags |= IOUR_REPORT_LOOSENED;
+	}
+}
+
+static bool is_enforcing(uint32_t op)
+{
+	return op == IOUR_STEP_RESTRICTIONS || op == IOUR_STEP_BPF_FILTER ||
+	       op == IOUR_STEP_COMPANION;
+}
+
+/* Run steps [first, end); returns 0, the first step's error (nothing took
+ * effect) or -IOUR_ERRNO__PARTIAL. */
+static int run(struct exec *x)
+{
+	size_t i;
+	long rc;
+
+	x->r->steps_total = (uint32_t)(x->end - x->first);
+	for (i = x->first; i < x->end; i++) {
+		rc = run_step(x, i);
+		if (rc < 0) {
+			account_failure(x, i, rc);
+			return x->effect ? -IOUR_ERRNO__PARTIAL : (int)rc;
+		}
+		x->done++;
+		x->r->steps_done = (uint32_t)x->done;
+		x->effect = true;
+		if (is_enforcing(x->pl->steps[i].op))
+			x->enforcing = true;
+	}
+	return 0;
+}
+
+static int new_report(const struct iour_plan *pl, struct iour_report **out)
+{
+	struct iour_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	if (iour__report_copy(r, &pl->rep)) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->flags &= ~IOUR_REPORT_PLANNED;
+	r->steps_done = 0;
+	*out = r;
+	return 0;
+}
+
+static int finish(struct iour_report *r, int rc, struct iour_report **report)
+{
+	if (r && r->oom && rc == 0)
+		rc = -ENOMEM;
+	if (report)
+		*report = r;
+	else
+		iour_report__free(r);
+	return rc;
+}
+
+static const int task_errs[] = { EINVAL, E2BIG, EBUSY, EACCES, EPERM, ENOMEM, EFAULT, ENOSYS,
+				 EBADF, EOPNOTSUPP, EMSGSIZE, EOVERFLOW, EINTR,
+				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+
+static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
+{
+	bool need = false;
+	size_t i;
+
+	*sets_nnp = false;
+	for (i = 0; i < pl->n_task; i++) {
+		if (pl->steps[i].op == IOUR_STEP_SET_NNP)
+			*sets_nnp = true;
+		if (pl->steps[i].op == IOUR_STEP_RESTRICTIONS ||
+		    pl->steps[i].op == IOUR_STEP_BPF_FILTER)
+			need = true;
+	}
+	return need;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
+			  struct iour_report **report)
+{
+	struct exec x;
+	struct iour_report *r = NULL;
+	bool sets_nnp, classic = false;
+	int rc, threads;
+	size_t i;
+
+	if (report)
+		*report = NULL;
+	if (!plan)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	if (rc)
+		return rc;
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target_kind != IOUR_POLICY_TARGET_TASK)
+		return -EINVAL;
+	rc = new_report(plan, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+
+	/* Other threads are not covered by task restrictions. */
+	threads = iour__plan_threads();
+	r->threads = threads > 0 ? threads : 0;
+	if (threads > 1) {
+		r->flags |= IOUR_REPORT_OTHER_THREADS;
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_THREADS, IOUR_DECISION_NO_OPCODE,
+				 UINT32_MAX, threads,
+				 "%d other thread(s) exist; they and the rings they create are "
+				 "not restricted", threads - 1);
+		if (plan->attr[IOUR_POLICY_ATTR_THREADS] == IOUR_POLICY_THREADS_REFUSE) {
+			r->status = IOUR_STATUS_NOT_ENFORCED;
+			r->mechanism = IOUR_MECH_NONE;
+			return finish(r, -EBUSY, report);
+		}
+	}
+
+	/*
+	 * The kernel answers the privilege and "already restricted" questions
+	 * without side effects: a NULL task set gives -EPERM (restricted
+	 * already), -EACCES (neither no_new_privs nor CAP_SYS_ADMIN) or
+	 * -EFAULT (go ahead) on Linux 7.0+.
+	 */
+	for (i = 0; i < plan->n_task; i++)
+		if (plan->steps[i].op == IOUR_STEP_RESTRICTIONS)
+			classic = true;
+	if (plan_needs_priv(plan, &sets_nnp)) {
+		long pre = iour__register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+
+		if ((pre == -EPERM && classic) || (pre == -EACCES && !sets_nnp)) {
+			r->status = IOUR_STATUS_NOT_ENFORCED;
+			r->mechanism = IOUR_MECH_NONE;
+			r->flags &= ~(IOUR_REPORT_TIGHTENED | IOUR_REPORT_NNP_SET);
+			r->flags |= IOUR_REPORT_LOOSENED;
+			r->error = (int32_t)pre;
+			iour__report_add(r, IOUR_DECISION_FAILED,
+					 pre == -EPERM ? IOUR_REASON_ALREADY_RESTRICTED :
+							 IOUR_REASON_NNP,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)pre, "%s",
+					 pre == -EPERM ?
+						 "the task already has io_uring restrictions; a "
+						 "classic task set cannot be registered again" :
+						 "the task has neither no_new_privs nor "
+						 "CAP_SYS_ADMIN and the policy does not set "
+						 "no_new_privs: nothing applied");
+			return finish(r, (int)pre, report);
+		}
+	}
+
+	memset(&x, 0, sizeof(x));
+	x.pl = plan;
+	x.r = r;
+	x.ring_fd = -1;
+	x.first = 0;
+	x.end = plan->n_task;
+	memcpy(x.achieved, plan->achieved, sizeof(x.achieved));
+	rc = run(&x);
+	return finish(r, iour__err_public(rc, task_errs), report);
+}
+
+static const int ring_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
+				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
+				 ENOSYS, EMFILE, ENFILE,
+				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+
+static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
+		       struct iour_report **r)
+{
+	int rc;
+
+	if (!plan)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	if (rc)
+		return rc;
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
+		return -EINVAL;
+	if (!plan->refused && !plan->has_ring_part)
+		return -EINVAL;
+	return new_report(plan, r);
+}
+
+static void ring_exec_init(struct exec *x, const struct iour_plan *plan, struct iour_report *r,
+			   int fd)
+{
+	memset(x, 0, sizeof(*x));
+	x->pl = plan;
+	x->r = r;
+	x->ring_fd = fd;
+	x->first = plan->n_task;
+	x->end = plan->nsteps;
+	memcpy(x->achieved, plan->achieved, sizeof(x->achieved));
+	/* A task plan's ring part restricts only this ring. */
+	r->mechanism &= ~(IOUR_MECH_COMPANION | IOUR_MECH_TASK);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
+			  const struct iour_apply_opts *opts, struct iour_report **report)
+{
+	struct iour_report *r = NULL;
+	struct exec x;
+	int rc;
+
+	if (report)
+		*report = NULL;
+	if (ring_fd < 0)
+		return -EINVAL;
+	rc = ring_common(plan, opts, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	ring_exec_init(&x, plan, r, ring_fd);
+	rc = run(&x);
+	return finish(r, iour__err_public(rc, ring_errs), report);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,
+			   const struct iour_apply_opts *opts, int *ring_fd,
+			   struct iour_report **report)
+{
+	struct iour_report *r = NULL;
+	struct kio_params local, *pp = params ? params : &local;
+	struct exec x;
+	long fd;
+	int rc;
+
+	if (report)
+		*report = NULL;
+	if (!ring_fd || entries == 0)
+		return -EINVAL;
+	rc = ring_common(plan, opts, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	if (!params)
+		memset(&local, 0, sizeof(local));
+	pp->flags |= KIO_SETUP_R_DISABLED;
+	fd = iour__setup(entries, pp);
+	if (fd < 0) {
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->error = (int32_t)fd;
+		iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)fd,
+				 "io_uring_setup failed with %s; no ring", iour_errname((int)fd));
+		return finish(r, iour__err_public((int)fd, ring_errs), report);
+	}
+	ring_exec_init(&x, plan, r, (int)fd);
+	rc = run(&x);
+	if (rc) {
+		/* Closing the ring undoes everything: nothing is left behind. */
+		iour__close((int)fd);
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->flags &= ~(IOUR_REPORT_TIGHTENED);
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_STEP_FAILED,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, r->error, "%s",
+				 "the ring was closed again");
+		return finish(r, iour__err_public(r->error, ring_errs), report);
+	}
+	*ring_fd = (int)fd;
+	return finish(r, 0, report);
+}
