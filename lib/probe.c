@@ -154,8 +154,10 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 	}
 	raw->setup = (int32_t)r;
 	raw->done |= IOUR__RAW_SETUP;
-	if (r != -EFAULT && r != 0)
+	if (r != -EFAULT && r != 0) {
+		raw->done |= IOUR__RAW_END; /* nothing else can be probed */
 		return;
+	}
 
 	/* (b) a disabled ring: restrictions (5.10+), PROBE, BPF ring path. */
 	raw->rdis = setup_ring(KIO_SETUP_R_DISABLED);
@@ -601,7 +603,7 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 	f->bpf_ring = absent;
 	if (usable && raw->rdis != 0 && (d & IOUR__RAW_RDIS))
 		f->bpf_ring = raw->rdis == -EINVAL ? IOUR_AVAIL_NO : IOUR_AVAIL_UNKNOWN;
-	if (usable && (d & IOUR__RAW_BPF_RING)) {
+	if (usable && raw->rdis == 0 && (d & IOUR__RAW_BPF_RING)) {
 		int32_t b = raw->bpf_ring;
 
 		f->bpf_ring_err = b;
@@ -845,8 +847,8 @@ static void copy_out(const struct iour_features *src, struct iour_features *out)
 				n = feature_ends[i];
 	}
 	memcpy((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
-	if (sz > n)
-		memset((char *)out + n, 0, sz - n);
+	if (sz > sizeof(*src))
+		memset((char *)out + sizeof(*src), 0, sz - sizeof(*src));
 }
 
 /* Documented in include/iouring_restrict/probe.h */
