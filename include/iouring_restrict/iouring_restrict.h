@@ -23,5 +23,6 @@
 #include "ruleset.h"
 #include "cbpf.h"
 #include "probe.h"
+#include "ring.h"
 
 #endif /* IOURING_RESTRICT_H */
