@@ -15,6 +15,17 @@ int ring_init_disabled(struct io_uring *ring, unsigned extra_flags)
 	return io_uring_queue_init_params(8, ring, &p);
 }
 
+int ring_mmap(int fd, struct io_uring_params *p, struct io_uring *ring)
+{
+	int r = io_uring_queue_mmap(fd, p, ring);
+
+	if (r)
+		return r;
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+	return 0;
+}
+
 int ring_submit_wait(struct io_uring *ring, struct io_uring_sqe *sqe, int *res)
 {
 	static uint64_t seq = 1000;

@@ -12,6 +12,10 @@
 /* io_uring_queue_init_params() with IORING_SETUP_R_DISABLED | extra. */
 int ring_init_disabled(struct io_uring *ring, unsigned extra_flags);
 
+/* io_uring_queue_mmap() plus the identity SQ index array, which liburing
+ * 2.3 fills only in io_uring_queue_init_params(). */
+int ring_mmap(int fd, struct io_uring_params *p, struct io_uring *ring);
+
 /* Submit the one prepared SQE (sqe->user_data is set here), wait for its
  * completion; returns the submit count (1) or a -errno, and the CQE res in
  * *res. */
