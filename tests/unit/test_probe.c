@@ -509,6 +509,7 @@ static int mmap_fail_child(void *arg, struct child_msg *m)
 	(void)arg;
 	CHK(m, fake_kernel_install(rules, 1) == 0);
 	CHK(m, iour_probe(&o, &f) == -ENOMEM);
+	CHK(m, iour_feature_level() == -ENOMEM);
 	return 0;
 }
 

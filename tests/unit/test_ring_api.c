@@ -27,6 +27,7 @@
 /* ---- fault injection through the seam ------------------------------------ */
 
 struct fault {
+	int setup;        /* -errno returned by io_uring_setup, 0: real */
 	int restrictions; /* -errno returned for REGISTER_RESTRICTIONS, 0: real */
 	int enable;       /* -errno returned for REGISTER_ENABLE_RINGS, 0: real */
 	int setup_calls, register_calls, close_calls;
@@ -37,7 +38,7 @@ static struct fault flt;
 
 static long f_setup(void *ctx, uint32_t entries, void *params)
 {
-	long r = iour__sys_real()->io_uring_setup(ctx, entries, params);
+	long r = flt.setup ? flt.setup : iour__sys_real()->io_uring_setup(ctx, entries, params);
 
 	flt.setup_calls++;
 	flt.last_setup_fd = (int)r;
@@ -588,6 +589,18 @@ Test(ring_api, create_failures_close_the_ring_and_leak_nothing)
 		cr_assert_eq(flt.last_closed, flt.last_setup_fd);
 		cr_assert_eq(count_fds(), fds0, "injection %zu leaked an fd", i);
 	}
+	flt.restrictions = flt.enable = 0;
+
+	/* Resource errors of io_uring_setup() are passed on. */
+	static const int setup_errs[] = { -ENFILE, -ENOMEM, -EMFILE, -EPERM, -ENOSYS, -EFAULT };
+	for (size_t i = 0; i < sizeof(setup_errs) / sizeof(setup_errs[0]); i++, n++) {
+		int want = setup_errs[i] == -EFAULT ? -IOUR_ERRNO__INTERNAL : setup_errs[i];
+
+		flt.setup = setup_errs[i];
+		fd = 9;
+		cr_assert_eq(iour_ring_create(8, NULL, rs, NULL, &fd), want, "setup %d", setup_errs[i]);
+		cr_assert_eq(fd, -1);
+	}
 	iour__sys_set(NULL);
 	cr_assert_eq(count_fds(), fds0);
 	cr_log_info("%d create failures, no descriptor leaked", n);
@@ -620,11 +633,33 @@ static int create_kernel_refusals_child(void *arg, struct child_msg *m)
 	return 0;
 }
 
+static int create_enosys_child(void *arg, struct child_msg *m)
+{
+	static const struct fake_rule enosys[] = { { __NR_io_uring_setup, -1, 0, ENOSYS, 0 } };
+	struct iour_ruleset *rs = nop_only();
+	int fd = 3, r;
+
+	(void)arg;
+	CHK(m, iour_feature_level() >= IOUR_LEVEL_RING);
+	CHK(m, fake_kernel_install(enosys, 1) == 0);
+	r = iour_ring_create(8, NULL, rs, NULL, &fd);
+	CHKF(m, r == -ENOSYS, "%s", iour_errname(r));
+	CHK(m, fd == -1);
+	/* A fresh probe now sees io_uring unusable: the level says so. */
+	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_REFRESH);
+	struct iour_features f = { .sz = sizeof(f) };
+	CHK(m, iour_probe(&po, &f) == 0 && f.level == IOUR_LEVEL_NONE);
+	r = iour_ring_create(8, NULL, rs, NULL, &fd);
+	CHKF(m, r == -IOUR_ERRNO__UNSUPPORTED, "%s", iour_errname(r));
+	return 0;
+}
+
 Test(ring_api, create_reports_kernel_refusals)
 {
 	struct child_msg m;
 
 	cr_assert_eq(child_run(create_kernel_refusals_child, NULL, &m), 0, "%s", m.text);
+	cr_assert_eq(child_run(create_enosys_child, NULL, &m), 0, "%s", m.text);
 }
 
 Test(ring_api, create_bad_input)
