@@ -20,5 +20,6 @@
 #include "version.h"
 #include "errors.h"
 #include "cbpf.h"
+#include "companion.h"
 
 #endif /* IOURING_RESTRICT_H */
