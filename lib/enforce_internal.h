@@ -10,6 +10,12 @@
 #include "internal.h"
 #include "iouring_restrict/cbpf.h"
 
+/*
+ * Number of threads of the calling process (entries of /proc/self/task),
+ * >= 1; or -ENOENT (procfs unreadable), -EMFILE (no fd), -ENOMEM.
+ */
+IOUR_INTERNAL int iour__count_threads(void);
+
 /* Longest companion program any option combination produces. */
 #define IOUR__COMPANION_MAX_INSNS 16
 

@@ -146,6 +146,25 @@ IOUR_API int iour_companion_install(const struct iour_companion_opts *opts);
 IOUR_API int iour_companion_program(const struct iour_companion_opts *opts,
 				    struct iour_insn *insns, size_t cnt);
 
+/**
+ * @brief **iour_task_thread_count()** counts the threads of the calling
+ *        process, from `/proc/self/task`.
+ *
+ * Task-level io_uring restrictions (Linux 7.0+) and the seccomp companion
+ * attach to the calling thread and are inherited only by tasks it creates
+ * afterwards: any other thread that already exists is not covered.  A
+ * result above 1 means such threads exist.  The count is a snapshot; the
+ * process may create or end threads at any time.
+ *
+ * @return the number of threads (>= 1); or a negative error code:
+ *  - -ENOENT: `/proc/self/task` cannot be read (procfs not mounted, or
+ *    hidden);
+ *  - -EMFILE: no file descriptor is available;
+ *  - -ENOMEM: out of memory.
+ * @since 1.0
+ */
+IOUR_API int iour_task_thread_count(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -239,6 +239,7 @@ static int child_threads(void *arg)
 
 	CHECK(pipe(t.go) == 0 && pipe(t.done) == 0);
 	CHECK(pthread_create(&th, NULL, other_thread, &t) == 0);
+	CHECK(iour_task_thread_count() == 2);
 	CHECK(iour_companion_install(&o) == 0);
 	CHECK(setup_probe() == -ENOSYS);
 	CHECK(write(t.go[1], "x", 1) == 1);
