@@ -21,5 +21,6 @@
 #include "errors.h"
 #include "cbpf.h"
 #include "companion.h"
+#include "verify.h"
 
 #endif /* IOURING_RESTRICT_H */
