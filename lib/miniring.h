@@ -102,7 +102,9 @@ struct iour__ring {
  * (-EOPNOTSUPP otherwise: the mini ring cannot drive SQPOLL, IOPOLL,
  * NO_MMAP, mixed-size or registered-fd-only rings; -EINVAL for unknown
  * bits).  entries: 1..32768 (-EINVAL).  Other failures are io_uring_setup's
- * or mmap's negative errno.  On failure *r is left closed (fd -1).
+ * or mmap's negative errno, or -IOUR_ERRNO__KERNEL_MISMATCH when the mapped
+ * ring contradicts the geometry setup reported.  On failure *r is left
+ * closed (fd -1).
  */
 IOUR_INTERNAL int iour__ring_init(struct iour__ring *r, uint32_t entries, uint32_t flags);
 

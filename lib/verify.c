@@ -355,8 +355,12 @@ int iour_verify_serve(void)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	rc = serve(m, (size_t)st.st_size);
 	munmap(m, (size_t)st.st_size);
-	close((int)fd);
-	unsetenv(IOUR_VERIFY_ENV);
+	if (rc == 0) {
+		/* Only a real channel is ours to close: a stale variable may
+		 * name somebody else's descriptor. */
+		close((int)fd);
+		unsetenv(IOUR_VERIFY_ENV);
+	}
 	return rc;
 }
 

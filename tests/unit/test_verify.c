@@ -847,6 +847,8 @@ Test(verify, serve_errors)
 		snprintf(v, sizeof(v), "%d", fd);
 		setenv(IOUR_VERIFY_ENV, v, 1);
 		cr_assert_eq(iour_verify_serve(), -EINVAL);
+		cr_assert_geq(fcntl(fd, F_GETFD), 0, "a descriptor that is not a channel was closed");
+		cr_assert_str_eq(getenv(IOUR_VERIFY_ENV), v);
 		close(fd);
 	}
 	close(pp[0]);
