@@ -150,7 +150,7 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(O)/asan/tests/unit -j2 $(TEST_ARGS)
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
 
 check-headers:
 	$(call msg,HDRS,c99 c11 c++)

@@ -22,5 +22,7 @@
 #include "names.h"
 #include "ruleset.h"
 #include "cbpf.h"
+#include "companion.h"
+#include "verify.h"
 
 #endif /* IOURING_RESTRICT_H */
