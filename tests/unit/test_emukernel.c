@@ -1674,3 +1674,64 @@ Test(emulated, emulated_vs_real_kernel_ring_differential, .fini = fini)
 	EQ(mism, 0);
 	DONE("emulated vs real kernel");
 }
+
+/*
+ * The emulator accepts a filter when the real kernel's generic checker
+ * (SO_ATTACH_FILTER) and its own io_uring instruction list agree; the
+ * library's validator implements both from the document.  Random programs
+ * must get the same verdict from both.
+ */
+Test(emulated, emulated_filter_acceptance_matches_validator, .fini = fini)
+{
+	static const uint16_t codes[] = {
+		BPF_LD | BPF_W | BPF_ABS, BPF_LD | BPF_H | BPF_ABS, BPF_LD | BPF_B | BPF_ABS,
+		BPF_LD | BPF_W | BPF_IND, BPF_LD | BPF_W | BPF_LEN, BPF_LDX | BPF_W | BPF_LEN,
+		BPF_LD | BPF_IMM, BPF_LDX | BPF_IMM, BPF_LD | BPF_MEM, BPF_LDX | BPF_MEM,
+		BPF_ST, BPF_STX, BPF_LDX | BPF_B | BPF_MSH, BPF_MISC | BPF_TAX, BPF_MISC | BPF_TXA,
+		BPF_ALU | BPF_ADD | BPF_K, BPF_ALU | BPF_SUB | BPF_X, BPF_ALU | BPF_DIV | BPF_K,
+		BPF_ALU | BPF_MOD | BPF_K, BPF_ALU | BPF_LSH | BPF_K, BPF_ALU | BPF_RSH | BPF_X,
+		BPF_ALU | BPF_AND | BPF_K, BPF_ALU | BPF_XOR | BPF_X, BPF_ALU | BPF_NEG,
+		BPF_JMP | BPF_JA, BPF_JMP | BPF_JEQ | BPF_K, BPF_JMP | BPF_JGT | BPF_X,
+		BPF_JMP | BPF_JSET | BPF_K, BPF_RET | BPF_K, BPF_RET | BPF_A, BPF_RET | BPF_X,
+		0xffff,
+	};
+	static const uint32_t ks[] = { 0, 1, 2, 3, 4, 8, 15, 16, 31, 32, 36, 38, 40, 60, 64,
+				       (uint32_t)SKF_AD_OFF + SKF_AD_PROTOCOL, 0xffffffff };
+	int n = getenv("IOUR_TEST_LONG") ? 20000 : 2000, acc = 0, mism = 0;
+	unsigned seed = 777;
+	int fd;
+
+	boot(EMU_GEN_7_0, false);
+	fd = ring(0);
+	for (int i = 0; i < n; i++) {
+		struct sock_filter p[6];
+		int len = 1 + rand_r(&seed) % 6;
+		long got;
+		int want;
+
+		for (int j = 0; j < len; j++) {
+			p[j].code = codes[rand_r(&seed) % (sizeof(codes) / sizeof(codes[0]))];
+			p[j].jt = (uint8_t)(rand_r(&seed) % 3);
+			p[j].jf = (uint8_t)(rand_r(&seed) % 3);
+			p[j].k = ks[rand_r(&seed) % (sizeof(ks) / sizeof(ks[0]))];
+		}
+		if (rand_r(&seed) % 8)
+			p[len - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
+		want = iour_cbpf_validate((const struct iour_insn *)p, (size_t)len, 0, NULL) == 0;
+		got = bpf(fd, OP_NOP, 0, 0, p, (size_t)len, NULL);
+		cr_assert(got == 0 || got == -EINVAL, "emulated: unexpected %ld", got);
+		acc += got == 0;
+		if ((got == 0) != want) {
+			mism++;
+			fprintf(stderr, "emulated acceptance mismatch (emulator %ld, validator %d):",
+				got, want);
+			for (int j = 0; j < len; j++)
+				fprintf(stderr, " {%#x,%u,%u,%#x}", p[j].code, p[j].jt, p[j].jf, p[j].k);
+			fprintf(stderr, "\n");
+		}
+	}
+	fprintf(stderr, "emulated filter acceptance: %d random programs, %d accepted, "
+		"%d disagreements with iour_cbpf_validate\n", n, acc, mism);
+	EQ(mism, 0);
+	DONE("filter acceptance vs validator");
+}
