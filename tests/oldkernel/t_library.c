@@ -2,11 +2,12 @@
 /*
  * The library itself, statically linked, on a real Linux 6.1 kernel.
  *
- * Each group below is one function; add a group (and call it from main)
- * when a library module gains behaviour that depends on the kernel
- * generation: the probe's answers (no blind path, no QUERY, 49 opcodes,
- * per-ring level) and the ring fallback (create, restrict, enable, then an
- * allowed and a forbidden request) belong here.
+ * Each group below is one function; add a group (and call it from main),
+ * or a new tests/oldkernel/t_NAME.c program, when a library module gains
+ * behaviour that depends on the kernel generation: the probe's answers (no
+ * blind path, no QUERY, 49 opcodes, per-ring level) and the ring fallback
+ * (create, restrict, enable, then an allowed and a forbidden request)
+ * belong here.  Restriction-set export is checked in t_ruleset.c.
  */
 #include <string.h>
 
