@@ -81,7 +81,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols
+	check-symbols check-oldkernel
 
 all: lib examples
 
@@ -190,6 +190,12 @@ check-run: all
 	$(Q)$(MAKE) --no-print-directory doc check-headers check-symbols
 	$(Q)$(MAKE) --no-print-directory test-run
 	$(Q)$(MAKE) --no-print-directory test-asan
+
+# Boot Debian's Linux 6.1 cloud kernel under qemu (software emulation) and
+# run tests/oldkernel/t_*.c inside it as static binaries.  Not part of check:
+# it downloads a kernel package and needs qemu-system-x86.
+check-oldkernel: $(STATIC_LIB)
+	$(Q)O=$(O) scripts/oldkernel.sh
 
 check-long: deps
 	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run
