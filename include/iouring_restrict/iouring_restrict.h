@@ -24,5 +24,7 @@
 #include "cbpf.h"
 #include "probe.h"
 #include "ring.h"
+#include "companion.h"
+#include "verify.h"
 
 #endif /* IOURING_RESTRICT_H */
