@@ -99,10 +99,10 @@ Test(probe_emulated, emulated_generations_end_to_end)
 Test(probe_emulated, emulated_task_already_restricted)
 {
 	struct emu_config cfg = { .gen = EMU_GEN_7_0, .no_new_privs = true };
-	struct {
-		struct kio_task_restriction h;
-		struct kio_restriction r[2];
-	} set;
+	/* header plus two entries, without a struct holding a flexible array */
+	uint32_t buf[(sizeof(struct kio_task_restriction) + 2 * sizeof(struct kio_restriction)) / 4];
+	struct kio_task_restriction *h = (struct kio_task_restriction *)buf;
+	struct kio_restriction *r = (struct kio_restriction *)(h + 1);
 	struct emu *e = NULL;
 	struct iour_features f;
 	int fd = 5;
@@ -110,13 +110,13 @@ Test(probe_emulated, emulated_task_already_restricted)
 	cr_assert_eq(emu_new(&cfg, &e), 0);
 	emu_install(e);
 	/* The task registers classic restrictions (NOP, REGISTER_FILES). */
-	memset(&set, 0, sizeof(set));
-	set.h.nr_res = 2;
-	set.r[0].opcode = KIO_RESTRICTION_SQE_OP;
-	set.r[0].sqe_op = KIO_OP_NOP;
-	set.r[1].opcode = KIO_RESTRICTION_REGISTER_OP;
-	set.r[1].register_op = 2;
-	cr_assert_eq(iour__register(-1, KIO_REGISTER_RESTRICTIONS, &set, 1), 0);
+	memset(buf, 0, sizeof(buf));
+	h->nr_res = 2;
+	r[0].opcode = KIO_RESTRICTION_SQE_OP;
+	r[0].sqe_op = KIO_OP_NOP;
+	r[1].opcode = KIO_RESTRICTION_REGISTER_OP;
+	r[1].register_op = 2;
+	cr_assert_eq(iour__register(-1, KIO_REGISTER_RESTRICTIONS, buf, 1), 0);
 
 	f = probe_refresh();
 	cr_assert_eq(f.task_restrictions, IOUR_AVAIL_RESTRICTED);
