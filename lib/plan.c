@@ -716,22 +716,28 @@ static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, ECHILD, ENOMEM, 0
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
 		      struct iour_plan **out)
 {
+	const struct iour_features *feat;
 	struct iour__target t;
 	uint32_t flags;
 	int rc;
 
 	if (!p || !out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_plan_opts, level);
+	rc = IOUR_OPTS_VALID(opts, iour_plan_opts, features);
 	if (rc)
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
+	feat = IOUR_OPTS_GET(opts, features, NULL);
 	if (flags & ~IOUR_PLAN_FORCE_LEVEL)
+		return -EINVAL;
+	if ((flags & IOUR_PLAN_FORCE_LEVEL) && feat)
 		return -EINVAL;
 	if (flags & IOUR_PLAN_FORCE_LEVEL)
 		rc = iour__target_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
 	else if (IOUR_OPTS_GET(opts, level, 0) != 0)
 		rc = -EINVAL;
+	else if (feat)
+		rc = iour__target_from_features(feat, &t);
 	else
 		rc = iour__target_probe(&t);
 	if (rc)

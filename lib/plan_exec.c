@@ -5,13 +5,14 @@
  * except how to react to the kernel's answers: the payload-size write-back
  * and failures midway.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "plan_internal.h"
 #include "sys.h"
+#include "enforce_internal.h"
+#include "probe_internal.h"
 
 #define PR_SET_NO_NEW_PRIVS_ 38
 #define PR_GET_NO_NEW_PRIVS_ 39
@@ -20,87 +21,72 @@
 
 int iour__plan_threads(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return errno == EMFILE || errno == ENFILE ? -EMFILE :
-		       errno == ENOMEM ? -ENOMEM : -ENOENT;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n > 0 ? n : -ENOENT;
+	return iour__count_threads();
 }
 
 int iour__plan_companion_prog(uint32_t err, struct iour_insn *out)
 {
-	(void)err;
-	(void)out;
-	/* Provided by the companion module. */
-	return -EOPNOTSUPP;
+	/* io_uring_setup only: rings created before keep working. */
+	return iour__companion_build(0, err, out);
+}
+
+static bool avail(uint32_t a)
+{
+	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
+}
+
+int iour__target_from_features(const struct iour_features *f, struct iour__target *t)
+{
+	if (!f || !t || f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->origin = IOUR__TGT_PROBED;
+	t->level = f->level <= IOUR_LEVEL_MAX ? f->level : IOUR_LEVEL_MAX;
+	t->io_uring = f->io_uring == IOUR_AVAIL_YES;
+	t->ring_restrict = t->io_uring && avail(f->ring_restrictions) && f->op_last && f->reg_last;
+	t->ring_busy = f->ring_restrictions == IOUR_AVAIL_RESTRICTED;
+	t->op_last = t->ring_restrict ? f->op_last : 0;
+	t->reg_last = t->ring_restrict ? f->reg_last : 0;
+	t->split = f->split_gates != 0;
+	t->task_restrict = t->ring_restrict && avail(f->task_restrictions);
+	t->task_restricted = f->task_restrictions == IOUR_AVAIL_RESTRICTED;
+	t->task_bpf = t->task_restrict && avail(f->bpf_task);
+	t->ring_bpf = t->ring_restrict && avail(f->bpf_ring);
+	t->nnp = f->no_new_privs == 1;
+	t->priv = t->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
+		  f->task_restrictions == IOUR_AVAIL_NO_PRIV ? IOUR__PRIV_NO : IOUR__PRIV_UNKNOWN;
+	t->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
+	t->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
+	t->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
+	t->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
+	snprintf(t->name, sizeof(t->name), "the described kernel (level %u%s)", t->level,
+		 (f->flags & IOUR_FEATURES_FORCED) ? ", lowered" : "");
+	return 0;
 }
 
 /*
- * The running kernel's target, from side-effect-free calls that create no
- * ring: io_uring_setup(1, NULL), QUERY and the NULL-argument probes of the
- * task path (kernel-interface.md 5.4).
+ * The running kernel's target: the cached probe (run in a forked child, so
+ * no ring is ever created in this task), plus the live no_new_privs bit,
+ * which may have been set since the probe ran.
  */
 int iour__target_probe(struct iour__target *t)
 {
-	struct kio_query_opcode q;
-	struct kio_query_hdr h;
-	long rc;
+	struct iour_features f;
+	struct iour__kernel_limits lim;
+	int rc;
 
-	memset(t, 0, sizeof(*t));
-	t->origin = IOUR__TGT_PROBED;
-	t->priv = IOUR__PRIV_UNKNOWN;
-	rc = iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0);
-	t->nnp = rc == 1;
-	rc = iour__setup(1, NULL);
-	if (rc >= 0)
-		iour__close((int)rc);
-	if (rc != -EFAULT && rc < 0) {
-		snprintf(t->name, sizeof(t->name), "this kernel (io_uring unavailable)");
-		return 0;
+	rc = iour__probe_cached(&f, &lim);
+	if (rc)
+		return rc;
+	rc = iour__target_from_features(&f, t);
+	if (rc)
+		return rc;
+	snprintf(t->name, sizeof(t->name), "the running kernel (level %u%s)", t->level,
+		 (f.flags & IOUR_FEATURES_FORCED) ? ", lowered by IOUR_FEATURE_LEVEL" : "");
+	if (iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0) == 1) {
+		t->nnp = true;
+		t->priv = IOUR__PRIV_YES;
 	}
-	t->io_uring = true;
-	t->level = 1;
-	memset(&q, 0, sizeof(q));
-	memset(&h, 0, sizeof(h));
-	h.query_data = (uint64_t)(uintptr_t)&q;
-	h.query_op = KIO_QUERY_OPCODES;
-	h.size = sizeof(q);
-	rc = iour__register(-1, KIO_REGISTER_QUERY, &h, 0);
-	if (rc < 0 || h.result != 0 || q.nr_request_opcodes == 0) {
-		snprintf(t->name, sizeof(t->name), "this kernel (no QUERY)");
-		return 0;
-	}
-	t->level = 3;
-	t->ring_restrict = true;
-	t->op_last = q.nr_request_opcodes;
-	t->reg_last = q.nr_register_opcodes;
-	if (t->reg_last > KIO_REGISTER_BPF_FILTER) {
-		t->split = true;
-		rc = iour__register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1);
-		if (rc == -EFAULT || rc == -EACCES || rc == -EPERM) {
-			t->task_restrict = true;
-			t->task_restricted = rc == -EPERM;
-			t->priv = rc == -EFAULT ? IOUR__PRIV_YES :
-				  rc == -EACCES ? IOUR__PRIV_NO : IOUR__PRIV_UNKNOWN;
-		}
-		rc = iour__register(-1, KIO_REGISTER_BPF_FILTER, NULL, 1);
-		if (rc == -EFAULT || rc == -EACCES) {
-			t->task_bpf = t->ring_bpf = true;
-			t->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
-			t->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
-			t->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
-		}
-		if (t->task_restrict && t->task_bpf)
-			t->level = 4;
-	}
-	snprintf(t->name, sizeof(t->name), "this kernel (%u/%u opcodes)", t->op_last, t->reg_last);
 	return 0;
 }
 

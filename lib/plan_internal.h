@@ -68,13 +68,18 @@ struct iour__target {
 	bool nnp;               /* no_new_privs already set */
 	uint32_t priv;          /* IOUR__PRIV_*: may the task path be used */
 	uint8_t pdu[IOUR__NOPS]; /* payload size K per request opcode */
-	char name[48];          /* "Linux 7.0 (forced level 4)" and the like */
+	char name[96];          /* "Linux 7.0 (forced level 4)" and the like */
 };
 
 /* The representative target of a feature level (0..5), as forced. */
 IOUR_INTERNAL int iour__target_for_level(uint32_t level, struct iour__target *t);
 
-/* The running kernel's target (probe; live no_new_privs / capability). */
+/* A target from probe results (iour_probe() or an emulated kernel's). */
+struct iour_features;
+IOUR_INTERNAL int iour__target_from_features(const struct iour_features *f,
+					     struct iour__target *t);
+
+/* The running kernel's target (cached probe; live no_new_privs). */
 IOUR_INTERNAL int iour__target_probe(struct iour__target *t);
 
 /* ---- plans ---- */

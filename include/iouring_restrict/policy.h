@@ -67,6 +67,7 @@ extern "C" {
 
 struct iour_ruleset;
 struct iour_filter;
+struct iour_features;
 
 /** @brief A policy (opaque). */
 struct iour_policy;
@@ -318,7 +319,8 @@ IOUR_API int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max
  * 3 the same plus QUERY (Linux 6.18: 63 and 36), 4 task restrictions and
  * argument filters (Linux 7.0: 65 and 38, payloads for SOCKET 12 bytes,
  * OPENAT/OPENAT2 24), 5 the CONNECT payload too (Linux 7.2).  A forced
- * plan assumes the task has neither no_new_privs nor CAP_SYS_ADMIN and no
+ * plan does not know the task's privileges (it sets no_new_privs first when
+ * #IOUR_POLICY_ATTR_NNP allows it) and assumes the task has no io_uring
  * restrictions yet.  Such plans are meant for dry runs and tests; applying
  * one on a different kernel fails where that kernel disagrees, and the
  * report says so.
@@ -327,6 +329,11 @@ struct iour_plan_opts {
 	size_t sz;      /**< sizeof(struct iour_plan_opts) */
 	uint32_t flags; /**< IOUR_PLAN_* flags */
 	uint32_t level; /**< forced feature level 0..5 (#IOUR_PLAN_FORCE_LEVEL) */
+	/** If not NULL, plan for the kernel these probe results describe (as
+	 *  filled by iour_probe(), possibly on another machine) instead of
+	 *  probing; not together with #IOUR_PLAN_FORCE_LEVEL.  Its `sz` must
+	 *  cover at least `pdu_connect`.  Only read during the call. */
+	const struct iour_features *features;
 };
 
 /**
@@ -345,7 +352,10 @@ struct iour_plan_opts {
  * @param opts options, or NULL (probe the running kernel).
  * @param out receives the plan; free it with iour_plan__free().
  * @return 0 on success; -EINVAL if @p p or @p out is NULL, @p opts has
- *         unknown flags or a level above 5, or the policy allows request
+ *         unknown flags, a level above 5, a level without
+ *         #IOUR_PLAN_FORCE_LEVEL, features together with
+ *         #IOUR_PLAN_FORCE_LEVEL or features whose `sz` is too small, or
+ *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes
  *         in @p opts); -EACCES if the policy needs no_new_privs or
