@@ -456,27 +456,74 @@ void iour_plan__free(struct iour_plan *plan)
 	free(plan);
 }
 
-/* Emit the ring part: classic set, filters, enable. */
-static void emit_ring(struct builder *b, const struct iour_ruleset *eff, const uint32_t *pdu,
-		      const uint32_t *fflags, int last_filter, bool deny_rest,
-		      struct iour__clamp *clamp)
+static struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
+static const struct iour__pprog deny_prog = { IOUR__PK_FILTER, 0, 1, deny_insn };
+
+struct emit {
+	const struct iour_ruleset *eff;
+	const uint32_t *pdu, *fflags;
+	int last_filter;
+	bool deny_rest;
+	bool via_filters; /* no classic set possible: deny through programs */
+	struct iour__clamp *clamp;
+	bool enforcing;   /* out: a restricting step was emitted */
+	bool loosened;    /* out: something could not be expressed */
+};
+
+/*
+ * The rules for one target (task: fd -1, or a ring): the classic set, then
+ * the filters.  When the target already holds a classic set (a task that
+ * registered or inherited one; a ring that inherited its task's), a second
+ * classic set is refused by the kernel, so denied opcodes are closed by
+ * `ret #0` programs instead; filters stack with what is there, so the
+ * result is at least as strict as the policy.  DENY_REST is not used then:
+ * it skips opcodes that already have (inherited) filters.
+ */
+static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 {
 	const struct iour__target *t = b->t;
-	struct iour__kernel_limits lim = { t->op_last, t->reg_last, t->split };
-	uint32_t op;
+	struct iour__kernel_limits lim = { t->op_last, t->reg_last,
+					   target == IOUR_STEP_TASK ? true : t->split };
+	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	struct iour_report *r = &b->plan->rep;
 
-	if (ruleset_gates(eff))
-		add_restrictions(b, IOUR_STEP_RING, eff, &lim, clamp);
-	for (op = 0; op < t->op_last && op < IOUR__NOPS; op++) {
-		if (b->plan->achieved[op] != IOUR__V_FILTER)
-			continue;
-		add_filter(b, IOUR_STEP_RING, op, b->p->progs[op],
-			   fflags[op] | (deny_rest && (int)op == last_filter ?
-						 KIO_BPF_FILTER_DENY_REST : 0),
-			   pdu[op]);
+	if (!e->via_filters) {
+		if (ruleset_gates(e->eff)) {
+			add_restrictions(b, target, e->eff, &lim, e->clamp);
+			e->enforcing = true;
+		}
+	} else {
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED, IOUR_DECISION_NO_OPCODE,
+		     "%s", target == IOUR_STEP_TASK ?
+			   "the task already has io_uring restrictions: denied opcodes are "
+			   "closed by filters that stack on them" :
+			   "new rings inherit the task's classic set: denied opcodes are "
+			   "closed by ring filters that stack on it");
+		if (e->eff->reg_restricted || !flags_open(e->eff)) {
+			e->loosened = true;
+			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NOT_EXPRESSIBLE,
+			     IOUR_DECISION_NO_OPCODE, "%s",
+			     "register-opcode and SQE-flag rules need a classic set, which "
+			     "cannot be registered again; only the restrictions already in "
+			     "place apply to them");
+		}
 	}
-	add_step(b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS, KIO_REGISTER_ENABLE_RINGS, 0);
-	b->plan->has_ring_part = true;
+	for (op = 0; op < op_last; op++) {
+		uint8_t v = b->plan->achieved[op];
+
+		if (v == IOUR__V_FILTER) {
+			add_filter(b, target, op, b->p->progs[op],
+				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
+								    (int)op == e->last_filter ?
+							    KIO_BPF_FILTER_DENY_REST : 0),
+				   e->pdu[op]);
+			e->enforcing = true;
+		} else if (v == IOUR__V_DENY && e->via_filters) {
+			add_filter(b, target, op, &deny_prog, 0, 0);
+			b->plan->steps[b->plan->nsteps - 1].intent = IOUR__V_DENY;
+			e->enforcing = true;
+		}
+	}
 }
 
 int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
@@ -490,11 +537,11 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	bool mentioned[IOUR__NOPS];
 	uint32_t pdu[IOUR__NOPS] = { 0 }, fflags[IOUR__NOPS] = { 0 };
 	struct mech m;
+	struct emit em = { 0 };
 	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
 	bool enforcing_step = false, nnp_needed = false;
 	int last_filter = -1;
 	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
-	size_t i;
 
 	if (!p || !t || !out)
 		return -EINVAL;
@@ -559,8 +606,13 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 			deny_rest = false;
 
 	/* 4. steps */
+	em.eff = &eff;
+	em.pdu = pdu;
+	em.fflags = fflags;
+	em.last_filter = last_filter;
+	em.deny_rest = deny_rest;
+	em.clamp = &clamp;
 	if (m.task) {
-		struct iour__kernel_limits lim = { t->op_last, t->reg_last, true };
 		bool classic = ruleset_gates(&eff);
 
 		nnp_needed = (classic || any_filter) && t->priv != IOUR__PRIV_YES && !t->nnp;
@@ -576,24 +628,15 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 				return -EACCES;
 			}
 		}
-		if (classic && t->task_restricted) {
+		em.via_filters = classic && t->task_restricted;
+		if (em.via_filters && !t->task_bpf) {
 			/* A classic task set can be registered only once. */
 			iour_plan__free(pl);
 			return -EPERM;
 		}
-		if (classic) {
-			add_restrictions(&b, IOUR_STEP_TASK, &eff, &lim, &clamp);
-			enforcing_step = true;
-		}
-		for (op = 0; op < op_last; op++) {
-			if (pl->achieved[op] != IOUR__V_FILTER)
-				continue;
-			add_filter(&b, IOUR_STEP_TASK, op, p->progs[op],
-				   fflags[op] | (deny_rest && (int)op == last_filter ?
-							 KIO_BPF_FILTER_DENY_REST : 0),
-				   pdu[op]);
-			enforcing_step = true;
-		}
+		emit_rules(&b, IOUR_STEP_TASK, &em);
+		enforcing_step = em.enforcing;
+		loosened |= em.loosened;
 		pl->n_task = pl->nsteps;
 		r->mechanism = enforcing_step ? IOUR_MECH_TASK : IOUR_MECH_NONE;
 		note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE, "%s",
@@ -626,11 +669,23 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		}
 		pl->n_task = pl->nsteps;
 		if (m.ring) {
-			emit_ring(&b, &eff, pdu, fflags, last_filter, deny_rest, &clamp);
-			if (ruleset_gates(&eff) || any_filter) {
+			em.via_filters = t->ring_busy && ruleset_gates(&eff);
+			if (em.via_filters && !t->ring_bpf) {
+				/* The inherited set makes RESTRICTIONS fail (EBUSY). */
+				em.via_filters = false;
+				iour_plan__free(pl);
+				return -EBUSY;
+			}
+			emit_rules(&b, IOUR_STEP_RING, &em);
+			add_step(&b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS,
+				 KIO_REGISTER_ENABLE_RINGS, 0);
+			pl->has_ring_part = true;
+			loosened |= em.loosened;
+			if (em.enforcing) {
 				enforcing_step = true;
-				r->mechanism |= IOUR_MECH_RING_DISABLED;
-				if (any_filter)
+				if (!em.via_filters && ruleset_gates(&eff))
+					r->mechanism |= IOUR_MECH_RING_DISABLED;
+				if (any_filter || em.via_filters)
 					r->mechanism |= IOUR_MECH_RING;
 			}
 			if (pl->target_kind == IOUR_POLICY_TARGET_TASK) {
@@ -698,8 +753,6 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		return b.err;
 	}
 	r->steps_total = (uint32_t)pl->nsteps;
-	for (i = 0; i < pl->nsteps; i++)
-		pl->steps[i].intent = pl->steps[i].op == IOUR_STEP_BPF_FILTER ? IOUR__V_FILTER : 0;
 	if (r->oom) {
 		iour_plan__free(pl);
 		return -ENOMEM;
@@ -710,7 +763,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 
 /* ---- public planning entry and getters ---- */
 
-static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, ECHILD, ENOMEM, 0 };
+static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, EBUSY, ECHILD, ENOMEM, 0 };
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,

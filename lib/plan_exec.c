@@ -232,8 +232,11 @@ static void account_failure(struct exec *x, size_t i, long rc)
 			loosened = true;
 			iour__report_add(r, IOUR_DECISION_DROPPED, IOUR_REASON_STEP_FAILED,
 					 m->opcode, (uint32_t)j, (int32_t)rc,
-					 "%s: its argument filter is not registered; the opcode "
-					 "is allowed without argument checks",
+					 m->intent == IOUR__V_DENY ?
+						 "%s: its deny filter is not registered; the "
+						 "opcode stays as the existing restrictions leave it" :
+						 "%s: its argument filter is not registered; the "
+						 "opcode is allowed without argument checks",
 					 iour__op_label(m->opcode, tmp, sizeof(tmp)));
 			break;
 		case IOUR_STEP_ENABLE_RINGS:

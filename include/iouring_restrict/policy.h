@@ -360,7 +360,11 @@ struct iour_plan_opts {
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes
  *         in @p opts); -EACCES if the policy needs no_new_privs or
  *         CAP_SYS_ADMIN on the task path, the task has neither and
- *         #IOUR_POLICY_ATTR_NNP is #IOUR_POLICY_NNP_KEEP;
+ *         #IOUR_POLICY_ATTR_NNP is #IOUR_POLICY_NNP_KEEP; -EPERM if the
+ *         task already has io_uring restrictions, the policy needs a
+ *         classic set and the kernel has no task filters to express it
+ *         with; -EBUSY likewise for a ring target whose new rings inherit
+ *         a classic set from the task and no ring filters;
  *         -ECHILD if the probe child could not run; -ENOMEM.
  * @since 1.0
  */
