@@ -410,3 +410,177 @@ Test(policy_real, fallback_open_loosens)
 	iour_plan__free(pl);
 	iour_policy__free(p);
 }
+
+/* ---- the seccomp companion, really installed (in a child) ---- */
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "child.h"
+
+static long raw_setup(void)
+{
+	struct io_uring_params prm;
+
+	memset(&prm, 0, sizeof(prm));
+	return syscall(__NR_io_uring_setup, 2, &prm) < 0 ? -errno : 0;
+}
+
+struct comp_arg {
+	uint32_t mode;
+	int err;
+};
+
+static int companion_child(void *varg, struct child_msg *m)
+{
+	struct comp_arg *a = varg;
+	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_TASK);
+	struct iour_report *rep = NULL;
+	struct iour_plan *pl = NULL;
+	struct io_uring_params params;
+	struct io_uring before;
+	int fd = -1, rc, st;
+	long s;
+	pid_t pid;
+
+	CHK(m, iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION, a->mode) == 0);
+	CHK(m, iour_policy__plan(p, NULL, &pl) == 0);
+	/* A restricted ring made before the companion keeps working. */
+	memset(&params, 0, sizeof(params));
+	CHK(m, iour_plan__create_ring(pl, 8, &params, NULL, &fd, NULL) == 0);
+	map_ring(fd, &params, &before);
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0, "apply_task: %s", iour_errname(rc));
+	CHKF(m, iour_report__status(rep) == IOUR_STATUS_PARTIALLY, "status %d",
+	     iour_report__status(rep));
+	CHKF(m, iour_report__mechanism(rep) == (IOUR_MECH_RING_DISABLED | IOUR_MECH_COMPANION),
+	     "mechanism %#x", iour_report__mechanism(rep));
+	CHK(m, iour_report__flags(rep) & IOUR_REPORT_TIGHTENED);
+	CHK(m, !(iour_report__flags(rep) & IOUR_REPORT_LOOSENED));
+	iour_report__free(rep);
+	s = raw_setup();
+	CHKF(m, s == -a->err, "io_uring_setup after the companion: %ld", s);
+	fd = -1;
+	rc = iour_plan__create_ring(pl, 8, NULL, NULL, &fd, NULL);
+	CHKF(m, rc == -a->err && fd == -1, "create_ring: %s", iour_errname(rc));
+	CHK(m, submit1(&before, OP_NOP, -1, NULL, 0) == 0);
+	CHK(m, submit1(&before, OP_WRITE, -1, NULL, 0) == -EACCES);
+	/* Descendants inherit it. */
+	pid = fork();
+	if (pid == 0)
+		_exit(raw_setup() == -a->err ? 0 : 1);
+	CHK(m, pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHK(m, WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	io_uring_queue_exit(&before);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return 0;
+}
+
+Test(policy_real, task_fallback_companion_blocks_setup)
+{
+	struct comp_arg a[] = { { IOUR_POLICY_COMPANION_ENOSYS, ENOSYS },
+				{ IOUR_POLICY_COMPANION_EPERM, EPERM } };
+	struct child_msg m;
+	size_t i;
+
+	if (kernel_level() >= 4)
+		cr_skip_test("kernel has task restrictions: no companion is planned");
+	for (i = 0; i < 2; i++) {
+		memset(&m, 0, sizeof(m));
+		cr_expect_eq(child_run(companion_child, &a[i], &m), 0, "%s", m.text);
+	}
+	/* The parent is untouched. */
+	cr_expect_eq(raw_setup(), 0);
+}
+
+/* The enforcement check confirms a ring the plan restricted. */
+Test(policy_real, ring_plan_enforcement_check)
+{
+	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
+	struct iour_plan *pl = plan_or_die(p);
+	struct iour_verify_req req[3];
+	struct iour_verify_result res[3];
+	IOUR_OPTS(iour_verify_opts, vo, .flags = IOUR_VERIFY_RING_FD);
+	int fd = -1, rc;
+
+	memset(req, 0, sizeof(req));
+	req[0] = (struct iour_verify_req){ .sz = sizeof(req[0]), .opcode = OP_NOP,
+					   .expect = IOUR_EXPECT_ALLOW };
+	req[1] = (struct iour_verify_req){ .sz = sizeof(req[0]), .opcode = OP_WRITE,
+					   .expect = IOUR_EXPECT_DENY };
+	req[2] = (struct iour_verify_req){ .sz = sizeof(req[0]), .opcode = OP_SOCKET,
+					   .expect = IOUR_EXPECT_DENY, .family = 2, .type = 1 };
+	if (kernel_level() >= 4)
+		req[2].family = 10; /* with filters, AF_INET would be allowed */
+	cr_assert_eq(iour_plan__create_ring(pl, 8, NULL, NULL, &fd, NULL), 0);
+	vo.ring_fd = fd;
+	vo.ring_flags = IORING_SETUP_R_DISABLED;
+	rc = iour_verify(req, 3, res, &vo);
+	cr_expect_eq(rc, 0, "enforcement check: %s (%d %d %d)", iour_errname(rc), res[0].status,
+		     res[1].status, res[2].status);
+	close(fd);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+}
+
+static void *sleeper(void *arg)
+{
+	int *pfd = arg;
+	char c;
+
+	(void)!read(pfd[0], &c, 1);
+	return NULL;
+}
+
+/* Other threads are reported, or refused (in a child: the test runner may
+ * have threads of its own). */
+static int threads_child(void *varg, struct child_msg *m)
+{
+	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_TASK);
+	struct iour_plan *pl = NULL;
+	struct iour_report *rep = NULL;
+	pthread_t th;
+	int pfd[2], rc;
+
+	(void)varg;
+	CHK(m, pipe(pfd) == 0);
+	CHK(m, iour_policy__plan(p, NULL, &pl) == 0);
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0 && iour_report__threads(rep) == 1, "alone: %d, %d threads", rc,
+	     iour_report__threads(rep));
+	CHK(m, !(iour_report__flags(rep) & IOUR_REPORT_OTHER_THREADS));
+	iour_report__free(rep);
+	CHK(m, pthread_create(&th, NULL, sleeper, pfd) == 0);
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0 && iour_report__threads(rep) == 2, "with a thread: %d, %d threads", rc,
+	     iour_report__threads(rep));
+	CHK(m, iour_report__flags(rep) & IOUR_REPORT_OTHER_THREADS);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	CHK(m, iour_policy__set_attr(p, IOUR_POLICY_ATTR_THREADS, IOUR_POLICY_THREADS_REFUSE) == 0);
+	CHK(m, iour_policy__plan(p, NULL, &pl) == 0);
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == -EBUSY, "refuse: %s", iour_errname(rc));
+	CHK(m, iour_report__status(rep) == IOUR_STATUS_NOT_ENFORCED);
+	iour_report__free(rep);
+	CHK(m, write(pfd[1], "x", 1) == 1);
+	CHK(m, pthread_join(th, NULL) == 0);
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0, "alone again: %s", iour_errname(rc));
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return 0;
+}
+
+Test(policy_real, task_threads_report_or_refuse)
+{
+	struct child_msg m;
+
+	if (kernel_level() >= 4)
+		cr_skip_test("kernel has task restrictions: the test would restrict itself");
+	memset(&m, 0, sizeof(m));
+	cr_expect_eq(child_run(threads_child, NULL, &m), 0, "%s", m.text);
+}
