@@ -326,8 +326,8 @@ static int finish(struct iour_report *r, int rc, struct iour_report **report)
 }
 
 static const int task_errs[] = { EINVAL, E2BIG, EBUSY, EACCES, EPERM, ENOMEM, EFAULT, ENOSYS,
-				 EBADF, EOPNOTSUPP, EMSGSIZE, EOVERFLOW, EINTR,
-				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+				 EMSGSIZE, EOVERFLOW, IOUR_ERRNO__UNSUPPORTED,
+				 IOUR_ERRNO__PARTIAL, 0 };
 
 static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 {
@@ -430,9 +430,12 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 }
 
 static const int ring_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
-				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
-				 ENOSYS, EMFILE, ENFILE,
+				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST,
 				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+/* create_ring adds io_uring_setup's errors. */
+static const int create_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
+				   ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
+				   ENOSYS, EMFILE, ENFILE, IOUR_ERRNO__UNSUPPORTED, 0 };
 
 static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 		       struct iour_report **r)
@@ -518,7 +521,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)fd,
 				 "io_uring_setup failed with %s; no ring", iour_errname((int)fd));
-		return finish(r, iour__err_public((int)fd, ring_errs), report);
+		return finish(r, iour__err_public((int)fd, create_errs), report);
 	}
 	ring_exec_init(&x, plan, r, (int)fd);
 	rc = run(&x);
@@ -531,7 +534,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, r->error, "%s",
 				 "the ring was closed again");
-		return finish(r, iour__err_public(r->error, ring_errs), report);
+		return finish(r, iour__err_public(r->error, create_errs), report);
 	}
 	*ring_fd = (int)fd;
 	return finish(r, 0, report);

@@ -574,9 +574,12 @@ struct iour_apply_opts {
  *         policy refuses them; -EACCES if the task path needs
  *         no_new_privs or CAP_SYS_ADMIN and the task has neither (nothing
  *         applied); -EPERM if the task already has restrictions the plan
- *         did not expect (nothing applied); another negative errno from
- *         the first step (nothing applied); -IOUR_ERRNO__PARTIAL if a step
- *         failed after earlier ones took effect (see the report); -ENOMEM.
+ *         did not expect (nothing applied); the kernel's error when the
+ *         first step fails (nothing applied): -EINVAL, -EPERM, -EACCES,
+ *         -EFAULT, -ENOMEM, -EOVERFLOW, -EBUSY, -EMSGSIZE, or from the
+ *         companion -ENOSYS; -IOUR_ERRNO__PARTIAL if a step failed after
+ *         earlier ones took effect (the report has the kernel's error and
+ *         the steps that took effect); -ENOMEM.
  * @since 1.0
  */
 IOUR_API int iour_plan__apply_task(const struct iour_plan *plan,
@@ -601,11 +604,13 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan,
  * @return 0 on success; -EINVAL if @p plan is NULL, has no ring part,
  *         @p ring_fd is negative or @p opts is invalid; -E2BIG;
  *         -IOUR_ERRNO__UNSUPPORTED if the plan was refused by
- *         #IOUR_POLICY_COMPAT_HARD; the kernel's error from the first step
- *         (-EBADFD: the ring is not disabled; -EBUSY: it already has a
- *         classic set; -EBADF, -EOPNOTSUPP: not a ring; nothing applied);
- *         -IOUR_ERRNO__PARTIAL if a later step failed (the ring may be
- *         left disabled: close it); -ENOMEM.
+ *         #IOUR_POLICY_COMPAT_HARD; the kernel's error when the first step
+ *         fails, nothing applied: -EBADFD (the ring is not disabled),
+ *         -EBUSY (it already has a classic set), -EBADF or -EOPNOTSUPP
+ *         (not a ring), -EACCES (its register operations are gated),
+ *         -EEXIST (another task is its single issuer), -EINVAL, -EFAULT,
+ *         -EOVERFLOW, -EMSGSIZE, -ENOMEM; -IOUR_ERRNO__PARTIAL if a later
+ *         step failed (the ring may be left disabled: close it); -ENOMEM.
  * @since 1.0
  */
 IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
@@ -626,9 +631,11 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  * @param report if not NULL, receives the report (also on failure after
  *        validation); free it with iour_report__free().
  * @return 0 on success; -EINVAL as for iour_plan__apply_ring() or if
- *         @p ring_fd is NULL; -IOUR_ERRNO__UNSUPPORTED; the error of
- *         `io_uring_setup` or of any step (the ring is closed again: no fd
- *         is left behind); -ENOMEM.
+ *         @p ring_fd is NULL or @p entries is 0; -IOUR_ERRNO__UNSUPPORTED;
+ *         the error of `io_uring_setup` (-EPERM, -ENOSYS, -EINVAL, -EFAULT,
+ *         -ENOMEM, -EMFILE, -ENFILE, -ENXIO) or of any step, as for
+ *         iour_plan__apply_ring() (the ring is closed again: no fd is
+ *         left behind).
  * @since 1.0
  */
 IOUR_API int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries,

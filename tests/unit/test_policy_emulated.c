@@ -842,3 +842,61 @@ Test(policy_emulated, emulated_program_without_payload)
 	iour_ruleset__free(rs);
 	iour_policy__free(p);
 }
+
+/* Linux 7.2: the CONNECT filter really registers and decides. */
+Test(policy_emulated, emulated_7_2_connect_apply_and_submit)
+{
+	struct emu_config cfg = { .gen = EMU_GEN_7_2 };
+	static const uint32_t ops[] = { OP_NOP, OP_CONNECT };
+	struct iour_ruleset *rs = rs_of(ops, 2, -1, 0);
+	struct iour_report *rep = NULL;
+	struct iour_features f;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	struct emu *e;
+	uint8_t ctx[40];
+	int fd = -1;
+	struct {
+		uint16_t fam;
+		uint16_t port;
+		uint32_t a;
+		uint8_t z[8];
+	} sin = { 2, 0x5000, 0x0100007f, { 0 } };
+	struct {
+		uint16_t fam;
+		uint16_t port;
+		uint32_t flow;
+		uint8_t a[16];
+		uint32_t scope;
+	} sin6 = { 10, 0x5000, 0, { 0 }, 0 };
+	struct {
+		uint16_t fam;
+		char path[14];
+	} sun = { 1, "/tmp/x" };
+
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	cr_assert_eq(iour_policy__set_prog(p, OP_CONNECT, connect_inet, 4, 24), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING), 0);
+	cr_assert_eq(emu_new(&cfg, &e), 0);
+	emu_install(e);
+	f = probe_emu();
+	cr_assert_eq(f.level, IOUR_LEVEL_CONNECT);
+	pl = plan_features(p, &f);
+	cr_expect_eq(iour_report__status(iour_plan__report(pl)), IOUR_STATUS_FULLY);
+	cr_assert_eq(iour_plan__create_ring(pl, 8, NULL, NULL, &fd, &rep), 0);
+	emu_ctx_connect(ctx, &sin, sizeof(sin));
+	cr_expect_eq(emu_submit(e, fd, ctx), 0, "emulated 7.2: AF_INET connect allowed");
+	emu_ctx_connect(ctx, &sin6, sizeof(sin6));
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES, "emulated 7.2: AF_INET6 denied");
+	emu_ctx_connect(ctx, &sun, sizeof(sun));
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES, "emulated 7.2: AF_UNIX denied");
+	emu_ctx(ctx, OP_WRITE, 0, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	emu_uninstall();
+	emu_free(e);
+	iour_ruleset__free(rs);
+	iour_policy__free(p);
+}
