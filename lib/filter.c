@@ -429,7 +429,7 @@ fail:
 }
 
 /* Documented in include/iouring_restrict/filter.h */
-int iour_filter__copy(const struct iour_filter *f, struct iour_filter **out)
+int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
 {
 	struct iour_filter *c;
 

@@ -49,19 +49,19 @@
 #include "filter_internal.h"
 
 /* ---- classic BPF encoding ------------------------------------------------ */
-#define C_LD_ABS 0x20   /* BPF_LD | BPF_W | BPF_ABS */
-#define C_AND_K 0x54    /* BPF_ALU | BPF_AND | BPF_K */
-#define C_MUL_K 0x24    /* BPF_ALU | BPF_MUL | BPF_K */
-#define C_LSH_K 0x64    /* BPF_ALU | BPF_LSH | BPF_K */
-#define C_RSH_K 0x74    /* BPF_ALU | BPF_RSH | BPF_K */
-#define C_OR_X 0x4c     /* BPF_ALU | BPF_OR | BPF_X */
-#define C_TAX 0x07      /* BPF_MISC | BPF_TAX */
-#define C_JA 0x05       /* BPF_JMP | BPF_JA */
-#define C_JEQ_K 0x15
-#define C_JGT_K 0x25
-#define C_JGE_K 0x35
-#define C_JSET_K 0x45
-#define C_RET_K 0x06
+#define C_LD_ABS (KBPF_LD | KBPF_W | KBPF_ABS)
+#define C_AND_K (KBPF_ALU | KBPF_AND | KBPF_K)
+#define C_MUL_K (KBPF_ALU | KBPF_MUL | KBPF_K)
+#define C_LSH_K (KBPF_ALU | KBPF_LSH | KBPF_K)
+#define C_RSH_K (KBPF_ALU | KBPF_RSH | KBPF_K)
+#define C_OR_X (KBPF_ALU | KBPF_OR | KBPF_X)
+#define C_TAX (KBPF_MISC | KBPF_TAX)
+#define C_JA (KBPF_JMP | KBPF_JA)
+#define C_JEQ_K (KBPF_JMP | KBPF_JEQ | KBPF_K)
+#define C_JGT_K (KBPF_JMP | KBPF_JGT | KBPF_K)
+#define C_JGE_K (KBPF_JMP | KBPF_JGE | KBPF_K)
+#define C_JSET_K (KBPF_JMP | KBPF_JSET | KBPF_K)
+#define C_RET_K (KBPF_RET | KBPF_K)
 
 enum { J_EQ = 0, J_GT = 1, J_GE = 2, J_SET = 3, J_LEAF = 0xff };
 static const uint16_t jop_code[4] = { C_JEQ_K, C_JGT_K, C_JGE_K, C_JSET_K };
@@ -154,18 +154,22 @@ static void field_layout(uint32_t field, bool be, struct layout *L)
 	switch (field) {
 	case IOUR_FIELD_USER_DATA:
 		L->width = 64;
+		L->maxv = UINT64_MAX;
 		L->off = IOUR_CTX_OFF_USER_DATA;
 		break;
 	case IOUR_FIELD_OPEN_FLAGS:
 		L->width = 64;
+		L->maxv = UINT64_MAX;
 		L->off = IOUR_CTX_OFF_OPEN_FLAGS;
 		break;
 	case IOUR_FIELD_OPEN_MODE:
 		L->width = 64;
+		L->maxv = UINT64_MAX;
 		L->off = IOUR_CTX_OFF_OPEN_MODE;
 		break;
 	case IOUR_FIELD_OPEN_RESOLVE:
 		L->width = 64;
+		L->maxv = UINT64_MAX;
 		L->off = IOUR_CTX_OFF_OPEN_RESOLVE;
 		break;
 	case IOUR_FIELD_SQE_FLAGS:
@@ -623,6 +627,9 @@ static uint32_t map64(struct cc *c, uint64_t hwx, uint64_t lwx, const struct seg
 		}
 	}
 #undef FLUSH_HIGH
+	/* the segments must have covered every high value */
+	if (!c->err && (!sv->n || sv->v[sv->n - 1].hi != UINT64_MAX || lo.n))
+		c->err = -IOUR_ERRNO__INTERNAL;
 	if (!c->err)
 		node = map32(c, hwx, &hi);
 	segv_free(&hi);

@@ -244,13 +244,13 @@ IOUR_API int iour_filter__new(const struct iour_filter_opts *opts,
 IOUR_API void iour_filter__free(struct iour_filter *f);
 
 /**
- * @brief **iour_filter__copy()** makes an independent deep copy.
+ * @brief **iour_filter__dup()** makes an independent deep copy.
  * @param f the filter to copy.
  * @param out receives the copy; release it with iour_filter__free().
  * @return 0 on success; -EINVAL if @p f or @p out is NULL; -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_filter__copy(const struct iour_filter *f,
+IOUR_API int iour_filter__dup(const struct iour_filter *f,
 			       struct iour_filter **out);
 
 /**

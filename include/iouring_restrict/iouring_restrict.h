@@ -22,5 +22,6 @@
 #include "names.h"
 #include "ruleset.h"
 #include "cbpf.h"
+#include "filter.h"
 
 #endif /* IOURING_RESTRICT_H */
