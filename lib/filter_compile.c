@@ -309,6 +309,8 @@ struct cc {
 	uint32_t depth;
 	bool aborted;
 	uint32_t ntramp;
+	uint8_t *shared;   /* original nodes with more than one parent */
+	uint32_t norig;
 };
 
 static uint64_t mix64(uint64_t h)
@@ -433,6 +435,7 @@ static void cc_fini(struct cc *c)
 	free(c->memo);
 	free(c->mtab);
 	free(c->marena);
+	free(c->shared);
 }
 
 /* ---- segments and interval maps ------------------------------------------ */
@@ -1422,12 +1425,15 @@ static int spec_push(struct cc *c, size_t b, uint32_t nk, uint16_t offmask,
 
 static uint64_t memo_hash(uint32_t node, const struct kn *ks, uint32_t n)
 {
-	uint64_t h = mix64(node + 0x1234567ULL);
-	const uint32_t *w = (const uint32_t *)(const void *)ks;
+	uint64_t h = 0xcbf29ce484222325ULL ^ node, w;
+	const unsigned char *b = (const unsigned char *)ks;
 
-	for (size_t i = 0; i < n * sizeof(struct kn) / 4; i++)
-		h = mix64(h ^ w[i]);
-	return h;
+	for (size_t i = 0; i < n * sizeof(struct kn); i += 8) {
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return mix64(h);
 }
 
 static int memo_find(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t *res)
@@ -1518,7 +1524,8 @@ static uint32_t spec(struct cc *c, uint32_t n, size_t b, uint32_t nk)
 		return n;
 	}
 	fb = c->ksp - fn;
-	if (memo_find(c, n, fb, fn, &res)) {
+	/* a node with one parent is reached once: nothing to remember */
+	if (c->shared[n] && memo_find(c, n, fb, fn, &res)) {
 		c->ksp = save;
 		return res;
 	}
@@ -1550,7 +1557,7 @@ static uint32_t spec(struct cc *c, uint32_t n, size_t b, uint32_t nk)
 		res = mk_test(c, nd.wx, nd.jop, nd.k, t2, f2);
 	}
 	c->depth--;
-	if (!c->err && !c->aborted && memo_add(c, n, fb, fn, res))
+	if (!c->err && !c->aborted && c->shared[n] && memo_add(c, n, fb, fn, res))
 		c->err = -ENOMEM;
 	c->ksp = save;
 	return res;
@@ -1562,6 +1569,24 @@ static uint32_t specialise(struct cc *c, uint32_t root)
 
 	c->budget = SPEC_BUDGET;
 	c->ksp = 0;
+	c->norig = c->nnodes;
+	c->shared = calloc(c->nnodes, 1);
+	if (!c->shared) {
+		c->err = -ENOMEM;
+		return root;
+	}
+	/* parents counted over the whole graph (an upper bound of the
+	 * reachable ones, which is all that matters here) */
+	for (uint32_t i = 2; i < c->nnodes; i++) {
+		const struct node *nd = &c->nodes[i];
+
+		if (c->shared[nd->t] < 2)
+			c->shared[nd->t]++;
+		if (c->shared[nd->f] < 2)
+			c->shared[nd->f]++;
+	}
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		c->shared[i] = c->shared[i] > 1;
 	r = spec(c, root, 0, 0);
 	if (c->aborted || c->err)
 		return root;
@@ -1756,10 +1781,23 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 		size_t *after = NULL, nafter = 0;
 		struct sinsn *extra = NULL;
 		bool changed = false;
+		uint32_t *nret = NULL; /* nearest RET #0 / RET #1 at or after i */
 		int rc = em_positions(e, &pos);
 
 		if (rc)
 			return rc;
+		nret = malloc(2 * (e->n + 1) * sizeof(*nret));
+		if (!nret) {
+			free(pos);
+			return -ENOMEM;
+		}
+		nret[2 * e->n] = nret[2 * e->n + 1] = UINT32_MAX;
+		for (size_t i = e->n; i-- > 0;) {
+			const struct sinsn *q = &e->v[i];
+
+			nret[2 * i] = q->code == C_RET_K && q->k == 0 ? (uint32_t)i : nret[2 * i + 2];
+			nret[2 * i + 1] = q->code == C_RET_K && q->k == 1 ? (uint32_t)i : nret[2 * i + 3];
+		}
 		for (size_t i = e->n; i-- > 0;) {
 			struct sinsn *s = &e->v[i];
 
@@ -1777,16 +1815,43 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 					continue;
 				changed = true;
 				/* an equivalent instruction within reach? */
-				for (j = i + 1; j <= lim; j++) {
-					const struct sinsn *q = &e->v[j];
+				if (tgt->code == C_RET_K && tgt->k <= 1) {
+					j = nret[2 * (i + 1) + tgt->k];
+					if (j == UINT32_MAX)
+						j = lim + 1;
+				} else {
+					for (j = i + 1; j <= lim; j++) {
+						const struct sinsn *q = &e->v[j];
 
-					if (tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k)
-						break;
-					if (q->tramp && q->is_jmp == 2 && pos[e->lab_uid[q->jt]] == tpos)
-						break;
+						if (tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k)
+							break;
+						if (q->tramp && q->is_jmp == 2 &&
+						    pos[e->lab_uid[q->jt]] == tpos)
+							break;
+					}
 				}
 				if (j <= lim) {
 					if (em_newlabel(e, e->v[j].uid, &nl))
+						goto nomem;
+					s = &e->v[i];
+					lab = which ? &s->jf : &s->jt;
+					*lab = nl;
+					continue;
+				}
+				/* or one planned in this round a little further on
+				 * (the margin absorbs the insertions in between;
+				 * the next round re-checks every distance) */
+				for (j = nafter; j-- > 0;) {
+					const struct sinsn *q = &extra[j];
+
+					if (after[j] - i + (nafter - j) > 200)
+						break;
+					if ((tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k) ||
+					    (q->is_jmp == 2 && pos[e->lab_uid[q->jt]] == tpos))
+						break;
+				}
+				if (j != (size_t)-1 && nafter && after[j] - i + (nafter - j) <= 200) {
+					if (em_newlabel(e, extra[j].uid, &nl))
 						goto nomem;
 					s = &e->v[i];
 					lab = which ? &s->jf : &s->jt;
@@ -1829,6 +1894,7 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 			}
 		}
 		free(pos);
+		free(nret);
 		if (nafter) {
 			/* `after` is in descending order of i; rebuild the vector */
 			size_t nn = e->n + nafter, w = nn, a = 0;
@@ -1866,6 +1932,7 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 		continue;
 nomem:
 		free(pos);
+		free(nret);
 		free(after);
 		free(extra);
 		return -ENOMEM;
