@@ -26,6 +26,7 @@
 #include "filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "kernel_oracle.h"
+#include "progcheck.h"
 #include "refeval.h"
 #include "refgen.h"
 
@@ -77,6 +78,8 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 	rc = iour_cbpf_validate(iour_prog__insns(p), iour_prog__insn_cnt(p), 0, &vi);
 	cr_assert_eq(rc, 0, "validator rejects compiled program at %u: %s", vi.insn,
 		     iour_cbpf_reject_str(vi.reason));
+	cr_assert_eq(prog_redundant_loads(iour_prog__insns(p), iour_prog__insn_cnt(p)), 0,
+		     "a jump lands on a load of the word A already holds");
 	rc = oracle_attach(o, iour_prog__insns(p), iour_prog__insn_cnt(p));
 	if (rc == -ENOMEM) {
 		/* Replaced filters are freed after an RCU grace period and stay
