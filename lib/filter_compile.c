@@ -1448,7 +1448,7 @@ static int memo_find(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t
 		const struct memo_ent *m = &c->memo[e - 1];
 
 		if (m->node == node && m->nkn == n &&
-		    !memcmp(&c->marena[m->kn_at], &c->kstack[b], n * sizeof(struct kn))) {
+		    (!n || !memcmp(&c->marena[m->kn_at], &c->kstack[b], n * sizeof(struct kn)))) {
 			*res = m->result;
 			return 1;
 		}
@@ -1478,7 +1478,7 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 		c->mcap = ncap;
 		for (uint32_t i = 0; i < c->nmemo; i++) {
 			struct memo_ent *o = &c->memo[i];
-			uint64_t oh = memo_hash(o->node, &c->marena[o->kn_at], o->nkn);
+			uint64_t oh = memo_hash(o->node, o->nkn ? &c->marena[o->kn_at] : NULL, o->nkn);
 
 			o->next = c->mtab[oh & (ncap - 1)];
 			c->mtab[oh & (ncap - 1)] = i + 1;
@@ -1496,7 +1496,8 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 		c->marena = na;
 		c->mar_cap = ncap;
 	}
-	memcpy(&c->marena[c->mar_n], &c->kstack[b], n * sizeof(struct kn));
+	if (n)
+		memcpy(&c->marena[c->mar_n], &c->kstack[b], n * sizeof(struct kn));
 	h = memo_hash(node, &c->kstack[b], n);
 	m = &c->memo[c->nmemo];
 	m->node = node;
@@ -1563,11 +1564,13 @@ static uint32_t spec(struct cc *c, uint32_t n, size_t b, uint32_t nk)
 	return res;
 }
 
+uint32_t iour__spec_budget_override;
+
 static uint32_t specialise(struct cc *c, uint32_t root)
 {
 	uint32_t r;
 
-	c->budget = SPEC_BUDGET;
+	c->budget = iour__spec_budget_override ? iour__spec_budget_override : SPEC_BUDGET;
 	c->ksp = 0;
 	c->norig = c->nnodes;
 	c->shared = calloc(c->nnodes, 1);

@@ -87,6 +87,10 @@ IOUR_INTERNAL int iour__filter_compile_order(const struct iour_filter *f,
 					     uint32_t max_insns,
 					     struct iour_prog **out);
 
+/* Tests only: when not 0, replaces the path-specialisation budget (1 makes
+ * every compile fall back to the unspecialised graph). */
+IOUR_INTERNAL extern uint32_t iour__spec_budget_override;
+
 /* Statistics of the last compile on this thread (tests and benchmarks). */
 struct iour__compile_stats {
 	uint32_t ir_nodes;     /* decision nodes before path specialisation */

@@ -33,7 +33,8 @@
 #define CTX_PER_POLICY 50
 
 struct diff_counts {
-	uint64_t policies, cases, cases_be, mismatches, always, filters;
+	uint64_t policies, cases, cases_be, cases_unspec, mismatches, always, filters;
+	uint64_t unspec_aborted; /* compiles that really fell back */
 	uint64_t insns_max;
 	uint64_t both_verdicts; /* policies whose requests met both verdicts */
 };
@@ -55,7 +56,8 @@ static void dump_failure(const struct ref_policy *pol, const struct ref_req *q,
 
 /* Compile, check acceptance, run every request three ways. */
 static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
-		       const struct ref_req *reqs, size_t nreq, bool be, struct diff_counts *dc)
+		       const struct ref_req *reqs, size_t nreq, bool be, bool unspec,
+		       struct diff_counts *dc)
 {
 	struct iour_filter *f = NULL;
 	struct iour_prog *p = NULL, *p2 = NULL;
@@ -64,8 +66,15 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 
 	rc = ref_build(pol, &f);
 	cr_assert_eq(rc, 0, "building a generated policy failed: %d", rc);
+	iour__spec_budget_override = unspec ? 1 : 0;
 	rc = iour__filter_compile_order(f, pol->opcode, be, IOUR_MAX_INSNS, &p);
 	cr_assert_eq(rc, 0, "compile failed: %d", rc);
+	if (unspec) {
+		struct iour__compile_stats st;
+
+		iour__compile_last_stats(&st);
+		dc->unspec_aborted += st.spec_aborted;
+	}
 	/* deterministic output */
 	rc = iour__filter_compile_order(f, pol->opcode, be, IOUR_MAX_INSNS, &p2);
 	cr_assert_eq(rc, 0);
@@ -74,6 +83,7 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 			  iour_prog__insn_cnt(p) * sizeof(struct iour_insn)),
 		  "two compiles of one filter differ");
 	iour_prog__free(p2);
+	iour__spec_budget_override = 0;
 
 	rc = iour_cbpf_validate(iour_prog__insns(p), iour_prog__insn_cnt(p), 0, &vi);
 	cr_assert_eq(rc, 0, "validator rejects compiled program at %u: %s", vi.insn,
@@ -125,13 +135,15 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 		if (iour_prog__kind(p) == IOUR_PROG_ALWAYS_DENY)
 			cr_assert_eq(want, 0);
 		seen |= 1U << want;
-		if (be)
+		if (unspec)
+			dc->cases_unspec++;
+		else if (be)
 			dc->cases_be++;
 		else
 			dc->cases++;
 		cr_assert_eq(dc->mismatches, 0, "stopping at the first mismatch");
 	}
-	if (seen == 3 && !be)
+	if (seen == 3 && !be && !unspec)
 		dc->both_verdicts++;
 	iour_prog__free(p);
 	iour_filter__free(f);
@@ -154,21 +166,29 @@ Test(filter_diff, three_way_random_policies, .timeout = 600)
 		refgen_policy(&r, &pol);
 		for (size_t j = 0; j < CTX_PER_POLICY; j++)
 			refgen_req(&r, &pol, &reqs[j]);
-		run_policy(&o, &pol, reqs, CTX_PER_POLICY, false, &dc);
-		run_policy(&o, &pol, reqs, CTX_PER_POLICY, true, &dc);
+		run_policy(&o, &pol, reqs, CTX_PER_POLICY, false, false, &dc);
+		run_policy(&o, &pol, reqs, CTX_PER_POLICY, true, false, &dc);
+		/* every fourth policy also without path specialisation (the
+		 * graph the compiler falls back to when the budget runs out) */
+		if (i % 4 == 0)
+			run_policy(&o, &pol, reqs, CTX_PER_POLICY, false, true, &dc);
 		dc.policies++;
 	}
 	oracle_close(&o);
 	fprintf(stderr,
 		"filter_diff: seed %#llx: %llu policies (%llu filters, %llu constant), "
-		"%llu cases native + %llu cases big-endian, each reference vs simulator vs "
+		"%llu cases native + %llu cases big-endian + %llu cases unspecialised "
+		"(%llu fallbacks), "
+		"each reference vs simulator vs "
 		"kernel: %llu mismatches; %llu policies met both verdicts; largest program "
 		"%llu insns\n",
 		(unsigned long long)seed, (unsigned long long)dc.policies,
 		(unsigned long long)dc.filters, (unsigned long long)dc.always,
 		(unsigned long long)dc.cases, (unsigned long long)dc.cases_be,
+		(unsigned long long)dc.cases_unspec, (unsigned long long)dc.unspec_aborted,
 		(unsigned long long)dc.mismatches, (unsigned long long)dc.both_verdicts,
 		(unsigned long long)dc.insns_max);
 	cr_assert_eq(dc.mismatches, 0);
+	cr_assert_gt(dc.unspec_aborted, dc.policies / 8, "the fallback path was hardly exercised");
 	cr_assert_geq(dc.cases, gen_test_long() ? 1000000 : 100000);
 }
