@@ -141,6 +141,7 @@ struct layout {
 	uint32_t swap;    /* 0, or 16 / 32: network-order field, little-endian */
 	bool need_and;    /* other bits of the word may be set */
 	bool network;     /* network-order field (port, IPv4) */
+	uint32_t netbytes; /* its size in bytes: 2 or 4 */
 	uint64_t maxv;    /* largest value the field takes */
 	uint32_t guard;   /* 0, or the family the field exists for */
 };
@@ -216,6 +217,7 @@ static void field_layout(uint32_t field, bool be, struct layout *L)
 		/* be16 followed by two zero pad bytes */
 		L->off = IOUR_CTX_OFF_CONNECT_PORT;
 		L->network = true;
+		L->netbytes = 2;
 		L->maxv = 0xffff;
 		if (be) {
 			L->shift = 16;
@@ -228,6 +230,7 @@ static void field_layout(uint32_t field, bool be, struct layout *L)
 	case IOUR_FIELD_CONNECT_ADDR4:
 		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
 		L->network = true;
+		L->netbytes = 4;
 		L->swap = be ? 0 : 32;
 		L->guard = AF_INET;
 		break;
@@ -244,7 +247,7 @@ static uint32_t raw_of(const struct layout *L, uint64_t v, bool be)
 {
 	uint8_t b[4] = { 0 };
 
-	if (L->maxv == 0xffff) {
+	if (L->netbytes == 2) {
 		b[0] = (uint8_t)(v >> 8);
 		b[1] = (uint8_t)v;
 	} else {
@@ -836,23 +839,29 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 		return node;
 	}
 	if (L->swap) {
-		/* background: the target covering the most values */
-		uint64_t best = 0, pts = 0;
-		uint32_t bg = vs->v[0].t;
+		/* background: the target covering the most values (maps have
+		 * a handful of distinct targets) */
+		uint64_t best = 0, pts = 0, tot[8];
+		uint32_t bg = vs->v[0].t, tg[8], ntg = 0;
 
 		for (i = 0; i < vs->n; i++) {
-			uint64_t cnt = vs->v[i].hi - vs->v[i].lo + 1;
-			uint64_t tot = 0;
+			uint32_t j;
 
-			for (size_t j = 0; j < vs->n; j++)
-				if (vs->v[j].t == vs->v[i].t)
-					tot += vs->v[j].hi - vs->v[j].lo + 1;
-			(void)cnt;
-			if (tot > best) {
-				best = tot;
-				bg = vs->v[i].t;
+			for (j = 0; j < ntg && tg[j] != vs->v[i].t; j++)
+				;
+			if (j == ntg) {
+				if (ntg == 8)
+					continue;
+				tg[ntg] = vs->v[i].t;
+				tot[ntg++] = 0;
 			}
+			tot[j] += vs->v[i].hi - vs->v[i].lo + 1;
 		}
+		for (uint32_t j = 0; j < ntg; j++)
+			if (tot[j] > best) {
+				best = tot[j];
+				bg = tg[j];
+			}
 		for (i = 0; i < vs->n; i++)
 			if (vs->v[i].t != bg)
 				pts += vs->v[i].hi - vs->v[i].lo + 1;
@@ -1175,7 +1184,7 @@ static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uin
 }
 
 /* ---- path specialisation -------------------------------------------------- */
-#define SPEC_MAX_DEPTH 2500
+#define SPEC_MAX_DEPTH 1000
 #define SPEC_BUDGET 200000
 #define SPEC_MAX_NODES (1U << 20)
 
