@@ -26,7 +26,7 @@
 #define REF_OP_OPENAT2 28
 #define REF_OP_SOCKET 45
 
-#define REF_MAX_SET 64
+#define REF_MAX_SET 300
 #define REF_MAX_CMPS 4
 #define REF_MAX_RULES 12
 

@@ -226,13 +226,19 @@ static void gen_cmp(struct gen_rng *r, uint32_t field, bool interval_only, struc
 		break;
 	case IOUR_CMP_IN_SET:
 	case IOUR_CMP_NOT_IN_SET: {
-		size_t n = 1 + gen_below(r, gen_chance(r, 70) ? 8 : 50);
+		/* mostly small; sometimes large enough to need long jumps */
+		bool big = gen_chance(r, 6);
+		size_t n = big ? 100 + gen_below(r, REF_MAX_SET - 99)
+			       : 1 + gen_below(r, gen_chance(r, 70) ? 8 : 50);
 		uint64_t base = edge_value(r, field);
 
 		for (size_t i = 0; i < n; i++) {
 			uint64_t v;
 
-			switch (gen_below(r, 4)) {
+			switch (big ? (gen_chance(r, 80) ? 4 : 0) : gen_below(r, 4)) {
+			case 4: /* scattered */
+				v = gen_chance(r, 50) ? gen_u64(r) : gen_u32(r);
+				break;
 			case 0: /* runs merge into ranges */
 				v = base + i;
 				break;

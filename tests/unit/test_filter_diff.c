@@ -35,6 +35,7 @@
 struct diff_counts {
 	uint64_t policies, cases, cases_be, cases_unspec, mismatches, always, filters;
 	uint64_t unspec_aborted; /* compiles that really fell back */
+	uint64_t long_jumps;     /* programs that needed trampolines */
 	uint64_t insns_max;
 	uint64_t both_verdicts; /* policies whose requests met both verdicts */
 };
@@ -69,6 +70,12 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 	iour__spec_budget_override = unspec ? 1 : 0;
 	rc = iour__filter_compile_order(f, pol->opcode, be, IOUR_MAX_INSNS, &p);
 	cr_assert_eq(rc, 0, "compile failed: %d", rc);
+	{
+		struct iour__compile_stats st;
+
+		iour__compile_last_stats(&st);
+		dc->long_jumps += st.trampolines > 0;
+	}
 	if (unspec) {
 		struct iour__compile_stats st;
 
@@ -181,13 +188,13 @@ Test(filter_diff, three_way_random_policies, .timeout = 600)
 		"(%llu fallbacks), "
 		"each reference vs simulator vs "
 		"kernel: %llu mismatches; %llu policies met both verdicts; largest program "
-		"%llu insns\n",
+		"%llu insns; %llu programs with long jumps\n",
 		(unsigned long long)seed, (unsigned long long)dc.policies,
 		(unsigned long long)dc.filters, (unsigned long long)dc.always,
 		(unsigned long long)dc.cases, (unsigned long long)dc.cases_be,
 		(unsigned long long)dc.cases_unspec, (unsigned long long)dc.unspec_aborted,
 		(unsigned long long)dc.mismatches, (unsigned long long)dc.both_verdicts,
-		(unsigned long long)dc.insns_max);
+		(unsigned long long)dc.insns_max, (unsigned long long)dc.long_jumps);
 	cr_assert_eq(dc.mismatches, 0);
 	cr_assert_gt(dc.unspec_aborted, dc.policies / 8, "the fallback path was hardly exercised");
 	cr_assert_geq(dc.cases, gen_test_long() ? 1000000 : 100000);
