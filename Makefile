@@ -81,7 +81,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols
+	check-symbols check-oldkernel
 
 all: lib examples
 
@@ -150,7 +150,7 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(O)/asan/tests/unit -j2 $(TEST_ARGS)
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
 
 check-headers:
 	$(call msg,HDRS,c99 c11 c++)
@@ -190,6 +190,12 @@ check-run: all
 	$(Q)$(MAKE) --no-print-directory doc check-headers check-symbols
 	$(Q)$(MAKE) --no-print-directory test-run
 	$(Q)$(MAKE) --no-print-directory test-asan
+
+# Boot Debian's Linux 6.1 cloud kernel under qemu (software emulation) and
+# run tests/oldkernel/t_*.c inside it as static binaries.  Not part of check:
+# it downloads a kernel package and needs qemu-system-x86.
+check-oldkernel: $(STATIC_LIB)
+	$(Q)O=$(O) scripts/oldkernel.sh
 
 check-long: deps
 	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run

@@ -23,5 +23,9 @@
 #include "ruleset.h"
 #include "cbpf.h"
 #include "filter.h"
+#include "probe.h"
+#include "ring.h"
+#include "companion.h"
+#include "verify.h"
 
 #endif /* IOURING_RESTRICT_H */
