@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "plan_internal.h"
+#include "iouring_restrict/filter.h"
 #include "iouring_restrict/ruleset.h"
 
 /* Bounds and defaults of each attribute, indexed by enum iour_policy_attr. */
@@ -177,6 +178,78 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	}
 	pprog_free(p->progs[opcode]);
 	p->progs[opcode] = pp;
+	return 0;
+}
+
+/* One compiled opcode of a filter set, as the planner's program. */
+static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pprog **out)
+{
+	struct iour_prog *prog = NULL;
+	struct iour__pprog *pp;
+	size_t cnt;
+	int rc;
+
+	rc = iour_filter__compile(f, op, NULL, &prog);
+	if (rc)
+		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc : -IOUR_ERRNO__INTERNAL;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp) {
+		iour_prog__free(prog);
+		return -ENOMEM;
+	}
+	_Static_assert((int)IOUR_PROG_FILTER == (int)IOUR__PK_FILTER &&
+			       (int)IOUR_PROG_ALWAYS_ALLOW == (int)IOUR__PK_ALLOW &&
+			       (int)IOUR_PROG_ALWAYS_DENY == (int)IOUR__PK_DENY,
+		       "program kinds");
+	pp->kind = iour_prog__kind(prog);
+	if (pp->kind == IOUR__PK_FILTER) {
+		cnt = iour_prog__insn_cnt(prog);
+		pp->pdu_size = iour_prog__pdu_size(prog);
+		pp->cnt = cnt;
+		pp->insns = malloc(cnt * sizeof(*pp->insns));
+		if (!pp->insns) {
+			free(pp);
+			iour_prog__free(prog);
+			return -ENOMEM;
+		}
+		memcpy(pp->insns, iour_prog__insns(prog), cnt * sizeof(*pp->insns));
+	}
+	iour_prog__free(prog);
+	*out = pp;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
+{
+	struct iour__pprog **next;
+	uint32_t ops[IOUR__NOPS];
+	int n = 0, i, rc = 0;
+
+	if (!p)
+		return -EINVAL;
+	next = calloc(IOUR__NOPS, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	if (f) {
+		n = iour_filter__opcodes(f, ops, IOUR__NOPS);
+		if (n < 0)
+			rc = n == -ENOMEM ? n : -IOUR_ERRNO__INTERNAL;
+	}
+	for (i = 0; i < n && !rc; i++)
+		if (ops[i] < IOUR__NOPS)
+			rc = compile_one(f, ops[i], &next[ops[i]]);
+	if (rc) {
+		for (i = 0; i < IOUR__NOPS; i++)
+			pprog_free(next[i]);
+		free(next);
+		return rc;
+	}
+	for (i = 0; i < IOUR__NOPS; i++) {
+		pprog_free(p->progs[i]);
+		p->progs[i] = next[i];
+	}
+	free(next);
 	return 0;
 }
 

@@ -132,6 +132,27 @@ IOUR_API int iour_policy__dup(const struct iour_policy *p, struct iour_policy **
 IOUR_API int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_ruleset *rs);
 
 /**
+ * @brief **iour_policy__set_filter()** sets the argument filters from a
+ *        filter set: every opcode the set filters is compiled (see
+ *        iour_filter__compile()) and becomes the policy's filter for that
+ *        opcode; filters the policy held before are all replaced.
+ *
+ * Compiling happens here, once: the programs do not depend on the kernel
+ * (a plan decides per kernel whether and how to register them).  Opcodes
+ * whose rules compile to "always allow" or "always deny" go through the
+ * classic allow-list, not through a registered program.  Later changes to
+ * @p f do not affect the policy.
+ *
+ * @param p the policy.
+ * @param f the filter set, or NULL to remove every argument filter.
+ * @return 0 on success; -EINVAL if @p p is NULL;
+ *         -IOUR_ERRNO__PROG_TOO_LARGE if an opcode's rules need more than
+ *         4096 instructions; -ENOMEM.  On error the policy is unchanged.
+ * @since 1.0
+ */
+IOUR_API int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f);
+
+/**
  * @brief **iour_policy__set_prog()** sets the argument filter of one
  *        request opcode as a ready classic-BPF program, replacing what the
  *        policy held for that opcode.

@@ -117,6 +117,36 @@ Test(policy_api, set_ruleset_and_prog_errors)
 	iour_policy__free(p);
 }
 
+Test(policy_api, set_filter_errors)
+{
+	struct iour_policy *p = mk();
+	struct iour_filter *f;
+	uint64_t *vals = malloc(6000 * sizeof(*vals));
+	struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_USER_DATA,
+			      .op = IOUR_CMP_IN_SET, .set = vals, .set_len = 6000 };
+	struct iour_plan *pl;
+	size_t i;
+
+	cr_assert_not_null(vals);
+	for (i = 0; i < 6000; i++)
+		vals[i] = i * 7919 + 13;
+	cr_assert_eq(iour_filter__new(NULL, &f), 0);
+	cr_expect_eq(iour_policy__set_filter(NULL, f), -EINVAL);
+	cr_assert_eq(iour_filter__add_rule(f, 0, IOUR_ALLOW, &c, 1), 0);
+	cr_expect_eq(iour_policy__set_filter(p, f), -IOUR_ERRNO__PROG_TOO_LARGE);
+	/* Unchanged on error: SOCKET still has its program. */
+	pl = plan(p, 4);
+	cr_expect_eq(iour_plan__step_cnt(pl), 3);
+	iour_plan__free(pl);
+	cr_expect_eq(iour_policy__set_filter(p, NULL), 0);
+	pl = plan(p, 4);
+	cr_expect_eq(iour_plan__step_cnt(pl), 2, "no filter step once removed");
+	iour_plan__free(pl);
+	iour_filter__free(f);
+	free(vals);
+	iour_policy__free(p);
+}
+
 Test(policy_api, attributes_and_bounds)
 {
 	struct iour_policy *p = mk();

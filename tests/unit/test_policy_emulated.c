@@ -900,3 +900,81 @@ Test(policy_emulated, emulated_7_2_connect_apply_and_submit)
 	iour_ruleset__free(rs);
 	iour_policy__free(p);
 }
+
+/* A policy whose argument filters come from a filter set (rules). */
+Test(policy_emulated, emulated_7_0_filter_set_rules)
+{
+	struct emu_config cfg = { .gen = EMU_GEN_7_0, .no_new_privs = true };
+	struct iour_filter *flt;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	struct iour_report *rep = NULL;
+	struct emu *e;
+	uint8_t ctx[40], want[128];
+	int fd;
+	struct iour_cmp inet = { .sz = sizeof(inet), .field = IOUR_FIELD_SOCKET_FAMILY,
+				 .op = IOUR_CMP_EQ, .value = 2 };
+	struct iour_cmp creat = { .sz = sizeof(creat), .field = IOUR_FIELD_OPEN_FLAGS,
+				  .op = IOUR_CMP_ANY_BITS, .value = 0x40 };
+	static const uint16_t ents[][2] = { { 1, OP_NOP }, { 1, OP_OPENAT }, { 1, OP_SOCKET },
+					    { 2, 0x7f } };
+	size_t n;
+
+	cr_assert_eq(iour_filter__new(NULL, &flt), 0);
+	cr_assert_eq(iour_filter__add_rule(flt, OP_SOCKET, IOUR_ALLOW, &inet, 1), 0);
+	cr_assert_eq(iour_filter__add_rule(flt, OP_OPENAT, IOUR_DENY, &creat, 1), 0);
+	cr_assert_eq(iour_filter__set_default(flt, OP_OPENAT, IOUR_ALLOW), 0);
+	cr_assert_eq(iour_filter__set_default(flt, OP_NOP, IOUR_ALLOW), 0);
+	cr_assert_eq(iour_filter__set_default(flt, OP_WRITE, IOUR_DENY), 0);
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_filter(p, flt), 0);
+	iour_filter__free(flt); /* the policy holds its own copy */
+	pl = plan_level(p, 4);
+	/* NOP (always allow) is listed without a program, WRITE (always
+	 * deny) left out, OPENAT and SOCKET listed and filtered. */
+	cr_assert_eq(iour_plan__step_cnt(pl), 4);
+	n = entries_bytes(want, true, ents, 4);
+	expect_arg(pl, 1, want, n, "filter-set policy task set");
+	cr_expect_eq(step_of(pl, 2).opcode, OP_OPENAT);
+	cr_expect_eq(step_of(pl, 3).opcode, OP_SOCKET);
+	iour_plan__free(pl);
+	cr_assert_eq(emu_new(&cfg, &e), 0);
+	emu_install(e);
+	{
+		struct iour_features f = probe_emu();
+
+		pl = plan_features(p, &f);
+	}
+	cr_assert_eq(iour_plan__apply_task(pl, NULL, &rep), 0);
+	cr_expect_eq(iour_report__status(rep), IOUR_STATUS_FULLY);
+	fd = emu_ring();
+	emu_ctx(ctx, OP_NOP, SQE_ASYNC, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), 0);
+	emu_ctx(ctx, OP_WRITE, 0, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES);
+	emu_ctx(ctx, OP_READ, 0, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES, "emulated: unmentioned, default deny");
+	emu_ctx_socket(ctx, 2, 1, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), 0);
+	emu_ctx_socket(ctx, 10, 1, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES);
+	emu_ctx_open(ctx, OP_OPENAT, 0x8000, 0, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), 0);
+	emu_ctx_open(ctx, OP_OPENAT, 0x8041, 0600, 0);
+	cr_expect_eq(emu_submit(e, fd, ctx), -EACCES);
+	/* Removing the filters: every opcode falls to the default (deny). */
+	cr_assert_eq(iour_policy__set_filter(p, NULL), 0);
+	{
+		struct iour_plan *p2 = plan_level(p, 4);
+		static const uint16_t none[][2] = { { 2, 0x7f } };
+
+		n = entries_bytes(want, true, none, 1);
+		expect_arg(p2, 1, want, n, "deny everything: flags entry only");
+		iour_plan__free(p2);
+	}
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	emu_uninstall();
+	emu_free(e);
+	iour_policy__free(p);
+}
