@@ -519,3 +519,31 @@ Test(policy_api, levels_and_compat_matrix)
 	cr_log_info("%zu plans compiled", n);
 	iour_policy__free(p);
 }
+
+/* The dry-run example prints a plan and applies nothing. */
+Test(policy_api, example_iour_plan_dry_run)
+{
+	const char *dir = getenv("IOUR_EXAMPLES_DIR");
+	char cmd[512], out[8192];
+	size_t n;
+	FILE *f;
+
+	if (!dir)
+		cr_skip_test("IOUR_EXAMPLES_DIR not set (run through make test-run)");
+	snprintf(cmd, sizeof(cmd), "%s/iour-plan -l 5 -r NOP READ SOCKET:inet", dir);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	cr_expect_eq(pclose(f), 0);
+	cr_expect(strstr(out, "plan for the ring, on Linux 7.2 (forced level 5)") != NULL, "%s", out);
+	cr_expect(strstr(out, "IORING_REGISTER_ENABLE_RINGS") != NULL);
+	cr_expect(strstr(out, "status: fully enforced") != NULL);
+	snprintf(cmd, sizeof(cmd), "%s/iour-plan -l 2 NOSUCHOP 2>&1", dir);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	cr_expect_neq(pclose(f), 0);
+	cr_expect(strstr(out, "NOSUCHOP") != NULL, "%s", out);
+}
