@@ -584,3 +584,35 @@ Test(policy_real, task_threads_report_or_refuse)
 	memset(&m, 0, sizeof(m));
 	cr_expect_eq(child_run(threads_child, NULL, &m), 0, "%s", m.text);
 }
+
+/* IOUR_FEATURE_LEVEL lowers what the planner uses, never the limits. */
+Test(policy_real, feature_level_env_lowers_the_plan)
+{
+	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
+	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_REFRESH);
+	struct iour_features f = { .sz = sizeof(f) };
+	struct iour_plan_info info = { .sz = sizeof(info) };
+	struct iour_plan *pl;
+	char *text;
+
+	if (kernel_level() < 2)
+		cr_skip_test("kernel without ring restrictions");
+	cr_assert_eq(setenv("IOUR_FEATURE_LEVEL", "1", 1), 0);
+	cr_assert_eq(iour_probe(&po, &f), 0);
+	pl = plan_or_die(p);
+	cr_assert_eq(iour_plan__info(pl, &info), 0);
+	cr_expect_eq(info.level, 1);
+	cr_expect_eq(iour_plan__step_cnt(pl), 0);
+	cr_expect_eq(iour_report__status(iour_plan__report(pl)), IOUR_STATUS_NOT_ENFORCED);
+	text = describe(pl);
+	cr_expect(strstr(text, "lowered by IOUR_FEATURE_LEVEL") != NULL, "%s", text);
+	free(text);
+	iour_plan__free(pl);
+	unsetenv("IOUR_FEATURE_LEVEL");
+	cr_assert_eq(iour_probe(&po, &f), 0);
+	pl = plan_or_die(p);
+	cr_assert_eq(iour_plan__info(pl, &info), 0);
+	cr_expect_geq(info.level, 2);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+}
