@@ -22,6 +22,7 @@
 #include "names.h"
 #include "ruleset.h"
 #include "cbpf.h"
+#include "filter.h"
 #include "probe.h"
 #include "ring.h"
 #include "companion.h"
