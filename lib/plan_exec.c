@@ -39,6 +39,10 @@ int iour__target_from_features(const struct iour_features *f, struct iour__targe
 {
 	if (!f || !t || f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
 		return -EINVAL;
+	/* Limits the restriction entries cannot be built for. */
+	if (f->op_last > 256 || f->reg_last > 256 ||
+	    (f->reg_last && f->reg_last <= KIO_REGISTER_ENABLE_RINGS))
+		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->origin = IOUR__TGT_PROBED;
 	t->level = f->level <= IOUR_LEVEL_MAX ? f->level : IOUR_LEVEL_MAX;

@@ -375,7 +375,9 @@ struct iour_plan_opts {
  * @return 0 on success; -EINVAL if @p p or @p out is NULL, @p opts has
  *         unknown flags, a level above 5, a level without
  *         #IOUR_PLAN_FORCE_LEVEL, features together with
- *         #IOUR_PLAN_FORCE_LEVEL or features whose `sz` is too small, or
+ *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small or
+ *         whose opcode limits no kernel has (above 256, or a register
+ *         limit of 1 to 13), or
  *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes

@@ -228,6 +228,16 @@ Test(policy_api, plan_errors)
 		IOUR_OPTS(iour_plan_opts, o, .features = &f);
 		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
 	}
+	f.sz = sizeof(f);
+	f.op_last = 300;
+	{
+		IOUR_OPTS(iour_plan_opts, o, .features = &f);
+		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
+		f.op_last = 49;
+		f.reg_last = 5;
+		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
+		f.op_last = f.reg_last = 0;
+	}
 	/* A kernel without io_uring (all zero features): a plan that says so. */
 	f.sz = sizeof(f);
 	{
