@@ -6,6 +6,9 @@
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI)
 #   check-long     the same with the long differential runs
+#   check-live     the live tier: policies applied to the real kernel in
+#                  forked children (task-level tests skip, saying why, on
+#                  kernels without task restrictions); also run by check
 #   bench          benchmarks; writes $(O)/bench.json
 #   doc            doxygen with warnings as errors
 #   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR
@@ -74,6 +77,12 @@ TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(TEST_SRCS))
 UNIT := $(O)/tests/unit
 TEST_CFLAGS = $(ALL_CFLAGS) -Itests/common -Wno-missing-field-initializers
+COMMON_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(sort $(wildcard tests/common/*.c)))
+
+# The live tier: tests/live/*.c (Criterion) plus tests/common, one binary.
+LIVE_SRCS := $(sort $(wildcard tests/live/*.c))
+LIVE_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(LIVE_SRCS))
+LIVE := $(O)/tests/live
 TEST_LIBS := -lcriterion -luring -lpthread -lm
 
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
@@ -81,7 +90,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols check-oldkernel
+	check-symbols check-oldkernel check-live live-tests
 
 all: lib examples
 
@@ -127,7 +136,7 @@ $(O)/examples/%: examples/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
 		-Wl,-rpath,'$$ORIGIN/..' -liouring-restrict -luring $(LDFLAGS)
 
 # ---- tests: every tests/unit/*.c is a Criterion file; one binary.
-$(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h)
+$(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
@@ -138,6 +147,19 @@ $(UNIT): $(TEST_OBJS) $(STATIC_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(TEST_LIBS) $(LDFLAGS)
 
 unit-tests: $(UNIT)
+
+$(LIVE): $(LIVE_OBJS) $(COMMON_OBJS) $(STATIC_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(LIVE_OBJS) $(COMMON_OBJS) $(STATIC_LIB) $(TEST_LIBS) $(LDFLAGS)
+
+live-tests: $(LIVE)
+
+# --verbose prints every test with its outcome, and a skipped test with
+# its reason ("[SKIP] live_task::...: skipped: kernel lacks ...").
+check-live: $(LIVE) examples
+	$(call msg,TEST,$(LIVE) (live tier, real kernel))
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 $(LIVE_ARGS)
 
 # Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
 test-run: $(UNIT) examples
@@ -186,9 +208,12 @@ demo: deps
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-run
 
+# The live tier runs here too: it skips cleanly (saying why) where the
+# kernel lacks a feature, and building it here keeps it from rotting.
 check-run: all
 	$(Q)$(MAKE) --no-print-directory doc check-headers check-symbols
 	$(Q)$(MAKE) --no-print-directory test-run
+	$(Q)$(MAKE) --no-print-directory check-live
 	$(Q)$(MAKE) --no-print-directory test-asan
 
 # Boot Debian's Linux 6.1 cloud kernel under qemu (software emulation) and

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+#include "ring_util.h"
+#include "uapi.h"
+
+static struct iour_features feat = { .sz = sizeof(feat) };
+static int feat_rc = 1;
+
+const struct iour_features *live_features(void)
+{
+	if (feat_rc == 1) {
+		feat.sz = sizeof(feat);
+		feat_rc = iour_probe(NULL, &feat);
+	}
+	return feat_rc ? NULL : &feat;
+}
+
+static const char *level_note(const struct iour_features *f, char *buf, size_t len)
+{
+	if (f->flags & IOUR_FEATURES_FORCED)
+		snprintf(buf, len, ", lowered by IOUR_FEATURE_LEVEL from %u", f->kernel_level);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static bool present(uint32_t a)
+{
+	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV;
+}
+
+const char *live_missing(unsigned need)
+{
+	static char why[256];
+	const struct iour_features *f = live_features();
+	char note[64];
+
+	if (!f) {
+		snprintf(why, sizeof(why), "the kernel probe failed (%s)", iour_errname(feat_rc));
+		return why;
+	}
+	level_note(f, note, sizeof(note));
+	if ((need & LIVE_RING) && f->level < IOUR_LEVEL_RING) {
+		snprintf(why, sizeof(why),
+			 "kernel lacks per-ring restrictions (feature level %u%s, needs 2)", f->level,
+			 note);
+		return why;
+	}
+	if ((need & LIVE_TASK) && (f->level < IOUR_LEVEL_TASK_BPF || !present(f->task_restrictions))) {
+		if (f->task_restrictions == IOUR_AVAIL_RESTRICTED)
+			snprintf(why, sizeof(why), "this process already holds io_uring task "
+				 "restrictions; the test needs an unrestricted task");
+		else if (f->level >= IOUR_LEVEL_TASK_BPF)
+			snprintf(why, sizeof(why), "the probe could not confirm task-level "
+				 "restrictions (answer %s)", iour_errname(f->task_restrictions_err));
+		else
+			snprintf(why, sizeof(why),
+				 "kernel lacks task-level restrictions (feature level %u%s, needs 4)",
+				 f->level, note);
+		return why;
+	}
+	if ((need & LIVE_TASK_BPF) && (f->level < IOUR_LEVEL_TASK_BPF || !present(f->bpf_task))) {
+		snprintf(why, sizeof(why),
+			 "kernel lacks task-level BPF filters (feature level %u%s, needs 4)", f->level,
+			 note);
+		return why;
+	}
+	if ((need & LIVE_RING_BPF) && (f->level < IOUR_LEVEL_TASK_BPF || !present(f->bpf_ring))) {
+		snprintf(why, sizeof(why),
+			 "kernel lacks ring-level BPF filters (feature level %u%s, needs 4)", f->level,
+			 note);
+		return why;
+	}
+	if ((need & LIVE_CONNECT) && f->level < IOUR_LEVEL_CONNECT) {
+		snprintf(why, sizeof(why),
+			 "kernel fills no CONNECT filter payload (feature level %u%s, needs 5: "
+			 "Linux 7.2)", f->level, note);
+		return why;
+	}
+	return NULL;
+}
+
+void live_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("live: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int live_policy(struct iour_policy **out, uint32_t target, const struct iour_ruleset *rs,
+		const struct iour_filter *flt, uint32_t dflt)
+{
+	struct iour_policy *p = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = iour_policy__new(NULL, &p);
+	if (!rc && rs)
+		rc = iour_policy__set_ruleset(p, rs);
+	if (!rc && flt)
+		rc = iour_policy__set_filter(p, flt);
+	if (!rc)
+		rc = iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, target);
+	if (!rc)
+		rc = iour_policy__set_attr(p, IOUR_POLICY_ATTR_DEFAULT, dflt);
+	if (rc) {
+		iour_policy__free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int live_rule(struct iour_filter **f, uint32_t opcode, uint32_t verdict, uint32_t field,
+	      uint32_t op, uint64_t value, uint64_t arg, uint32_t dflt)
+{
+	struct iour_cmp c;
+	int rc;
+
+	if (!*f && (rc = iour_filter__new(NULL, f)))
+		return rc;
+	memset(&c, 0, sizeof(c));
+	c.sz = sizeof(c);
+	c.field = field;
+	c.op = op;
+	c.value = value;
+	c.arg = arg;
+	rc = iour_filter__add_rule(*f, opcode, verdict, &c, 1);
+	if (!rc)
+		rc = iour_filter__set_default(*f, opcode, dflt);
+	return rc;
+}
+
+int live_report_is(const struct iour_report *r, int status, int mech, char *why, size_t len)
+{
+	int st = iour_report__status(r), me = iour_report__mechanism(r);
+
+	if (st == status && me >= 0 && (me & mech) == mech)
+		return 1;
+	snprintf(why, len, "report says %s, mechanism %#x, flags %#x; expected %s with %#x",
+		 iour_status_str(st), me, iour_report__flags(r), iour_status_str(status), mech);
+	return 0;
+}
+
+int live_filter_flags(const struct iour_plan *pl, uint32_t opcode)
+{
+	int i, n = iour_plan__step_cnt(pl);
+
+	for (i = 0; i < n; i++) {
+		struct iour_plan_step s = { .sz = sizeof(s) };
+		struct kio_bpf b;
+		size_t len = sizeof(b);
+
+		if (iour_plan__step(pl, (size_t)i, &s) || s.op != IOUR_STEP_BPF_FILTER ||
+		    s.opcode != opcode)
+			continue;
+		if (iour_plan__step_arg(pl, (size_t)i, &b, &len) || len != sizeof(b))
+			return -1;
+		return (int)(b.filter.flags | ((uint32_t)b.filter.pdu_size << 8));
+	}
+	return -1;
+}
+
+void live_print_plan(const struct iour_plan *pl)
+{
+	size_t len = 0;
+	char *t;
+
+	if (iour_plan__describe(pl, NULL, &len) || !(t = malloc(len)))
+		return;
+	if (!iour_plan__describe(pl, t, &len))
+		fputs(t, stderr);
+	free(t);
+}
+
+void live_print_report(const char *title, const struct iour_report *r)
+{
+	size_t len = 0;
+	char *t;
+
+	if (iour_report__describe(r, NULL, &len) || !(t = malloc(len)))
+		return;
+	if (!iour_report__describe(r, t, &len))
+		fprintf(stderr, "%s:\n%s", title, t);
+	free(t);
+}
+
+struct iour_verify_req live_req(uint32_t opcode, uint32_t expect)
+{
+	struct iour_verify_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.opcode = opcode;
+	r.expect = expect;
+	return r;
+}
+
+struct iour_verify_req live_socket(int family, int type, uint32_t expect)
+{
+	struct iour_verify_req r = live_req(OP_SOCKET, expect);
+
+	r.family = family;
+	r.type = type;
+	return r;
+}
+
+struct iour_verify_req live_open(uint32_t opcode, const char *path, uint64_t flags,
+				 uint64_t resolve, uint32_t expect)
+{
+	struct iour_verify_req r = live_req(opcode, expect);
+
+	r.path = path;
+	r.open_flags = flags;
+	r.open_mode = (flags & 0100 /* O_CREAT */) ? 0600 : 0;
+	r.open_resolve = resolve;
+	return r;
+}
+
+const char *live_helper(void)
+{
+	static char path[1024];
+	const char *dir = getenv("IOUR_EXAMPLES_DIR");
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/iour-verify-helper", dir);
+	return path;
+}
+
+int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_mode mode,
+		int ring_fd, char *why, size_t len)
+{
+	struct iour_verify_result res[IOUR_VERIFY_MAX_REQS];
+	struct iour_verify_opts o;
+	size_t i, off = 0;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.timeout_ms = 20000;
+	if (mode == LV_RING) {
+		o.flags = IOUR_VERIFY_RING_FD;
+		o.ring_fd = ring_fd;
+	} else if (mode == LV_EXEC) {
+		o.exec_path = live_helper();
+		if (!o.exec_path)
+			return -ENOENT;
+	}
+	memset(res, 0, sizeof(res));
+	rc = iour_verify(reqs, n, res, &o);
+	if (why && len) {
+		why[0] = '\0';
+		off = (size_t)snprintf(why, len, "iour_verify: %s;", iour_errname(rc));
+		for (i = 0; i < n && off < len; i++) {
+			if (res[i].status == IOUR_VERIFY_MATCH)
+				continue;
+			off += (size_t)snprintf(why + off, len - off,
+						" [%zu] opcode %u: expected %s, status %u, res %d;", i,
+						reqs[i].opcode,
+						reqs[i].expect == IOUR_EXPECT_ALLOW ? "allow" : "deny",
+						res[i].status, res[i].res);
+		}
+	}
+	return rc;
+}
+
+int live_submit(struct io_uring *ring, struct io_uring_sqe *sqe)
+{
+	int res = 0, r = ring_submit_wait(ring, sqe, &res);
+
+	return r == 1 ? res : LIVE_NO_CQE;
+}
+
+int live_refresh(struct iour_features *f)
+{
+	IOUR_OPTS(iour_probe_opts, o, .flags = IOUR_PROBE_REFRESH);
+
+	memset(f, 0, sizeof(*f));
+	f->sz = sizeof(*f);
+	return iour_probe(&o, f);
+}
+
+/* One closing line that counts the skips too (Criterion's synthesis leaves
+ * them out). */
+ReportHook(POST_ALL)(struct criterion_global_stats *st)
+{
+	const struct iour_features *f = live_features();
+
+	fprintf(stderr, "live tier on feature level %u: %zu tests, %zu passed, %zu failed, "
+		"%zu crashed, %zu skipped (each says why above)\n",
+		f ? f->level : 0, st->nb_tests, st->tests_passed, st->tests_failed,
+		st->tests_crashed, st->tests_skipped);
+}
