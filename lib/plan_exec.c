@@ -94,6 +94,147 @@ int iour__target_probe(struct iour__target *t)
 	return 0;
 }
 
+/* ---- is the plan meant for this kernel? ---- */
+
+/*
+ * The kernel the executor is about to call: the cached probe, as for
+ * planning.  When another syscall table is installed (an emulated kernel
+ * in the library's tests), the cache describes the real kernel, not the
+ * one behind the table: probe that one afresh, in a forked child, through
+ * the table, without touching the cache.
+ */
+static int running_target(struct iour__target *t)
+{
+	struct iour__probe_raw raw;
+	struct iour__kernel_limits lim;
+	struct iour_features f;
+	int rc;
+
+	if (iour__sys() == iour__sys_real())
+		return iour__target_probe(t);
+	memset(&raw, 0, sizeof(raw));
+	iour__probe_read_diag(&raw);
+	rc = iour__probe_run(&raw);
+	if (rc)
+		return rc;
+	iour__probe_interpret(&raw, &f, &lim);
+	return iour__target_from_features(&f, t);
+}
+
+static const char *gates(bool split)
+{
+	return split ? "split (7.0+)" : "coupled";
+}
+
+/*
+ * Would steps [first, end) of `pl` mean on kernel `k` what the plan and
+ * its report say?  They do when every mechanism they use exists on `k`
+ * (task restrictions, task filters, ring restrictions, ring filters: after
+ * IOUR_FEATURE_LEVEL, which the probe applies), and, where the plan's
+ * bytes depend on them, `k` has the plan's opcode limits (IORING_OP_LAST
+ * for any restriction or filter step: entries, DENY_REST and the clamping
+ * decisions are made against it; IORING_REGISTER_LAST for a classic set)
+ * and its gate semantics (a ring's classic set: coupled kernels close
+ * every unlisted register opcode, split ones only a listed side).  Payload
+ * sizes may differ: the executor negotiates them and reports the outcome.
+ * No io_uring at all on `k` is left to the kernel's own errors (the first
+ * io_uring call fails), which say more.  Returns 0 or
+ * -IOUR_ERRNO__KERNEL_MISMATCH with the reason in `why`.
+ */
+int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
+		      const struct iour__target *k, char *why, size_t len)
+{
+	const struct iour__target *t = &pl->tgt;
+	const char *missing = NULL;
+	bool set = false, filter = false, ring_set = false, uses_uring = false;
+	size_t i;
+
+	for (i = first; i < end && i < pl->nsteps; i++) {
+		const struct iour__step *s = &pl->steps[i];
+		bool task = s->target == IOUR_STEP_TASK;
+
+		switch (s->op) {
+		case IOUR_STEP_RESTRICTIONS:
+			set = true;
+			ring_set |= !task;
+			uses_uring = true;
+			if (task ? !k->task_restrict : !k->ring_restrict)
+				missing = task ? "task-level restrictions" : "ring restrictions";
+			break;
+		case IOUR_STEP_BPF_FILTER:
+			filter = true;
+			uses_uring = true;
+			if (task ? !k->task_bpf : !k->ring_bpf)
+				missing = task ? "task-level BPF filters" : "ring-level BPF filters";
+			break;
+		case IOUR_STEP_ENABLE_RINGS:
+			uses_uring = true;
+			if (!k->ring_restrict)
+				missing = "ring restrictions";
+			break;
+		default:
+			break; /* no_new_privs and seccomp are not io_uring features */
+		}
+		if (missing)
+			break;
+	}
+	if (!uses_uring || !k->io_uring)
+		return 0;
+	if (missing) {
+		snprintf(why, len, "the plan was compiled for %s, which has %s; %s does not: "
+			 "nothing applied", t->name, missing, k->name);
+		return -IOUR_ERRNO__KERNEL_MISMATCH;
+	}
+	if ((set || filter) && (t->op_last != k->op_last ||
+				(set && t->reg_last != k->reg_last))) {
+		snprintf(why, len, "the plan was compiled for %s (IORING_OP_LAST %u, "
+			 "IORING_REGISTER_LAST %u); %s has %u and %u, so its %s would mean "
+			 "something else there: nothing applied", t->name, t->op_last,
+			 t->reg_last, k->name, k->op_last, k->reg_last,
+			 set ? "restriction entries" : "filters");
+		return -IOUR_ERRNO__KERNEL_MISMATCH;
+	}
+	if (ring_set && t->split != k->split) {
+		snprintf(why, len, "the plan was compiled for %s, with %s gate semantics; %s "
+			 "has %s gates, so the ring's classic set would gate other register "
+			 "opcodes: nothing applied", t->name, gates(t->split), k->name,
+			 gates(k->split));
+		return -IOUR_ERRNO__KERNEL_MISMATCH;
+	}
+	return 0;
+}
+
+/* Refuse, before the first system call, a plan that means something else
+ * on the running kernel; the report says why. */
+static int check_kernel(const struct iour_plan *pl, size_t first, size_t end,
+			struct iour_report *r)
+{
+	struct iour__target k;
+	char why[512];
+	int rc;
+
+	if (first >= end)
+		return 0;
+	rc = running_target(&k);
+	if (rc == 0)
+		rc = iour__plan_compat(pl, first, end, &k, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "the running kernel could not be probed (%s): "
+			 "nothing applied", iour_errname(rc));
+	if (rc == 0)
+		return 0;
+	r->status = IOUR_STATUS_NOT_ENFORCED;
+	r->mechanism = IOUR_MECH_NONE;
+	r->flags &= ~(IOUR_REPORT_TIGHTENED | IOUR_REPORT_NNP_SET | IOUR_REPORT_RING_ONLY);
+	r->flags |= IOUR_REPORT_LOOSENED;
+	r->error = rc;
+	iour__report_add(r, IOUR_DECISION_FAILED,
+			 rc == -IOUR_ERRNO__KERNEL_MISMATCH ? IOUR_REASON_KERNEL_MISMATCH :
+							      IOUR_REASON_STEP_FAILED,
+			 IOUR_DECISION_NO_OPCODE, UINT32_MAX, rc, "%s", why);
+	return rc;
+}
+
 /* ---- execution ---- */
 
 struct exec {
@@ -330,8 +471,8 @@ static int finish(struct iour_report *r, int rc, struct iour_report **report)
 }
 
 static const int task_errs[] = { EINVAL, E2BIG, EBUSY, EACCES, EPERM, ENOMEM, EFAULT, ENOSYS,
-				 EMSGSIZE, EOVERFLOW, IOUR_ERRNO__UNSUPPORTED,
-				 IOUR_ERRNO__PARTIAL, 0 };
+				 EMSGSIZE, EOVERFLOW, ECHILD, IOUR_ERRNO__UNSUPPORTED,
+				 IOUR_ERRNO__KERNEL_MISMATCH, IOUR_ERRNO__PARTIAL, 0 };
 
 static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 {
@@ -373,6 +514,9 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		return rc;
 	if (plan->refused)
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	rc = check_kernel(plan, 0, plan->n_task, r);
+	if (rc)
+		return finish(r, iour__err_public(rc, task_errs), report);
 
 	/* Other threads are not covered by task restrictions. */
 	threads = iour__plan_threads();
@@ -434,12 +578,14 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 }
 
 static const int ring_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
-				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST,
-				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ECHILD,
+				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__KERNEL_MISMATCH,
+				 IOUR_ERRNO__PARTIAL, 0 };
 /* create_ring adds io_uring_setup's errors. */
 static const int create_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
 				   ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
-				   ENOSYS, EMFILE, ENFILE, IOUR_ERRNO__UNSUPPORTED, 0 };
+				   ENOSYS, EMFILE, ENFILE, ECHILD, IOUR_ERRNO__UNSUPPORTED,
+				   IOUR_ERRNO__KERNEL_MISMATCH, 0 };
 
 static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 		       struct iour_report **r)
@@ -489,6 +635,9 @@ int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 		return rc;
 	if (plan->refused)
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
+	if (rc)
+		return finish(r, iour__err_public(rc, ring_errs), report);
 	ring_exec_init(&x, plan, r, ring_fd);
 	rc = run(&x);
 	return finish(r, iour__err_public(rc, ring_errs), report);
@@ -514,6 +663,9 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		return rc;
 	if (plan->refused)
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
+	if (rc)
+		return finish(r, iour__err_public(rc, create_errs), report);
 	if (!params)
 		memset(&local, 0, sizeof(local));
 	pp->flags |= KIO_SETUP_R_DISABLED;

@@ -172,6 +172,12 @@ IOUR_INTERNAL int iour__sb_out(struct iour__sb *sb, char *buf, size_t *len);
 /* Name of a request opcode for messages ("SOCKET", or "opcode 70"). */
 IOUR_INTERNAL const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen);
 
+/* Do steps [first, end) of `pl` mean on kernel `k` what the plan says?
+ * 0, or -IOUR_ERRNO__KERNEL_MISMATCH with the reason in `why` (the rules
+ * are in plan_exec.c and policy.h, "Compatible kernels"). */
+IOUR_INTERNAL int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
+				    const struct iour__target *k, char *why, size_t len);
+
 /* Count the threads of the calling process (>= 1, or -errno). */
 IOUR_INTERNAL int iour__plan_threads(void);
 

@@ -342,9 +342,35 @@ IOUR_API int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max
  * OPENAT/OPENAT2 24), 5 the CONNECT payload too (Linux 7.2).  A forced
  * plan does not know the task's privileges (it sets no_new_privs first when
  * #IOUR_POLICY_ATTR_NNP allows it) and assumes the task has no io_uring
- * restrictions yet.  Such plans are meant for dry runs and tests; applying
- * one on a different kernel fails where that kernel disagrees, and the
- * report says so.
+ * restrictions yet.  Such plans are meant for dry runs and tests.
+ *
+ * **Compatible kernels.**  A plan's bytes and its report are exact only
+ * for the kernel it was compiled for, so the executor compares that kernel
+ * with the running one (probed in a forked child, cached, after
+ * `IOUR_FEATURE_LEVEL`) before its first system call, for the steps it is
+ * about to run, and refuses with -IOUR_ERRNO__KERNEL_MISMATCH (nothing
+ * applied, the report says why) unless:
+ * - every mechanism the steps use exists on the running kernel at its
+ *   effective level: task-level restrictions, task-level filters, ring
+ *   restrictions, ring-level filters (setting no_new_privs and the seccomp
+ *   companion need none);
+ * - for a step that registers restriction entries or a filter, the
+ *   running kernel has the plan's `IORING_OP_LAST` (entries, DENY_REST and
+ *   the clamping decisions depend on it), and for restriction entries also
+ *   its `IORING_REGISTER_LAST`;
+ * - for a classic set on a ring, the running kernel has the plan's gate
+ *   semantics (iour_plan_info::split_gates).
+ *
+ * Payload sizes may differ: the executor negotiates them with the kernel
+ * and reports the outcome.  If io_uring is unavailable altogether, the
+ * kernel's own error is returned instead.  So a plan probed for the
+ * running kernel, also one lowered by `IOUR_FEATURE_LEVEL` (the probe keeps
+ * the real limits and gate semantics), always passes, as does a forced
+ * level whose representative kernel has the running kernel's limits (level
+ * 3 on Linux 6.18); a forced level 2 plan (Linux 6.1 limits) is refused on
+ * Linux 6.18, where its entries would deny register opcodes 26 to 35
+ * without saying so, and a level 4 plan is refused on any kernel without
+ * task restrictions.
  */
 struct iour_plan_opts {
 	size_t sz;      /**< sizeof(struct iour_plan_opts) */
@@ -597,7 +623,12 @@ struct iour_apply_opts {
  *         policy refuses them; -EACCES if the task path needs
  *         no_new_privs or CAP_SYS_ADMIN and the task has neither (nothing
  *         applied); -EPERM if the task already has restrictions the plan
- *         did not expect (nothing applied); the kernel's error when the
+ *         did not expect (nothing applied);
+ *         -IOUR_ERRNO__KERNEL_MISMATCH if the plan was compiled for a
+ *         kernel that differs from the running one where its task steps
+ *         depend on it (see iour_plan_opts; nothing applied); -ECHILD if
+ *         the running kernel could not be probed for that comparison; the
+ *         kernel's error when the
  *         first step fails (nothing applied): -EINVAL, -EPERM, -EACCES,
  *         -EFAULT, -ENOMEM, -EOVERFLOW, -EBUSY, -EMSGSIZE, or from the
  *         companion -ENOSYS; -IOUR_ERRNO__PARTIAL if a step failed after
@@ -627,7 +658,11 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan,
  * @return 0 on success; -EINVAL if @p plan is NULL, has no ring part,
  *         @p ring_fd is negative or @p opts is invalid; -E2BIG;
  *         -IOUR_ERRNO__UNSUPPORTED if the plan was refused by
- *         #IOUR_POLICY_COMPAT_HARD; the kernel's error when the first step
+ *         #IOUR_POLICY_COMPAT_HARD; -IOUR_ERRNO__KERNEL_MISMATCH if the
+ *         plan was compiled for a kernel that differs from the running one
+ *         where its ring steps depend on it (see iour_plan_opts; nothing
+ *         applied); -ECHILD if the running kernel could not be probed for
+ *         that comparison; the kernel's error when the first step
  *         fails, nothing applied: -EBADFD (the ring is not disabled),
  *         -EBUSY (it already has a classic set), -EBADF or -EOPNOTSUPP
  *         (not a ring), -EACCES (its register operations are gated),
@@ -655,6 +690,8 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *        validation); free it with iour_report__free().
  * @return 0 on success; -EINVAL as for iour_plan__apply_ring() or if
  *         @p ring_fd is NULL or @p entries is 0; -IOUR_ERRNO__UNSUPPORTED;
+ *         -IOUR_ERRNO__KERNEL_MISMATCH or -ECHILD as for
+ *         iour_plan__apply_ring() (checked before the ring is created);
  *         the error of `io_uring_setup` (-EPERM, -ENOSYS, -EINVAL, -EFAULT,
  *         -ENOMEM, -EMFILE, -ENFILE, -ENXIO) or of any step, as for
  *         iour_plan__apply_ring() (the ring is closed again: no fd is
@@ -763,7 +800,10 @@ enum iour_reason {
 	IOUR_REASON_RING_LEFT_DISABLED = 16,
 	/** The classic allow-list denies an opcode that has argument rules:
 	 *  the rules are never used. */
-	IOUR_REASON_SHADOWED = 17
+	IOUR_REASON_SHADOWED = 17,
+	/** The plan was compiled for a kernel that differs from the running
+	 *  one where its steps depend on it (see iour_plan_opts). */
+	IOUR_REASON_KERNEL_MISMATCH = 18
 };
 
 /** @brief Decision: no request opcode (iour_decision::opcode). */

@@ -172,6 +172,7 @@ struct sprog {
 };
 
 struct fault_rule {
+	pid_t pid; /* the process that added the rule */
 	struct emu_fault f;
 	uint32_t seen;
 	bool live;
@@ -193,6 +194,7 @@ struct emu {
 	struct fault_rule faults[EMU_MAX_FAULTS];
 	emu_hook_fn hook;
 	void *hook_arg;
+	pid_t hook_pid;
 	struct emu_call *log;
 	size_t nlog, caplog;
 	uint64_t seq;
@@ -1276,7 +1278,7 @@ static int fault_check(struct emu *e, struct emu_call *c)
 	for (int i = 0; i < EMU_MAX_FAULTS; i++) {
 		struct fault_rule *r = &e->faults[i];
 
-		if (!r->live || !fault_matches(r, c))
+		if (!r->live || r->pid != getpid() || !fault_matches(r, c))
 			continue;
 		if (++r->seen >= (r->f.nth ? r->f.nth : 1) || r->f.seq) {
 			r->live = false;
@@ -1284,7 +1286,7 @@ static int fault_check(struct emu *e, struct emu_call *c)
 			return -r->f.err;
 		}
 	}
-	if (e->hook) {
+	if (e->hook && e->hook_pid == getpid()) {
 		int rc = e->hook(e->hook_arg, c);
 
 		if (rc) {
@@ -1302,6 +1304,7 @@ int emu_fault_add(struct emu *e, const struct emu_fault *f)
 	for (int i = 0; i < EMU_MAX_FAULTS; i++) {
 		if (!e->faults[i].live) {
 			e->faults[i].f = *f;
+			e->faults[i].pid = getpid();
 			e->faults[i].seen = 0;
 			e->faults[i].live = true;
 			return 0;
@@ -1328,6 +1331,7 @@ void emu_set_hook(struct emu *e, emu_hook_fn fn, void *arg)
 {
 	e->hook = fn;
 	e->hook_arg = arg;
+	e->hook_pid = getpid();
 }
 
 /* ------------------------------------------------------------------ */

@@ -226,7 +226,10 @@ void emu_ctx_connect(uint8_t ctx[40], const void *addr, uint32_t addr_len);
  * in a forked child). */
 size_t emu_seccomp_count(const struct emu *e);
 
-/* Fault injection. */
+/* Fault injection.  Rules and the hook act only in the process that added
+ * them: a real fork() (such as the library's probe child, which the
+ * executor also runs to compare the plan with the emulated kernel) carries
+ * the emulated kernel along, but not the faults. */
 int emu_fault_add(struct emu *e, const struct emu_fault *f);
 void emu_fault_clear(struct emu *e);
 size_t emu_faults_pending(const struct emu *e);

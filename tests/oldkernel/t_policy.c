@@ -3,8 +3,10 @@
  * Policies on a real Linux 6.1 kernel: the plan for the running kernel
  * (per-ring level, coupled gates, 49/26 opcodes), the task target's
  * fallback to the ring mechanism (never "fully"), the compatibility
- * levels, and a planned ring really enforcing an allowed and a forbidden
- * request.
+ * levels, a planned ring really enforcing an allowed and a forbidden
+ * request, and plans for forced levels: level 2 (Linux 6.1 limits) applies
+ * here, level 3 (Linux 6.18 limits) is refused as compiled for another
+ * kernel.
  */
 #include <string.h>
 
@@ -106,9 +108,41 @@ static void check_ring(void)
 	iour_policy__free(p);
 }
 
+static void check_forced(void)
+{
+	struct iour_policy *p = policy(IOUR_POLICY_TARGET_RING, IOUR_POLICY_COMPAT_BEST_EFFORT);
+	IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL, .level = 2);
+	struct iour_plan *pl = NULL;
+	struct iour_report *rep = NULL;
+	struct mini_ring r;
+	int fd = -1;
+
+	CHECK_EQ("forced level 2: plan", iour_policy__plan(p, &o, &pl), 0);
+	CHECK_EQ("forced level 2: create_ring on 6.1", iour_plan__create_ring(pl, 4, NULL, NULL,
+									    &fd, NULL), 0);
+	if (fd >= 0)
+		close(fd);
+	iour_plan__free(pl);
+	o.level = 3;
+	pl = NULL;
+	CHECK_EQ("forced level 3: plan", iour_policy__plan(p, &o, &pl), 0);
+	CHECK_EQ("forced level 3: disabled ring", mini_ring_init(&r, 4, KIO_SETUP_R_DISABLED), 0);
+	CHECK_EQ("forced level 3: refused on 6.1", iour_plan__apply_ring(pl, r.fd, NULL, &rep),
+		 -IOUR_ERRNO__KERNEL_MISMATCH);
+	CHECK_EQ("forced level 3: not enforced", iour_report__status(rep),
+		 IOUR_STATUS_NOT_ENFORCED);
+	CHECK_EQ("forced level 3: ring untouched (enable works)",
+		 raw_register(r.fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0), 0);
+	mini_ring_exit(&r);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+}
+
 int main(void)
 {
 	check_plan();
 	check_ring();
+	check_forced();
 	return guest_summary();
 }
