@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "iouring_restrict/iouring_restrict.h"
+
 static int run(const char *prog, const char *env, char *out, size_t cap)
 {
 	const char *dir = getenv("IOUR_EXAMPLES_DIR");
@@ -38,6 +40,26 @@ Test(examples, demo_confirms_every_claim)
 	cr_assert(strstr(out, "Every claim was confirmed"), "%s", out);
 	cr_assert(strstr(out, "-EACCES"));
 	cr_assert_null(strstr(out, "[FAIL]"));
+	/* Section 5: the policy, its plan and report, the enforcement check. */
+	cr_assert(strstr(out, "5. The same allow-list as a policy"), "%s", out);
+	cr_assert(strstr(out, "IORING_REGISTER_ENABLE_RINGS"), "the plan is shown");
+	cr_assert(strstr(out, "steps: 2 of 2 done"), "the executor's report is shown");
+	cr_assert(strstr(out, "the enforcement check confirmed the report"), "%s", out);
+	cr_assert_null(strstr(out, "NOT as claimed"));
+}
+
+/* Lowered to level 2 (the path of Linux 5.10-6.17), the policy is planned
+ * for that level with the kernel's real limits, so the ring is still
+ * created through the plan and the check still confirms the report. */
+Test(examples, demo_policy_section_on_a_lowered_level)
+{
+	static char out[16384];
+
+	cr_assert_eq(run("demo", "IOUR_FEATURE_LEVEL=2", out, sizeof(out)), 0, "%s", out);
+	cr_assert(strstr(out, "forced by IOUR_FEATURE_LEVEL"), "%s", out);
+	cr_assert(strstr(out, "plan for the ring, on the running kernel (level 2, lowered"), "%s",
+		  out);
+	cr_assert(strstr(out, "the enforcement check confirmed the report"), "%s", out);
 }
 
 Test(examples, demo_refuses_without_ring_restrictions)
@@ -55,4 +77,36 @@ Test(examples, liburing_ring)
 
 	cr_assert_eq(run("liburing_ring", NULL, out, sizeof(out)), 0, "%s", out);
 	cr_assert(strstr(out, "the kernel enforced the set"), "%s", out);
+}
+
+/* iour-plan --verify: the plan applied and the report confirmed by the
+ * kernel; a plan for another kernel refused, and the exit code says so. */
+Test(examples, iour_plan_verify)
+{
+	static char out[16384];
+	struct iour_features f = { .sz = sizeof(f) };
+
+	cr_assert_eq(iour_probe(NULL, &f), 0);
+	if (f.level < IOUR_LEVEL_RING)
+		cr_skip_test("kernel without ring restrictions");
+	cr_assert_eq(run("iour-plan -r --verify NOP READ SOCKET:inet", NULL, out, sizeof(out)), 0,
+		     "%s", out);
+	cr_expect(strstr(out, "enforcement check, the ring made through the plan"), "%s", out);
+	cr_expect(strstr(out, "=> confirmed"), "%s", out);
+	cr_expect(strstr(out, "The kernel confirmed the report."), "%s", out);
+	cr_expect_null(strstr(out, "NOT as claimed"), "%s", out);
+	/* The task target, in a child, with the companion on old kernels. */
+	cr_assert_eq(run("iour-plan -c -v NOP READ", NULL, out, sizeof(out)), 0, "%s", out);
+	if (f.level < IOUR_LEVEL_TASK_BPF)
+		cr_expect(strstr(out, "a fresh ring after the companion: -ENOSYS"), "%s", out);
+	else
+		cr_expect(strstr(out, "a fresh ring of the restricted task"), "%s", out);
+	cr_expect(strstr(out, "The kernel confirmed the report."), "%s", out);
+	/* Linux 6.1 limits on a kernel that is not 6.1: refused, exit 1. */
+	if (f.op_last != 49) {
+		cr_assert_eq(run("iour-plan -l 2 -r --verify NOP", NULL, out, sizeof(out)), 1, "%s",
+			     out);
+		cr_expect(strstr(out, "KERNEL_MISMATCH"), "%s", out);
+		cr_expect(strstr(out, "The kernel did NOT confirm the report."), "%s", out);
+	}
 }
