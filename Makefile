@@ -169,10 +169,13 @@ test-run: $(UNIT) examples
 # The same suite built with clang under ASan+UBSan (static library only:
 # sanitized shared objects cannot be linked with -z defs).
 test-asan:
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
+	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/live -j1 $(LIVE_ARGS)
 
 check-headers:
 	$(call msg,HDRS,c99 c11 c++)
