@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "live.h"
 #include "ring_util.h"
@@ -226,15 +228,80 @@ struct iour_verify_req live_open(uint32_t opcode, const char *path, uint64_t fla
 	return r;
 }
 
+const char *live_examples_dir(void)
+{
+	static char path[4096];
+	const char *dir = getenv("IOUR_EXAMPLES_DIR");
+	char self[2048];
+	ssize_t n;
+
+	if (dir)
+		return dir;
+	/* The build tree's layout: tests/live next to examples/. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	if (strrchr(self, '/'))
+		*strrchr(self, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/../examples", self);
+	return access(path, X_OK) == 0 ? path : NULL;
+}
+
 const char *live_helper(void)
 {
-	static char path[1024];
-	const char *dir = getenv("IOUR_EXAMPLES_DIR");
+	static char path[4096];
+	const char *dir = live_examples_dir();
 
 	if (!dir)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/iour-verify-helper", dir);
-	return path;
+	return access(path, X_OK) == 0 ? path : NULL;
+}
+
+int live_run_example(char *const argv[], char *out, size_t cap)
+{
+	const char *dir = live_examples_dir();
+	char path[4096];
+	size_t n = 0;
+	ssize_t k;
+	int pfd[2], st = 0;
+	pid_t pid;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", dir, argv[0]);
+	if (pipe(pfd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		char *args[32];
+		size_t i;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		/* argv[0] is the full path: the examples look for their helper
+		 * next to themselves. */
+		args[0] = path;
+		for (i = 1; i < 31 && argv[i]; i++)
+			args[i] = argv[i];
+		args[i] = NULL;
+		execv(path, args);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (n + 1 < cap && (k = read(pfd[0], out + n, cap - 1 - n)) > 0)
+		n += (size_t)k;
+	out[n] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
 }
 
 int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_mode mode,
@@ -297,7 +364,24 @@ ReportHook(POST_ALL)(struct criterion_global_stats *st)
 	const struct iour_features *f = live_features();
 
 	fprintf(stderr, "live tier on feature level %u: %zu tests, %zu passed, %zu failed, "
-		"%zu crashed, %zu skipped (each says why above)\n",
+		"%zu crashed, %zu skipped (filtered out, or lacking kernel support: reasons above)\n",
 		f ? f->level : 0, st->nb_tests, st->tests_passed, st->tests_failed,
 		st->tests_crashed, st->tests_skipped);
+	fprintf(stderr, "%zu passed, %zu failed\n", st->tests_passed,
+		st->tests_failed + st->tests_crashed);
+}
+
+/* Verbose by default (every test and every skip with its reason), one
+ * test at a time; the command line can still change both. */
+__attribute__((visibility("default"))) int main(int argc, char *argv[])
+{
+	struct criterion_test_set *tests = criterion_initialize();
+	int ok = 1;
+
+	criterion_options.logging_threshold = CRITERION_INFO;
+	criterion_options.jobs = 1;
+	if (criterion_handle_args(argc, argv, true))
+		ok = criterion_run_all_tests(tests);
+	criterion_finalize(tests);
+	return ok ? 0 : 1;
 }

@@ -123,8 +123,18 @@ enum live_verify_mode { LV_PLAIN, LV_EXEC, LV_RING };
 int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_mode mode,
 		int ring_fd, char *why, size_t len);
 
-/* The exec helper's path, or NULL if IOUR_EXAMPLES_DIR is not set. */
+/* The examples' directory: IOUR_EXAMPLES_DIR, else ../examples next to
+ * this binary (the build tree's layout); NULL if neither exists. */
+const char *live_examples_dir(void);
+
+/* The exec helper (iour-verify-helper in the examples' directory), or
+ * NULL. */
 const char *live_helper(void);
+
+/* Run an example (argv[0] is its name in the examples' directory) without
+ * a shell, stdout and stderr into out; its exit status, 1000 + signal if
+ * killed, or -errno if it could not be started. */
+int live_run_example(char *const argv[], char *out, size_t cap);
 
 /* What live_submit() returns when the SQE could not be submitted or no
  * matching completion arrived (never a CQE result). */
