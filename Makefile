@@ -90,7 +90,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols check-oldkernel check-live live-tests
+	check-symbols check-oldkernel check-live live-tests check-newkernel
 
 all: lib examples
 
@@ -226,6 +226,12 @@ check-run: all
 # $(O)/oldkernel/lib, independent of the flags $(O) was built with.
 check-oldkernel:
 	$(Q)O=$(O) MAKE="$(MAKE)" scripts/oldkernel.sh
+
+# The live tier inside Debian's newest Linux 7.x cloud kernel under qemu,
+# where its task-level tests run for real.  Not part of check: it downloads
+# a kernel package from Debian unstable (private apt lists in $(O)).
+check-newkernel:
+	$(Q)O=$(O) MAKE="$(MAKE)" scripts/newkernel.sh
 
 check-long: deps
 	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run

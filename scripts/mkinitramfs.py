@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """Write a newc (SVR4 "070701") cpio archive for an initramfs.
 
-usage: mkinitramfs.py OUT INIT [TEST ...]
-INIT becomes /init, each TEST /tests/<basename>; the archive also holds
-/dev/console (so the kernel can give /init a console) and empty /proc, /sys,
-/dev and /tmp.  No cpio binary is needed.
+usage: mkinitramfs.py OUT INIT [TEST ...] [SRC=DEST ...]
+INIT becomes /init, each TEST /tests/<basename>, each SRC=DEST the file SRC
+(symbolic links followed) at the absolute path DEST, with its directories;
+the archive also holds /dev/console (so the kernel can give /init a
+console) and empty /proc, /sys, /dev and /tmp.  No cpio binary is needed.
 """
 import os
 import stat
@@ -26,11 +27,24 @@ def entry(out, ino, name, mode, data=b"", rdev=(0, 0)):
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
-    out_path, init, tests = argv[1], argv[2], argv[3:]
+    out_path, init = argv[1], argv[2]
+    tests = [a for a in argv[3:] if "=" not in a]
+    files = [a.split("=", 1) for a in argv[3:] if "=" in a]
+    dirs = ["dev", "proc", "sys", "tmp", "tests"]
+    for _, dest in files:
+        parts = dest.strip("/").split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            d = "/".join(parts[:i])
+            if d not in dirs:
+                dirs.append(d)
     with open(out_path, "wb") as out:
         ino = 1
-        for d in ("dev", "proc", "sys", "tmp", "tests"):
+        for d in dirs:
             entry(out, ino, d, stat.S_IFDIR | 0o755)
+            ino += 1
+        for src, dest in files:
+            with open(src, "rb") as f:
+                entry(out, ino, dest.strip("/"), stat.S_IFREG | 0o755, f.read())
             ino += 1
         entry(out, ino, "dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
         ino += 1

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * /init of the old-kernel guest: mounts proc, sys and dev, runs every
+ * /init of the old-kernel guest (and of the new-kernel one, make
+ * check-newkernel): mounts proc, sys, dev, /dev/shm (shm_open, which
+ * Criterion's workers use) and /tmp, runs every
  * program in /tests (sorted), echoes their lines prefixed with the
  * program's name, adds up their final "N passed, M failed" lines, prints the
  * total as the last line in exactly that form, and powers the machine off.
@@ -110,6 +112,8 @@ int main(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mkdir("/dev/shm", 01777);
+	mount("tmpfs", "/dev/shm", "tmpfs", 0, NULL);
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (uname(&u) == 0)
