@@ -464,6 +464,43 @@ Test(cli, ruleset_text_and_c)
 	run_free(&r);
 }
 
+/* The C outputs compile against the system's kernel headers, with the
+ * expected size. */
+static void assert_compiles(const char *header, const char *code, const char *use)
+{
+	char path[] = "/tmp/iour-cli-c-XXXXXX.c";
+	char *argv[] = { "cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", path,
+			 NULL };
+	struct run r;
+	FILE *f;
+	int fd = mkstemps(path, 2);
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#include <%s>\n%s\n_Static_assert(%s, \"size\");\n", header, code, use);
+	fclose(f);
+	run_prog(&r, "cc", argv, NULL);
+	unlink(path);
+	cr_assert_eq(r.status, 0, "cc refused:\n%s\n%s", code, r.err);
+	run_free(&r);
+}
+
+Test(cli, c_formats_compile)
+{
+	struct run r;
+
+	run(&r, "ruleset", "--allow-op", "READ,WRITE,URING_CMD128", "--allow-register", "BUFFERS",
+	    "--flags-required", "ASYNC", "--kernel", "6.1", "--format", "c");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	assert_compiles("linux/io_uring.h", r.out, "sizeof(restrictions) == 5 * 16");
+	run_free(&r);
+	run(&r, "filter", "--op", "CONNECT", "--allow", "addr4 in 10.0.0.0/8", "--format", "c");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	assert_compiles("linux/filter.h", r.out, "sizeof(filter) > 8");
+	run_free(&r);
+}
+
 /* ---- filter and sim */
 
 static struct iour_cmp cmp(uint32_t field, uint32_t op, uint64_t value, uint64_t arg)
