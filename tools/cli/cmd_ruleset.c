@@ -28,7 +28,8 @@
 "                         accepts no request unless --allow-op adds some)\n" \
 "  --allow-register LIST  allow these register opcodes once the ring is\n" \
 "                         enabled (REGISTER_BUFFERS, BUFFERS, ...); repeatable\n" \
-"  --deny-register        allow no register opcode once the ring is enabled\n" \
+"  --deny-register        once the ring is enabled, allow no register opcode\n" \
+"                         but those given with --allow-register\n" \
 "  --flags-allowed FLAGS  SQE flags a request may carry (ASYNC,IO_LINK,...,\n" \
 "                         'none' or 'all'); default none when opcodes are listed\n" \
 "  --flags-required FLAGS SQE flags every request must carry; default none\n"
