@@ -27,5 +27,6 @@
 #include "ring.h"
 #include "companion.h"
 #include "verify.h"
+#include "policy.h"
 
 #endif /* IOURING_RESTRICT_H */
