@@ -1,7 +1,7 @@
 # libiouring-restrict: one plain Makefile.  `make V=1` shows the commands.
 #
 # Main targets:
-#   all (default)  static and shared library, examples
+#   all (default)  static and shared library, examples, tools (iour-restrict)
 #   demo           install missing Debian packages, build, run examples/demo
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI)
@@ -11,7 +11,8 @@
 #                  kernels without task restrictions); also run by check
 #   bench          benchmarks; writes $(O)/bench.json
 #   doc            doxygen with warnings as errors
-#   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR
+#   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
+#                         BINDIR
 
 # ---- version: the single source of truth is include/iouring_restrict/version.h
 VERSION_H := include/iouring_restrict/version.h
@@ -30,6 +31,7 @@ endif
 PREFIX ?= /usr/local
 prefix ?= $(PREFIX)
 LIBDIR ?= $(prefix)/lib
+BINDIR ?= $(prefix)/bin
 INCLUDEDIR ?= $(prefix)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
@@ -73,6 +75,25 @@ PC := $(O)/iouring-restrict.pc
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
+# Every tools/NAME.c is one command-line program, built from it plus the
+# helpers in tools/cli/ shared by all tools.  Tools use the public API only,
+# so lib/ is not on their include path.
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+TOOL_CLI_SRCS := $(sort $(wildcard tools/cli/*.c))
+TOOL_CLI_HDRS := $(wildcard tools/cli/*.h)
+TOOL_CFLAGS = $(filter-out -Ilib,$(ALL_CFLAGS)) -Itools/cli
+ifeq ($(SAN),1)
+# Sanitized builds (test-asan) link the static library, as the tests do.
+TOOL_DEPS = $(STATIC_LIB)
+TOOL_LIBS = $(STATIC_LIB)
+else
+TOOL_DEPS = $(SHARED_LIB) $(SHARED_DEV)
+# $ORIGIN/.. finds the library in $(O); $ORIGIN/../lib finds it after
+# `make install` into BINDIR and LIBDIR under one prefix.
+TOOL_LIBS = -L$(O) -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib' -liouring-restrict
+endif
+
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(TEST_SRCS))
 UNIT := $(O)/tests/unit
@@ -88,11 +109,11 @@ TEST_LIBS := -lcriterion -luring -lpthread -lm
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
+.PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
 	check-symbols check-oldkernel check-live live-tests check-newkernel
 
-all: lib examples
+all: lib examples tools
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_DEV) $(PC)
 
@@ -135,6 +156,13 @@ $(O)/examples/%: examples/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-field-initializers -o $@ $< -L$(O) \
 		-Wl,-rpath,'$$ORIGIN/..' -liouring-restrict -luring $(LDFLAGS)
 
+# Tools, like the examples, link the shared library and find it in $(O).
+tools: $(TOOLS)
+$(O)/tools/%: tools/%.c $(TOOL_CLI_SRCS) $(TOOL_CLI_HDRS) $(TOOL_DEPS) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_CLI_SRCS) $(TOOL_LIBS) $(LDFLAGS)
+
 # ---- tests: every tests/unit/*.c is a Criterion file; one binary.
 $(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
 	$(call msg,CC,$@)
@@ -162,17 +190,18 @@ check-live: $(LIVE) examples
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 $(LIVE_ARGS)
 
 # Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
-test-run: $(UNIT) examples
+test-run: $(UNIT) examples tools
 	$(call msg,TEST,$(UNIT))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(UNIT) -j2 --xml=$(O)/tests/unit.xml $(TEST_ARGS)
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(UNIT) -j2 --xml=$(O)/tests/unit.xml $(TEST_ARGS)
 
 # The same suite built with clang under ASan+UBSan (static library only:
-# sanitized shared objects cannot be linked with -z defs).
+# sanitized shared objects cannot be linked with -z defs).  The tools are
+# rebuilt sanitized too, and the tests run those.
 test-asan:
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
+		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools $(O)/asan/tests/unit -j2 $(TEST_ARGS)
 	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/live -j1 $(LIVE_ARGS)
@@ -250,20 +279,23 @@ $(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Itests/common -Wno-missing-field-initializers -o $@ $< \
 		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
 
-install: lib
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR)
+install: lib tools
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(BINDIR)
 	install -m 644 include/iouring_restrict/*.h $(DESTDIR)$(INCLUDEDIR)/iouring_restrict/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libiouring-restrict.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libiouring-restrict.a $(DESTDIR)$(LIBDIR)/libiouring-restrict.so \
 		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_REAL)) \
 		$(DESTDIR)$(PKGCONFIGDIR)/iouring-restrict.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/iouring_restrict
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 
 clean:
 	rm -rf $(O)
