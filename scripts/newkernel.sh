@@ -40,7 +40,19 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	fail "qemu-system-x86_64 not found after installing qemu-system-x86"
 
 # 2. the kernel, from Debian $SUITE through a private apt configuration
-echo "deb http://deb.debian.org/debian $SUITE main" >"$OUT/apt/sources.list"
+# The mirror is the one this machine's own apt configuration uses for Debian
+# (deb822 .sources files or one-line sources.list), with the suite replaced.
+mirror=${NEWKERNEL_MIRROR:-}
+if [ -z "$mirror" ]; then
+	mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i ~ /debian\/?$/ && $i !~ /security/) { print $i; exit } }')
+fi
+if [ -z "$mirror" ]; then
+	mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /debian\/?$/ && $i !~ /security/) { print $i; exit } }')
+fi
+[ -n "$mirror" ] || fail "no Debian mirror found in the apt configuration (set NEWKERNEL_MIRROR)"
+echo "deb $mirror $SUITE main" >"$OUT/apt/sources.list"
 APT_OPTS="-o Dir::Etc::SourceList=$here/$OUT/apt/sources.list -o Dir::Etc::SourceParts=/dev/null
  -o Dir::State::Lists=$here/$OUT/apt/lists -o Dir::Cache=$here/$OUT/apt/cache"
 find_pkg() {
