@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the seed corpora of the fuzz targets to tests/fuzz/corpus/NAME/.
+
+The seeds are small, readable inputs that already reach the interesting
+parts of each target; libFuzzer mutates them.  Their byte layout is the one
+each harness decodes (see the comment at the top of tests/fuzz/NAME.c).
+Run it again after changing a harness's input format; commit the result.
+Seeds that reproduce a past failure are named regress-* and are kept by hand.
+"""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# classic BPF encoding
+LD, LDX, ST, STX, ALU, JMP, RET, MISC = range(8)
+W, IMM, ABS, MEM, LEN = 0x00, 0x00, 0x20, 0x60, 0x80
+ADD, SUB, MUL, DIV, OR, AND, LSH, RSH, NEG, MOD, XOR = (
+    0x00, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0x90, 0xa0)
+JA, JEQ, JGT, JGE, JSET = 0x00, 0x10, 0x20, 0x30, 0x40
+K, X, A = 0x00, 0x08, 0x10
+TAX, TXA = 0x00, 0x80
+
+
+def insn(code, k=0, jt=0, jf=0):
+    return struct.pack('<HBBI', code, jt, jf, k & 0xffffffff)
+
+
+def ctx(opcode=0, flags=0, user_data=0, pdu=b''):
+    """The 40-byte io_uring filter context (little-endian host)."""
+    hdr = struct.pack('<QBBB5x', user_data, opcode, flags, len(pdu))
+    return hdr + pdu.ljust(24, b'\0')
+
+
+def socket_pdu(family, typ, proto):
+    return struct.pack('<III', family, typ, proto)
+
+
+def open_pdu(flags, mode=0, resolve=0):
+    return struct.pack('<QQQ', flags, mode, resolve)
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def cbpf_seed(name, prog, context=None, mode=0x00):
+    write('cbpf', name, bytes([mode]) + (context or ctx()) + b''.join(prog))
+
+
+def cbpf():
+    ret = lambda k: insn(RET | K, k)
+    cbpf_seed('allow-all', [ret(1)])
+    cbpf_seed('deny-all', [ret(0)], mode=0x01)
+    # deny NOP: the opcode byte is the low byte of the word at 8 (LE)
+    cbpf_seed('deny-nop', [insn(LD | W | ABS, 8), insn(ALU | AND | K, 0xff),
+                           insn(JMP | JEQ | K, 0, 0, 1), ret(0), ret(1)], ctx(opcode=0))
+    cbpf_seed('socket-inet-only',
+              [insn(LD | W | ABS, 16), insn(JMP | JEQ | K, 2, 0, 1), ret(0x7fffffff), ret(0)],
+              ctx(45, pdu=socket_pdu(2, 1, 0)), mode=0x01)
+    cbpf_seed('socket-stream-only',
+              [insn(LD | W | ABS, 20), insn(ALU | AND | K, 0xf), insn(JMP | JEQ | K, 1, 1, 0),
+               ret(0), ret(1)], ctx(45, pdu=socket_pdu(10, 0x80001, 6)))
+    cbpf_seed('open-no-creat',
+              [insn(LD | W | ABS, 16), insn(JMP | JSET | K, 0o100, 0, 1), ret(0), ret(1)],
+              ctx(18, pdu=open_pdu(0o100 | 0o2, 0o644)))
+    cbpf_seed('user-data-64bit',
+              [insn(LD | W | ABS, 4), insn(JMP | JEQ | K, 0xdead, 0, 3), insn(LD | W | ABS, 0),
+               insn(JMP | JGE | K, 0xbeef, 0, 1), ret(1), ret(0)],
+              ctx(0, user_data=0x0000dead0000beef), mode=0x01)
+    cbpf_seed('scratch-memory',
+              [insn(LD | W | ABS, 0), insn(ST, 3), insn(LDX | W | IMM, 7), insn(STX, 15),
+               insn(LDX | W | MEM, 3), insn(LD | W | MEM, 15), insn(ALU | ADD | X), insn(RET | A)],
+              ctx(user_data=0x11223344))
+    cbpf_seed('div-by-zero-x',
+              [insn(LDX | W | IMM, 0), insn(LD | W | IMM, 10), insn(ALU | DIV | X), ret(1)])
+    cbpf_seed('alu-all',
+              [insn(LD | W | ABS, 36), insn(ALU | ADD | K, 5), insn(LDX | W | LEN),
+               insn(ALU | MUL | X), insn(ALU | LSH | K, 3), insn(ALU | RSH | K, 1),
+               insn(ALU | XOR | K, 0x5a5a), insn(ALU | NEG), insn(ALU | AND | K, 0xfff),
+               insn(ALU | OR | K, 1), insn(ALU | SUB | X), insn(ALU | DIV | K, 3),
+               insn(MISC | TAX), insn(ALU | LSH | X), insn(MISC | TXA), insn(ALU | RSH | X),
+               insn(RET | A)], ctx(pdu=open_pdu(0, 0, 0x1234)), mode=0x01)
+    cbpf_seed('jumps-x',
+              [insn(LD | W | ABS, 8), insn(LDX | W | IMM, 45), insn(JMP | JEQ | X, 0, 0, 2),
+               insn(JMP | JGT | X, 0, 1, 0), insn(JMP | JGE | X, 0, 0, 1),
+               insn(JMP | JSET | X, 0, 0, 1), ret(1), ret(0)], ctx(45))
+    cbpf_seed('long-jump',
+              [insn(JMP | JA, 300)] + [insn(LD | W | IMM, i) for i in range(300)] + [ret(2)])
+    cbpf_seed('len-return', [insn(LD | W | LEN), insn(RET | A)])
+    # rejected by io_uring's checker (the generic one accepts them)
+    cbpf_seed('bad-mod', [insn(LD | W | IMM, 5), insn(ALU | MOD | K, 3), insn(RET | A)])
+    cbpf_seed('bad-byte-load', [insn(LD | 0x10 | ABS, 9), insn(RET | A)])
+    cbpf_seed('bad-unaligned', [insn(LD | W | ABS, 6), insn(RET | A)])
+    cbpf_seed('bad-past-end', [insn(LD | W | ABS, 40), insn(RET | A)])
+    # rejected by both checkers
+    cbpf_seed('bad-uninit-mem', [insn(LD | W | MEM, 2), insn(RET | A)])
+    cbpf_seed('bad-div-zero-k', [insn(ALU | DIV | K, 0), ret(1)])
+    cbpf_seed('bad-jump-out', [insn(JMP | JEQ | K, 0, 5, 0), ret(1)])
+    cbpf_seed('bad-no-ret', [insn(LD | W | IMM, 1)])
+    cbpf_seed('bad-too-long', [insn(LD | W | IMM, 1), ret(1)], mode=0xff)
+
+
+def errors():
+    def seed(name, err, length, known, opts=b''):
+        write('errors', name, struct.pack('<iBB', err, length, known) + opts)
+    seed('einval', -22, 64, 8, struct.pack('<Q', 16) + b'\0' * 8)
+    seed('library-code-short', -4002, 10, 16, struct.pack('<Q', 24) + b'\0' * 8 + b'\1' + b'\0' * 7)
+    seed('unknown-len0', 99999, 0, 0)
+    seed('zero', 0, 8, 8, b'\3')
+
+
+TARGETS = {'cbpf': cbpf, 'errors': errors}
+
+if __name__ == '__main__':
+    for t in sys.argv[1:] or TARGETS:
+        TARGETS[t]()
