@@ -31,11 +31,9 @@
  *   use a newer field still works;
  * - a field is read only if it lies entirely within the caller's sz.
  */
-IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz,
-				   size_t known_sz);
+IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz);
 
-#define IOUR_OPTS_END(TYPE, LAST) \
-	(offsetof(struct TYPE, LAST) + sizeof(((struct TYPE *)0)->LAST))
+#define IOUR_OPTS_END(TYPE, LAST) (offsetof(struct TYPE, LAST) + sizeof(((struct TYPE *)0)->LAST))
 
 /* 0 if valid (or NULL), -EINVAL / -E2BIG otherwise. */
 #define IOUR_OPTS_VALID(opts, TYPE, LAST) \
@@ -46,8 +44,7 @@ IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz,
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), FIELD) + sizeof((opts)->FIELD))
 
 /* The caller's value of FIELD, or DEF when absent or opts is NULL. */
-#define IOUR_OPTS_GET(opts, FIELD, DEF) \
-	(IOUR_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DEF))
+#define IOUR_OPTS_GET(opts, FIELD, DEF) (IOUR_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DEF))
 
 /* Same rule for output structs the library fills (sz first). */
 #define IOUR_OUT_HAS(out, FIELD) IOUR_OPTS_HAS(out, FIELD)

@@ -84,8 +84,8 @@ struct iour_validate_info {
 	uint32_t reason; /**< enum iour_cbpf_reject */
 };
 
-IOUR_API int iour_cbpf_validate(const struct iour_insn *insns, size_t cnt,
-				uint32_t flags, struct iour_validate_info *info);
+IOUR_API int iour_cbpf_validate(const struct iour_insn *insns, size_t cnt, uint32_t flags,
+				struct iour_validate_info *info);
 IOUR_API const char *iour_cbpf_reject_str(uint32_t reason);
 /** @} */
 
@@ -99,21 +99,19 @@ struct iour_sim_result {
 	uint32_t allowed;  /**< 1 if retval != 0 (request allowed), else 0 */
 	uint32_t pad;      /**< reserved, set to 0 */
 };
-IOUR_API int iour_cbpf_run(const struct iour_insn *insns, size_t cnt,
-			   const uint8_t *ctx, size_t ctx_len,
-			   struct iour_sim_result *res);
+IOUR_API int iour_cbpf_run(const struct iour_insn *insns, size_t cnt, const uint8_t *ctx,
+			   size_t ctx_len, struct iour_sim_result *res);
 /** @} */
 
 /** @name Context builders
  *  @{ */
-IOUR_API int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode,
-			      uint32_t sqe_flags, uint64_t user_data);
-IOUR_API int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family,
-			     uint32_t type, uint32_t protocol);
-IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags,
-			   uint64_t mode, uint64_t resolve);
-IOUR_API int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr,
-			      uint32_t addr_len);
+IOUR_API int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode, uint32_t sqe_flags,
+			      uint64_t user_data);
+IOUR_API int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type,
+			     uint32_t protocol);
+IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode,
+			   uint64_t resolve);
+IOUR_API int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_len);
 /** @} */
 
 /** @name Disassembler and exporters
@@ -126,9 +124,8 @@ enum iour_disasm_format {
 };
 /** @brief Pass as the opcode to iour_cbpf_disasm() to name no payload. */
 #define IOUR_OPCODE_ANY UINT32_MAX
-IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt,
-			      uint32_t opcode, uint32_t format, char *buf,
-			      size_t *len);
+IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt, uint32_t opcode,
+			      uint32_t format, char *buf, size_t *len);
 /** @} */
 
 #ifdef __cplusplus
