@@ -28,6 +28,7 @@ static const struct err_desc sys_errs[] = {
 	{ EEXIST, "-EEXIST", "Already exists" },
 	{ ENODEV, "-ENODEV", "No such device" },
 	{ EINVAL, "-EINVAL", "Invalid argument" },
+	{ ENOMSG, "-ENOMSG", "Restriction set incomplete: SQE flags not decided" },
 	{ ENOSPC, "-ENOSPC", "No space left (limit reached)" },
 	{ ERANGE, "-ERANGE", "Value out of range, or buffer too small" },
 	{ E2BIG, "-E2BIG", "Options struct has unknown non-zero fields" },

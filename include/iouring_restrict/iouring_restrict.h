@@ -19,6 +19,8 @@
 #include "common.h"
 #include "version.h"
 #include "errors.h"
+#include "names.h"
+#include "ruleset.h"
 #include "cbpf.h"
 
 #endif /* IOURING_RESTRICT_H */
