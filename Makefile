@@ -229,9 +229,9 @@ check-run:
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
-	$(Q)$(CI_STEP) 'unit tests (valgrind memcheck)' $(SUBMAKE) test-valgrind
-	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
+	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
+	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 	$(Q)CI_TIMES=$(O)/check-times.txt scripts/ci-step.sh --summary
 
@@ -265,7 +265,7 @@ LINT_FLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Ilib
 FORMAT_FILES = $(sort $(wildcard lib/*.c lib/*.h include/iouring_restrict/*.h))
 TIDY_STAMPS := $(patsubst lib/%.c,$(O)/lint/%.tidy,$(LIB_SRCS))
 
-.PHONY: lint tidy cppcheck format format-check fuzz fuzz-ci fuzz-build fuzz-bins \
+.PHONY: lint tidy cppcheck format format-check fuzz fuzz-ci fuzz-build fuzz-bins fuzz-replay \
 	test-valgrind coverage coverage-ci coverage-report abi-dump check-install
 
 lint:
@@ -341,17 +341,45 @@ fuzz: fuzz-build
 fuzz-ci:
 	$(Q)$(SUBMAKE) fuzz FUZZ_TIME=$(FUZZ_CI_TIME)
 
-# ---- valgrind memcheck over the unit-test binary (gcc build).  Criterion
-# forks a worker per test, so every process writes its own log and
-# scripts/valgrind-run.sh fails on any error or definite leak in any log.
-# VALGRIND_FILTER (a Criterion --filter) runs a subset; empty = all tests.
+# The same targets without libFuzzer: gcc, the ordinary static library and
+# a plain main() (tests/fuzz/replay/) that runs each input once.
+# `make fuzz-replay` replays the committed seeds (quick regression check).
+REPLAY_O := $(O)/fuzz-replay
+REPLAY_BINS := $(patsubst %,$(REPLAY_O)/%,$(FUZZ_TARGETS))
+$(REPLAY_O)/%: tests/fuzz/%.c tests/fuzz/replay/replay.c $(STATIC_LIB) $(FUZZ_COMMON) \
+		$(wildcard tests/fuzz/*.h) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/common -Itests/fuzz -Wno-missing-field-initializers -o $@ \
+		$< tests/fuzz/replay/replay.c $(FUZZ_COMMON) $(STATIC_LIB) -lm $(LDFLAGS)
+
+fuzz-replay: $(REPLAY_BINS)
+	$(Q)for n in $(FUZZ_TARGETS); do \
+		printf '  %-8s %s\n' REPLAY "$$n"; \
+		$(REPLAY_O)/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+# ---- valgrind memcheck (gcc build) over
+#  (1) the unit-test binary.  Criterion forks and execs a worker per test,
+#      so every process writes its own log and scripts/valgrind-run.sh fails
+#      on any error or definite leak in any log.  VALGRIND_FILTER (a
+#      Criterion --filter pattern) selects the tests; empty = all of them;
+#  (2) the fuzz targets replaying their corpora in one process each: the
+#      committed seeds and, when a fuzz run left one, up to
+#      VALGRIND_REPLAY_MAX inputs of $(O)/fuzz/corpus/NAME.
 VALGRIND ?= valgrind
 VALGRIND_FILTER ?=
-test-valgrind: $(UNIT) examples
+VALGRIND_REPLAY_MAX ?= 300
+test-valgrind: $(UNIT) examples $(REPLAY_BINS)
 	$(call msg,VALGRIND,$(UNIT) $(VALGRIND_FILTER))
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples VALGRIND='$(VALGRIND)' \
-		scripts/valgrind-run.sh $(O)/valgrind $(UNIT) -j2 \
+		scripts/valgrind-run.sh --criterion $(O)/valgrind/unit $(UNIT) -j2 \
 		$(if $(VALGRIND_FILTER),--filter '$(VALGRIND_FILTER)') $(TEST_ARGS)
+	$(Q)for n in $(FUZZ_TARGETS); do \
+		printf '  %-8s %s\n' VALGRIND "fuzz replay: $$n"; \
+		IOUR_REPLAY_MAX=$(VALGRIND_REPLAY_MAX) VALGRIND='$(VALGRIND)' \
+		scripts/valgrind-run.sh $(O)/valgrind/fuzz-$$n $(REPLAY_O)/$$n tests/fuzz/corpus/$$n \
+			$$( [ -d $(FUZZ_O)/corpus/$$n ] && echo $(FUZZ_O)/corpus/$$n ) || exit 1; \
+	done
 
 # ---- coverage: gcc --coverage build in $(O)/coverage, the unit tests, then
 # gcovr over lib/ (lines and branches).  `coverage` fails below

@@ -115,7 +115,60 @@ def errors():
     seed('zero', 0, 8, 8, b'\3')
 
 
-TARGETS = {'cbpf': cbpf, 'errors': errors}
+def ruleset():
+    """Commands of tests/fuzz/ruleset.c: one byte (value % 11) and operands."""
+    ALLOW_OP, OP_NAME, ALLOW_REG, REG_NAME, DENY_OPS, DENY_REGS, FLAGS, _, DUP, EXPORT, NULLS = \
+        range(11)
+    KV = {0: 0, '5.4': 1, '5.10': 2, '5.15': 3, '6.1': 4, '6.13': 5, '6.18': 6, '6.19': 7,
+          '7.0': 8, '7.2': 9, '9.9': 10}
+
+    def export(kver=0, rep=None, flags=None, op_last=None, reg_last=None, size=None):
+        sel = 0x01
+        ops = [KV[kver]]
+        if op_last is not None:
+            sel |= 0x04
+            ops += list(struct.pack('<H', op_last))
+        if reg_last is not None:
+            sel |= 0x08
+            ops += list(struct.pack('<H', reg_last))
+        if flags is not None:
+            sel |= 0x10
+            ops.append(flags)
+        if rep is not None:
+            sel |= 0x20
+            ops.append([8, 16, 48, 80, 96].index(rep))
+        if size == 'small':           # sz = 16: kver and op_last only
+            sel |= 0x40
+            ops += [2, 1]
+        elif size == 'tail':          # sz = 40 with a non-zero unknown byte
+            sel |= 0x80
+            ops += [0, 1]
+        return [EXPORT, sel] + ops + [0]
+
+    def seed(name, *cmds):
+        write('ruleset', name, bytes(b for c in cmds for b in c))
+
+    seed('read-write-fixed-file', [ALLOW_OP, 22], [ALLOW_OP, 23], [FLAGS, 0x10, 0x01],
+         [ALLOW_REG, 0], export('6.18', rep=80), export('7.0'))
+    seed('undecided-flags', [ALLOW_OP, 0], export(0), [FLAGS, 0, 0], export(0))
+    seed('deny-all-register-split', [DENY_REGS], [ALLOW_OP, 0], [FLAGS, 0, 0], export('7.2'),
+         export('6.18'))
+    seed('deny-everything', [DENY_OPS], [DENY_REGS], export('5.10', rep=48), export('9.9'))
+    seed('by-name', [OP_NAME, 22, 0], [OP_NAME, 45, 1], [OP_NAME, 18, 3], [REG_NAME, 0, 2],
+         [REG_NAME, 12, 1], [OP_NAME, 0, 5, 4, ord('n'), ord('o'), ord('p'), 0], [FLAGS, 0, 0],
+         export(0))
+    seed('clamp-old-kernel', [ALLOW_OP, 64], [ALLOW_OP, 1], [ALLOW_REG, 37], [ALLOW_REG, 2],
+         [FLAGS, 0x7f, 0], export('5.10', rep=80), export('6.1', rep=96), export('5.4'))
+    seed('limits-and-gates', [ALLOW_OP, 3], [FLAGS, 0x04, 0x40], export(0, op_last=40, reg_last=20),
+         export(0, flags=1), export('6.18', flags=2), export(0, flags=3),
+         export(0, op_last=0x101))
+    seed('options-sizes', [ALLOW_REG, 5], export(0, size='small'), export(0, size='tail'),
+         export(0, rep=8), export(0, rep=16))
+    seed('dup-and-nulls', [ALLOW_OP, 9], [FLAGS, 1, 2], [DUP, 0], [DUP, 1], [ALLOW_OP, 70],
+         [ALLOW_REG, 45], [FLAGS | 0x80, 0, 0, 9], [NULLS], export(0))
+
+
+TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset}
 
 if __name__ == '__main__':
     for t in sys.argv[1:] or TARGETS:
