@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Builders of the 40-byte io_uring filter context (struct io_uring_bpf_ctx),
+ * filled the way the kernel fills it after a request's prep; see
+ * include/iouring_restrict/cbpf.h for each rule and why.
+ */
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "cbpf_internal.h"
+
+/* The kernel's O_LARGEFILE differs per architecture, and 64-bit glibc
+ * defines O_LARGEFILE as 0, so it is spelled out here. */
+#if defined(__aarch64__) || defined(__arm__) || defined(__m68k__)
+#define KIO_O_LARGEFILE 0400000ULL
+#elif defined(__powerpc__) || defined(__powerpc64__)
+#define KIO_O_LARGEFILE 0200000ULL
+#elif defined(__x86_64__) || defined(__i386__) || defined(__riscv) || defined(__s390__) || \
+	defined(__loongarch__)
+#define KIO_O_LARGEFILE 0100000ULL
+#else
+#error "O_LARGEFILE of the kernel unknown for this architecture"
+#endif
+
+/* force_o_largefile(): true on every 64-bit kernel. */
+#if UINTPTR_MAX > 0xffffffffU
+#define KIO_FORCE_LARGEFILE 1
+#else
+#define KIO_FORCE_LARGEFILE 0
+#endif
+
+#ifndef O_TMPFILE
+#error "O_TMPFILE missing from <fcntl.h>"
+#endif
+/* The __O_TMPFILE bit (O_TMPFILE without O_DIRECTORY). */
+#define KIO_O_TMPFILE_BIT ((uint64_t)(O_TMPFILE & ~O_DIRECTORY))
+
+/* The kernel's VALID_OPEN_FLAGS (include/linux/fcntl.h). */
+#define KIO_VALID_OPEN_FLAGS                                                                       \
+	((uint64_t)(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |    \
+		    O_SYNC | O_DSYNC | O_ASYNC | O_DIRECT | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | \
+		    O_CLOEXEC | O_PATH | O_TMPFILE) |                                              \
+	 KIO_O_LARGEFILE)
+/* What O_PATH keeps (fs/open.c O_PATH_FLAGS). */
+#define KIO_O_PATH_FLAGS ((uint64_t)(O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC))
+/* S_IALLUGO: the permission and set-id bits. */
+#define KIO_S_IALLUGO 07777ULL
+
+/* The largest address the kernel copies in (sizeof(struct sockaddr_storage)). */
+#define KIO_SOCKADDR_STORAGE 128U
+
+uint8_t iour__ctx_pdu_size(uint32_t opcode)
+{
+	switch (opcode) {
+	case KIO_OP_SOCKET:
+		return KIO_PDU_SOCKET;
+	case KIO_OP_OPENAT:
+	case KIO_OP_OPENAT2:
+		return KIO_PDU_OPEN;
+	case KIO_OP_CONNECT:
+		return KIO_PDU_CONNECT;
+	default:
+		return 0;
+	}
+}
+
+static void put32(uint8_t *ctx, size_t off, uint32_t v)
+{
+	memcpy(ctx + off, &v, sizeof(v));
+}
+
+static void put64(uint8_t *ctx, size_t off, uint64_t v)
+{
+	memcpy(ctx + off, &v, sizeof(v));
+}
+
+/* Documented in include/iouring_restrict/cbpf.h */
+int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode, uint32_t sqe_flags,
+		     uint64_t user_data)
+{
+	if (!ctx || len != IOUR_CTX_SIZE || opcode >= KIO_OP_LAST_NEWEST ||
+	    (sqe_flags & ~KIO_SQE_VALID_FLAGS))
+		return -EINVAL;
+	memset(ctx, 0, IOUR_CTX_SIZE);
+	put64(ctx, IOUR_CTX_OFF_USER_DATA, user_data);
+	ctx[IOUR_CTX_OFF_OPCODE] = (uint8_t)opcode;
+	ctx[IOUR_CTX_OFF_SQE_FLAGS] = (uint8_t)sqe_flags;
+	ctx[IOUR_CTX_OFF_PDU_SIZE] = iour__ctx_pdu_size(opcode);
+	return 0;
+}
+
+/* A context iour_ctx_generic() made for one of the given opcodes; on
+ * success the payload is zeroed, as the kernel does before filling it. */
+static int payload_begin(uint8_t *ctx, size_t len, uint32_t op1, uint32_t op2)
+{
+	uint8_t op;
+
+	if (!ctx || len != IOUR_CTX_SIZE)
+		return -EINVAL;
+	op = ctx[IOUR_CTX_OFF_OPCODE];
+	if ((op != op1 && op != op2) || ctx[IOUR_CTX_OFF_PDU_SIZE] != iour__ctx_pdu_size(op))
+		return -EINVAL;
+	memset(ctx + IOUR_CTX_OFF_PDU, 0, IOUR_CTX_SIZE - IOUR_CTX_OFF_PDU);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/cbpf.h */
+int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type, uint32_t protocol)
+{
+	int rc = payload_begin(ctx, len, KIO_OP_SOCKET, KIO_OP_SOCKET);
+
+	if (rc)
+		return rc;
+	put32(ctx, IOUR_CTX_OFF_SOCKET_FAMILY, family);
+	put32(ctx, IOUR_CTX_OFF_SOCKET_TYPE, type);
+	put32(ctx, IOUR_CTX_OFF_SOCKET_PROTOCOL, protocol);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/cbpf.h */
+int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode, uint64_t resolve)
+{
+	int rc;
+
+	if (!ctx || len != IOUR_CTX_SIZE)
+		return -EINVAL;
+	if (ctx[IOUR_CTX_OFF_OPCODE] == KIO_OP_OPENAT) {
+		/* The SQE holds 32-bit flags and mode and no resolve field. */
+		if (flags > UINT32_MAX || mode > UINT32_MAX || resolve != 0)
+			return -EINVAL;
+		/* build_open_how(): flags (an int) masked to the valid open
+		 * flags, O_PATH keeps only its companions; mode (a umode_t)
+		 * masked to S_IALLUGO and dropped unless creating. */
+		flags &= KIO_VALID_OPEN_FLAGS;
+		if (flags & O_PATH)
+			flags &= KIO_O_PATH_FLAGS;
+		mode &= KIO_S_IALLUGO;
+		if (!(flags & ((uint64_t)O_CREAT | KIO_O_TMPFILE_BIT)))
+			mode = 0;
+	}
+	/* OPENAT2 takes struct open_how from the caller unchanged (its
+	 * checks run at issue time, after the filter). */
+	rc = payload_begin(ctx, len, KIO_OP_OPENAT, KIO_OP_OPENAT2);
+	if (rc)
+		return rc;
+	/* __io_openat_prep(): O_LARGEFILE added unless O_PATH. */
+	if (KIO_FORCE_LARGEFILE && !(flags & O_PATH))
+		flags |= KIO_O_LARGEFILE;
+	put64(ctx, IOUR_CTX_OFF_OPEN_FLAGS, flags);
+	put64(ctx, IOUR_CTX_OFF_OPEN_MODE, mode);
+	put64(ctx, IOUR_CTX_OFF_OPEN_RESOLVE, resolve);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/cbpf.h */
+int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_len)
+{
+	const uint8_t *a = addr;
+	uint16_t family;
+	int rc;
+
+	if ((!addr && addr_len > 0) || addr_len > KIO_SOCKADDR_STORAGE)
+		return -EINVAL;
+	rc = payload_begin(ctx, len, KIO_OP_CONNECT, KIO_OP_CONNECT);
+	if (rc)
+		return rc;
+	if (addr_len < sizeof(sa_family_t))
+		return 0;
+	memcpy(&family, a, sizeof(family));
+	put32(ctx, IOUR_CTX_OFF_CONNECT_FAMILY, family);
+	if (family == AF_INET && addr_len >= sizeof(struct sockaddr_in)) {
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT, a + offsetof(struct sockaddr_in, sin_port),
+		       2);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in, sin_addr),
+		       4);
+	} else if (family == AF_INET6 && addr_len >= sizeof(struct sockaddr_in6)) {
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT,
+		       a + offsetof(struct sockaddr_in6, sin6_port), 2);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR,
+		       a + offsetof(struct sockaddr_in6, sin6_addr), 16);
+	}
+	return 0;
+}
