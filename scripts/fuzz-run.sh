@@ -1,25 +1,22 @@
 #!/bin/sh
 # Run libFuzzer targets one after the other for a bounded time each and fail
 # on any crash, leak, timeout, sanitizer report or failed harness check.
-#   fuzz-run.sh SECONDS BUILD_DIR 'READY TARGETS' 'ALL TARGETS'
+#   fuzz-run.sh SECONDS BUILD_DIR 'TARGETS TO RUN' 'TARGETS NOT READY'
 # Seeds come from tests/fuzz/corpus/NAME (never written); inputs found during
 # the run are kept in BUILD_DIR/corpus/NAME and reused by the next run;
 # crashing inputs land in BUILD_DIR/artifacts/NAME/.  Reproduce one with
 #   BUILD_DIR/bin/NAME BUILD_DIR/artifacts/NAME/crash-...
 set -u
-secs=$1 dir=$2 ready=$3 all=$4
+secs=$1 dir=$2 run=$3 notready=$4
 
-for name in $all; do
-	case " $ready " in
-	*" $name "*) ;;
-	*) printf '  %-8s %s: NOT READY (a symbol on its fuzz-requires line is not exported yet)\n' \
-		FUZZ "$name" ;;
-	esac
+for name in $notready; do
+	printf '  %-8s %s: NOT READY (a symbol on its fuzz-requires line is not exported yet)\n' \
+		FUZZ "$name"
 done
-[ -n "$ready" ] || { echo "fuzz: no target is ready"; exit 0; }
+[ -n "$run" ] || { echo "fuzz: no target to run"; exit 0; }
 
 rc=0
-for name in $ready; do
+for name in $run; do
 	bin=$dir/bin/$name
 	seeds=tests/fuzz/corpus/$name
 	work=$dir/corpus/$name

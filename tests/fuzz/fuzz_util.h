@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_CHECK(cond, ...)                                                               \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "FUZZ CHECK FAILED at %s:%d: %s\n  ", __FILE__,     \
-				__LINE__, #cond);                                           \
-			fprintf(stderr, __VA_ARGS__);                                       \
-			fputc('\n', stderr);                                                \
-			abort();                                                            \
-		}                                                                           \
+#define FUZZ_CHECK(cond, ...)                                                                     \
+	do {                                                                                      \
+		if (!(cond)) {                                                                    \
+			fprintf(stderr, "FUZZ CHECK FAILED at %s:%d: %s\n  ", __FILE__, __LINE__, \
+				#cond);                                                           \
+			fprintf(stderr, __VA_ARGS__);                                             \
+			fputc('\n', stderr);                                                      \
+			abort();                                                                  \
+		}                                                                                 \
 	} while (0)
 
 struct fz {

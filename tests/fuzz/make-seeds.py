@@ -85,14 +85,22 @@ def cbpf():
                insn(ALU | XOR | K, 0x5a5a), insn(ALU | NEG), insn(ALU | AND | K, 0xfff),
                insn(ALU | OR | K, 1), insn(ALU | SUB | X), insn(ALU | DIV | K, 3),
                insn(MISC | TAX), insn(ALU | LSH | X), insn(MISC | TXA), insn(ALU | RSH | X),
-               insn(RET | A)], ctx(pdu=open_pdu(0, 0, 0x1234)), mode=0x01)
+               insn(RET | A)], ctx(pdu=open_pdu(0, 0, 0x1234)), mode=0x21)
     cbpf_seed('jumps-x',
               [insn(LD | W | ABS, 8), insn(LDX | W | IMM, 45), insn(JMP | JEQ | X, 0, 0, 2),
                insn(JMP | JGT | X, 0, 1, 0), insn(JMP | JGE | X, 0, 0, 1),
-               insn(JMP | JSET | X, 0, 0, 1), ret(1), ret(0)], ctx(45))
+               insn(JMP | JSET | X, 0, 0, 1), ret(1), ret(0)], ctx(45), mode=0x23)
     cbpf_seed('long-jump',
               [insn(JMP | JA, 300)] + [insn(LD | W | IMM, i) for i in range(300)] + [ret(2)])
-    cbpf_seed('len-return', [insn(LD | W | LEN), insn(RET | A)])
+    cbpf_seed('len-return', [insn(LD | W | LEN), insn(RET | A)], mode=0x02)
+    # mode: bit 0 repair, bit 1 disassemble, bit 5 strict repair, high
+    # nibble 0xf: seccomp's checker too
+    cbpf_seed('strict-repair-seccomp', [insn(LD | W | ABS, 4 * i) for i in range(10)] +
+              [insn(ALU | RSH | K, 7), insn(ST, 1), insn(LDX | W | MEM, 1), insn(ALU | MUL | X),
+               insn(RET | A)], ctx(user_data=0x8000000180000001, pdu=open_pdu(0xfffffff, 7, 9)),
+              mode=0xf3)
+    cbpf_seed('disasm-any-opcode', [insn(LD | W | ABS, 16), insn(JMP | JGT | K, 9, 0, 1),
+                                   ret(1), ret(0)], ctx(0xff), mode=0x02)
     # rejected by io_uring's checker (the generic one accepts them)
     cbpf_seed('bad-mod', [insn(LD | W | IMM, 5), insn(ALU | MOD | K, 3), insn(RET | A)])
     cbpf_seed('bad-byte-load', [insn(LD | 0x10 | ABS, 9), insn(RET | A)])

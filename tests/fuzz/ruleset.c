@@ -188,8 +188,7 @@ static bool model_sqe_ok(const struct model *m, uint32_t op, uint8_t flags)
 		return false;
 	if (!m->flags_decided)
 		return true;
-	return (flags & m->required) == m->required &&
-	       (flags & ~(m->allowed | m->required)) == 0;
+	return (flags & m->required) == m->required && (flags & ~(m->allowed | m->required)) == 0;
 }
 
 static bool any_sqe_allowed(const struct model *m)
@@ -266,8 +265,9 @@ static void check_export(const struct iour_ruleset *rs, const struct model *m, s
 	if (nonzero_tail)
 		optbuf[osz - 1] = 1;
 
-	/* What the documentation says the result is. */
-#define HAS(field) (opts_null ? 0 : osz >= offsetof(struct iour_export_opts, field) + sizeof(o.field))
+		/* What the documentation says the result is. */
+#define HAS(field) \
+	(opts_null ? 0 : osz >= offsetof(struct iour_export_opts, field) + sizeof(o.field))
 	{
 		uint32_t kver = HAS(kver) ? o.kver : 0, flags = HAS(flags) ? o.flags : 0;
 
@@ -333,23 +333,35 @@ static void check_export(const struct iour_ruleset *rs, const struct model *m, s
 	 * rules apart, and every flag combination under the opcodes the set
 	 * allows (or opcode 0). */
 	{
-		uint8_t fl[12] = { 0, 1, 2, 4, 8, 16, 32, 64, 0x7f, m->required,
-				   (uint8_t)(m->allowed | m->required), fz_u8(in) & 0x7f };
+		uint8_t fl[12] = { 0,
+				   1,
+				   2,
+				   4,
+				   8,
+				   16,
+				   32,
+				   64,
+				   0x7f,
+				   m->required,
+				   (uint8_t)(m->allowed | m->required),
+				   fz_u8(in) & 0x7f };
 		uint32_t probe_ops = 0;
 
 		for (op = 0; op < op_last; op++) {
-			bool all_flags = op == 0 || (model_sqe_ok(m, op, m->required) && probe_ops++ < 4);
+			bool all_flags =
+				op == 0 || (model_sqe_ok(m, op, m->required) && probe_ops++ < 4);
 			uint32_t nf = all_flags ? IOUR_SQE__VALID + 1 : sizeof(fl);
 
 			for (f = 0; f < nf; f++) {
 				uint8_t flags = all_flags ? (uint8_t)f : fl[f];
 				bool mk = model_sqe_ok(m, op, flags);
 
-				FUZZ_CHECK(kernel_sqe_ok(&k, op, flags) == mk,
-					   "opcode %u flags %#x: kernel %s, set %s (op_last %u, %s)",
-					   op, flags, mk ? "denies" : "allows",
-					   mk ? "allows" : "denies", op_last,
-					   split ? "split" : "coupled");
+				FUZZ_CHECK(
+					kernel_sqe_ok(&k, op, flags) == mk,
+					"opcode %u flags %#x: kernel %s, set %s (op_last %u, %s)",
+					op, flags, mk ? "denies" : "allows",
+					mk ? "allows" : "denies", op_last,
+					split ? "split" : "coupled");
 				n_semantic_checks++;
 			}
 		}
@@ -429,7 +441,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			want = iour_opcode_from_name(name);
 			rc = iour_ruleset__allow_sqe_op_name(rs, name);
 			FUZZ_CHECK(want >= 0 ? rc == 0 : rc == -ENOENT,
-				   "allow_sqe_op_name(\"%s\") = %d, name lookup %d", name, rc, want);
+				   "allow_sqe_op_name(\"%s\") = %d, name lookup %d", name, rc,
+				   want);
 			if (!rc)
 				m.sqe_restricted = m.sqe[want] = true;
 			break;
@@ -457,7 +470,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memset(m.sqe, 0, sizeof(m.sqe));
 			break;
 		case 5:
-			FUZZ_CHECK(iour_ruleset__deny_all_register_ops(rs) == 0, "deny_all_reg_ops");
+			FUZZ_CHECK(iour_ruleset__deny_all_register_ops(rs) == 0,
+				   "deny_all_reg_ops");
 			m.reg_restricted = true;
 			memset(m.reg, 0, sizeof(m.reg));
 			break;
@@ -485,7 +499,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				rs = dup;
 			} else { /* modifying the copy must not touch the original */
 				FUZZ_CHECK(iour_ruleset__deny_all_sqe_ops(dup) == 0, "deny copy");
-				FUZZ_CHECK(iour_ruleset__allow_register_op(dup, 0) == 0, "allow copy");
+				FUZZ_CHECK(iour_ruleset__allow_register_op(dup, 0) == 0,
+					   "allow copy");
 				iour_ruleset__free(dup);
 			}
 			break;
@@ -495,7 +510,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default:
 			/* NULL handles and NULL names */
 			FUZZ_CHECK(iour_ruleset__allow_sqe_op(NULL, 0) == -EINVAL, "NULL set");
-			FUZZ_CHECK(iour_ruleset__allow_sqe_op_name(rs, NULL) == -EINVAL, "NULL name");
+			FUZZ_CHECK(iour_ruleset__allow_sqe_op_name(rs, NULL) == -EINVAL,
+				   "NULL name");
 			FUZZ_CHECK(iour_ruleset__allow_register_op_name(rs, NULL) == -EINVAL,
 				   "NULL name");
 			FUZZ_CHECK(iour_ruleset__set_sqe_flags(NULL, 0, 0) == -EINVAL, "NULL set");

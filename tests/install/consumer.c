@@ -21,7 +21,8 @@ int main(void)
 
 	snprintf(hdr, sizeof(hdr), "%d.%d.%d", IOUR_VERSION_MAJOR, IOUR_VERSION_MINOR,
 		 IOUR_VERSION_PATCH);
-	if (strcmp(hdr, EXPECT_VERSION) != 0 || strcmp(iour_version_string(), EXPECT_VERSION) != 0) {
+	if (strcmp(hdr, EXPECT_VERSION) != 0 ||
+	    strcmp(iour_version_string(), EXPECT_VERSION) != 0) {
 		fprintf(stderr, "consumer: version mismatch: header %s, library %s, .pc %s\n", hdr,
 			iour_version_string(), EXPECT_VERSION);
 		return 1;
