@@ -191,7 +191,7 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	case KBPF_LD | KBPF_W | KBPF_LEN:
 	case KBPF_LDX | KBPF_W | KBPF_LEN:
 		snprintf(txt, tlen, "%s len", KBPF_CLASS(c) == KBPF_LD ? "ld" : "ldx");
-		snprintf(rem, rlen, "= %u", IOUR_CTX_SIZE);
+		snprintf(rem, rlen, "= %d", IOUR_CTX_SIZE);
 		return;
 	case KBPF_LD | KBPF_IMM:
 	case KBPF_LDX | KBPF_IMM:
@@ -277,7 +277,7 @@ static const char *upper(char *up, const char *name)
 {
 	size_t i;
 
-	for (i = 0; name[i] && i < 7; i++)
+	for (i = 0; i < 7 && name[i]; i++)
 		up[i] = (char)(name[i] - 'a' + 'A');
 	up[i] = '\0';
 	return up;
