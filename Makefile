@@ -95,7 +95,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols FORCE
+	check-symbols check-oldkernel FORCE
 
 all: lib examples
 
@@ -180,7 +180,7 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(O)/asan/tests/unit -j2 $(TEST_ARGS)
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
 
 check-headers:
 	$(call msg,HDRS,c99 c11 c++)
@@ -234,6 +234,12 @@ check-run:
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 	$(Q)CI_TIMES=$(O)/check-times.txt scripts/ci-step.sh --summary
+
+# Boot Debian's Linux 6.1 cloud kernel under qemu (software emulation) and
+# run tests/oldkernel/t_*.c inside it as static binaries.  Not part of check:
+# it downloads a kernel package and needs qemu-system-x86.
+check-oldkernel: $(STATIC_LIB)
+	$(Q)O=$(O) scripts/oldkernel.sh
 
 check-long: deps
 	$(Q)IOUR_TEST_LONG=1 $(MAKE) --no-print-directory check-run

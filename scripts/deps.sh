@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian packages the build, tests, docs and benchmarks need,
 # calling apt-get only for packages that are absent.  Safe to run repeatedly.
+# Extra package names may be given as arguments (make check-oldkernel runs
+# `scripts/deps.sh qemu-system-x86`).
 set -eu
 
 # build: make gcc g++ clang binutils pkgconf; libraries: libcriterion-dev

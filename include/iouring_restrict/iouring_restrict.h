@@ -22,5 +22,9 @@
 #include "names.h"
 #include "ruleset.h"
 #include "cbpf.h"
+#include "probe.h"
+#include "ring.h"
+#include "companion.h"
+#include "verify.h"
 
 #endif /* IOURING_RESTRICT_H */

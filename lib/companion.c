@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seccomp companion (documented in include/iouring_restrict/companion.h).
+ *
+ * The filter is small enough to write by hand:
+ *
+ *     ld   [4]                       arch
+ *     jeq  NATIVE, load, (next|kill)
+ *     jeq  COMPAT, load, kill        only where a compat ABI exists
+ * load:
+ *     ld   [0]                       nr
+ *     and  #~0x40000000              x86-64 only: fold x32 numbers
+ *     jeq  #425, deny                io_uring_setup
+ *     jeq  #426, deny                io_uring_enter    (IOUR_COMPANION_ENTER)
+ *     jeq  #427, deny                io_uring_register (IOUR_COMPANION_REGISTER)
+ *     ret  #ALLOW
+ * deny:
+ *     ret  #ERRNO|e
+ * kill:
+ *     ret  #KILL_PROCESS
+ *
+ * io_uring has the numbers 425..427 in every ABI this file knows (x86-64,
+ * x32 with bit 30, i386, arm64, arm EABI, riscv64).  Folding bit 30 on the
+ * compat path too only widens what is denied: no i386 system call has that
+ * bit set.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "enforce_internal.h"
+#include "sys.h"
+#include "iouring_restrict/companion.h"
+
+_Static_assert(sizeof(struct iour_insn) == sizeof(struct sock_filter), "insn layout");
+_Static_assert(IOUR_COMPANION_DEFAULT_ERRNO == ENOSYS, "ENOSYS value");
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define COMPAT_ARCH AUDIT_ARCH_I386
+#define FOLD_X32 1
+#elif defined(__i386__)
+#define NATIVE_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#define COMPAT_ARCH AUDIT_ARCH_ARM
+#elif defined(__arm__) && defined(__ARM_EABI__) && defined(__ARMEL__)
+#define NATIVE_ARCH AUDIT_ARCH_ARM
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH AUDIT_ARCH_RISCV64
+#endif
+
+#define X32_SYSCALL_BIT 0x40000000U
+#define NR_SETUP 425U
+#define NR_ENTER 426U
+#define NR_REGISTER 427U
+#define SD_NR 0U   /* offsetof(struct seccomp_data, nr) */
+#define SD_ARCH 4U /* offsetof(struct seccomp_data, arch) */
+
+#define KNOWN_FLAGS                                                                \
+	(IOUR_COMPANION_ENTER | IOUR_COMPANION_REGISTER | IOUR_COMPANION_SET_NNP | \
+	 IOUR_COMPANION_ALL_THREADS)
+
+static struct iour_insn stmt(uint16_t code, uint32_t k)
+{
+	struct iour_insn i = { code, 0, 0, k };
+	return i;
+}
+
+static struct iour_insn jump(uint16_t code, uint32_t k, size_t at, size_t t, size_t f)
+{
+	struct iour_insn i = { code, (uint8_t)(t - at - 1), (uint8_t)(f - at - 1), k };
+	return i;
+}
+
+int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out)
+{
+#ifndef NATIVE_ARCH
+	(void)flags;
+	(void)err;
+	(void)out;
+	return -EOPNOTSUPP;
+#else
+	uint32_t nrs[3];
+	size_t n = 0, nnr = 0, j_native, load, cmp, allow, deny, kill, i;
+#ifdef COMPAT_ARCH
+	size_t j_compat;
+#endif
+
+	nrs[nnr++] = NR_SETUP;
+	if (flags & IOUR_COMPANION_ENTER)
+		nrs[nnr++] = NR_ENTER;
+	if (flags & IOUR_COMPANION_REGISTER)
+		nrs[nnr++] = NR_REGISTER;
+
+	/* Lay out first, then fill the jumps (all forward, all short). */
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_ARCH);
+	j_native = n++;
+#ifdef COMPAT_ARCH
+	j_compat = n++;
+#endif
+	load = n;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_NR);
+#ifdef FOLD_X32
+	out[n++] = stmt(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT);
+#endif
+	cmp = n;
+	n += nnr;
+	allow = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	deny = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+	kill = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+
+#ifdef COMPAT_ARCH
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, load, j_compat);
+	out[j_compat] = jump(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, j_compat, load, kill);
+#else
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, load, kill);
+#endif
+	for (i = 0; i < nnr; i++)
+		out[cmp + i] = jump(BPF_JMP | BPF_JEQ | BPF_K, nrs[i], cmp + i, deny, cmp + i + 1);
+	(void)allow;
+	return (int)n;
+#endif
+}
+
+/* Validated flags and errno of `opts`. */
+static int companion_opts(const struct iour_companion_opts *opts, uint32_t *flags, uint32_t *err)
+{
+	int rc = IOUR_OPTS_VALID(opts, iour_companion_opts, errno_value);
+
+	if (rc)
+		return rc;
+	*flags = IOUR_OPTS_GET(opts, flags, 0U);
+	*err = IOUR_OPTS_GET(opts, errno_value, 0U);
+	if (*flags & ~KNOWN_FLAGS)
+		return -EINVAL;
+	if (*err > IOUR_COMPANION_MAX_ERRNO)
+		return -EINVAL;
+	if (!*err)
+		*err = ENOSYS;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/companion.h */
+int iour_companion_program(const struct iour_companion_opts *opts, struct iour_insn *insns,
+			   size_t cnt)
+{
+	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
+	uint32_t flags, err;
+	int n;
+
+	n = companion_opts(opts, &flags, &err);
+	if (n)
+		return n;
+	n = iour__companion_build(flags, err, prog);
+	if (n < 0 || !insns)
+		return n;
+	if (cnt < (size_t)n)
+		return -ERANGE;
+	memcpy(insns, prog, (size_t)n * sizeof(prog[0]));
+	return n;
+}
+
+/* Documented in include/iouring_restrict/companion.h */
+int iour_companion_install(const struct iour_companion_opts *opts)
+{
+	static const int allowed[] = { EINVAL, E2BIG, EACCES, EOPNOTSUPP, EBUSY, ENOMEM, 0 };
+	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
+	struct sock_fprog fp;
+	uint32_t flags, err;
+	long rc;
+	int n;
+
+	n = companion_opts(opts, &flags, &err);
+	if (n)
+		return n;
+	n = iour__companion_build(flags, err, prog);
+	if (n < 0)
+		return n;
+
+	/* Is seccomp filtering there at all?  (-EINVAL: CONFIG_SECCOMP off.) */
+	rc = iour__prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	if (rc < 0)
+		return rc == -EINVAL ? -EOPNOTSUPP : iour__err_public((int)rc, allowed);
+
+	if (flags & IOUR_COMPANION_SET_NNP) {
+		rc = iour__prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (rc < 0)
+			return iour__err_public((int)rc, allowed);
+	}
+
+	fp.len = (unsigned short)n;
+	fp.filter = (struct sock_filter *)prog;
+	rc = iour__seccomp(SECCOMP_SET_MODE_FILTER,
+			   (flags & IOUR_COMPANION_ALL_THREADS) ? SECCOMP_FILTER_FLAG_TSYNC : 0,
+			   &fp);
+	if (rc == -ENOSYS && !(flags & IOUR_COMPANION_ALL_THREADS)) {
+		/* Kernels before 3.17 have no seccomp(2); prctl does the same. */
+		rc = iour__prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (unsigned long)&fp, 0, 0);
+	}
+	if (rc > 0)
+		return -EBUSY; /* TSYNC: the id of a thread that could not follow */
+	if (rc == -EINVAL || rc == -ENOSYS)
+		return -EOPNOTSUPP; /* no filter mode, or no TSYNC */
+	return iour__err_public((int)rc, allowed);
+}

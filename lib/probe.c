@@ -1,0 +1,980 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel probe.
+ *
+ * A forked child makes every probing call (kernel-interface.md section 5.4)
+ * and records the kernel's raw answers in a shared anonymous page; the
+ * parent then interprets them with the errno-by-generation table (section
+ * 5.5).  Keeping "ask" and "decide" apart lets the tests feed the
+ * interpretation with the answers of kernels this machine does not run.
+ *
+ * The answer is cached in an immutable snapshot published with a release
+ * store, so the cached path is one acquire load and a copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe_internal.h"
+#include "sys.h"
+
+/* ---- the probe child ------------------------------------------------- */
+
+/* PROBE buffer for 256 opcodes, without a struct holding a flexible array. */
+#define PROBE_BUF_SZ (sizeof(struct kio_probe) + 256 * sizeof(struct kio_probe_op))
+
+static const uint32_t pdu_opcodes[IOUR__PDU_N] = {
+	[IOUR__PDU_SOCKET] = KIO_OP_SOCKET,
+	[IOUR__PDU_OPENAT] = KIO_OP_OPENAT,
+	[IOUR__PDU_OPENAT2] = KIO_OP_OPENAT2,
+	[IOUR__PDU_CONNECT] = KIO_OP_CONNECT,
+};
+
+static int32_t setup_ring(uint32_t flags)
+{
+	struct kio_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	return (int32_t)iour__setup(1, &p);
+}
+
+static void probe_opcodes(int fd, struct iour__probe_raw *raw)
+{
+	uint64_t buf[PROBE_BUF_SZ / sizeof(uint64_t)];
+	const struct kio_probe *h = (const struct kio_probe *)buf;
+	const struct kio_probe_op *ops = (const struct kio_probe_op *)(h + 1);
+	uint32_t i, n;
+
+	memset(buf, 0, sizeof(buf));
+	raw->probe = (int32_t)iour__register(fd, KIO_REGISTER_PROBE, buf, 256);
+	if (raw->probe == 0) {
+		raw->probe_last_op = h->last_op;
+		raw->probe_ops_len = h->ops_len;
+		n = h->ops_len;
+		for (i = 0; i < n && i < 256; i++)
+			if (ops[i].flags & KIO_OP_SUPPORTED)
+				iour__bm_set(&raw->probe_ops, i);
+	}
+	raw->done |= IOUR__RAW_PROBE;
+}
+
+/*
+ * Filter payload sizes: a filter registration with SZ_STRICT and an
+ * impossible pdu_size fails with -EMSGSIZE before anything is installed,
+ * and the kernel writes its own size back.
+ */
+static void probe_pdu(int fd, struct iour__probe_raw *raw)
+{
+	/* BPF_RET|BPF_K 0: never read, the size check fails first. */
+	uint64_t insn = KBPF_RET;
+	struct kio_bpf b;
+	int i;
+
+	for (i = 0; i < IOUR__PDU_N; i++) {
+		memset(&b, 0, sizeof(b));
+		b.cmd_type = KIO_BPF_CMD_FILTER;
+		b.filter.opcode = pdu_opcodes[i];
+		b.filter.flags = KIO_BPF_FILTER_SZ_STRICT;
+		b.filter.filter_len = 1;
+		b.filter.pdu_size = 0xff;
+		b.filter.filter_ptr = (uint64_t)(uintptr_t)&insn;
+		raw->pdu_err[i] = (int32_t)iour__register(fd, KIO_REGISTER_BPF_FILTER, &b, 1);
+		if (raw->pdu_err[i] == -EMSGSIZE || raw->pdu_err[i] == 0)
+			raw->pdu[i] = b.filter.pdu_size;
+	}
+}
+
+/*
+ * IORING_REGISTER_LAST without QUERY: the kernel rejects a restriction
+ * entry naming a register opcode >= IORING_REGISTER_LAST with -EINVAL (and
+ * resets the ring's restriction state), and accepts one below it.  Binary
+ * search between ENABLE_RINGS (12, present on every kernel with
+ * restrictions) and 256; an accepted entry uses up its ring.
+ */
+static void probe_reg_range(struct iour__probe_raw *raw)
+{
+	uint32_t lo = KIO_REGISTER_ENABLE_RINGS, hi = 256, mid;
+	struct kio_restriction e;
+	int fd = -1;
+	long r;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (fd < 0) {
+			r = setup_ring(KIO_SETUP_R_DISABLED);
+			if (r < 0) {
+				raw->range = (int32_t)r;
+				goto out;
+			}
+			fd = (int)r;
+		}
+		memset(&e, 0, sizeof(e));
+		e.opcode = KIO_RESTRICTION_REGISTER_OP;
+		e.register_op = (uint8_t)mid;
+		r = iour__register(fd, KIO_REGISTER_RESTRICTIONS, &e, 1);
+		if (r == 0) {
+			lo = mid;
+			iour__close(fd);
+			fd = -1;
+		} else if (r == -EINVAL) {
+			hi = mid;
+		} else {
+			raw->range = (int32_t)r;
+			goto out;
+		}
+	}
+	raw->range = 0;
+	raw->range_reg_last = hi;
+out:
+	if (fd >= 0)
+		iour__close(fd);
+	raw->done |= IOUR__RAW_RANGE;
+}
+
+/* Documented in probe_internal.h.  Runs in the child: system calls only. */
+void iour__probe_steps(struct iour__probe_raw *raw)
+{
+	struct kio_query_hdr h;
+	struct kio_query_opcode q;
+	long r;
+	int fd;
+
+	/* (a) io_uring usable: -EFAULT (params are read after the checks). */
+	r = iour__setup(1, NULL);
+	if (r >= 0) {
+		iour__close((int)r);
+		r = 0;
+	}
+	raw->setup = (int32_t)r;
+	raw->done |= IOUR__RAW_SETUP;
+	if (r != -EFAULT && r != 0) {
+		raw->done |= IOUR__RAW_END; /* nothing else can be probed */
+		return;
+	}
+
+	/* (b) a disabled ring: restrictions (5.10+), PROBE, BPF ring path. */
+	raw->rdis = setup_ring(KIO_SETUP_R_DISABLED);
+	if (raw->rdis >= 0) {
+		fd = raw->rdis;
+		raw->rdis = 0;
+		/* NULL array: -EBUSY if inherited restrictions, else -EINVAL. */
+		raw->ring_reg_null =
+			(int32_t)iour__register(fd, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+		raw->done |= IOUR__RAW_RDIS;
+		/* A disabled ring's register ops are never gated. */
+		probe_opcodes(fd, raw);
+		/* (c) ring-path filters: -EFAULT when supported (7.0+). */
+		raw->bpf_ring = (int32_t)iour__register(fd, KIO_REGISTER_BPF_FILTER, NULL, 1);
+		if (raw->bpf_ring == -EFAULT)
+			probe_pdu(fd, raw);
+		raw->done |= IOUR__RAW_BPF_RING;
+		iour__close(fd);
+	} else {
+		raw->done |= IOUR__RAW_RDIS;
+	}
+
+	/* (b) an enabled ring: ENABLE_RINGS gives -EBADFD on 5.10+. */
+	raw->plain = setup_ring(0);
+	if (raw->plain >= 0) {
+		fd = raw->plain;
+		raw->plain = 0;
+		raw->enable = (int32_t)iour__register(fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0);
+		if (!(raw->done & IOUR__RAW_PROBE))
+			probe_opcodes(fd, raw);
+		iour__close(fd);
+	}
+	raw->done |= IOUR__RAW_PLAIN;
+
+	/* QUERY on the blind path (6.18+). */
+	memset(&h, 0, sizeof(h));
+	memset(&q, 0, sizeof(q));
+	h.query_data = (uint64_t)(uintptr_t)&q;
+	h.query_op = KIO_QUERY_OPCODES;
+	h.size = sizeof(q);
+	raw->query = (int32_t)iour__register(-1, KIO_REGISTER_QUERY, &h, 0);
+	raw->query_result = h.result;
+	raw->query_size = h.size;
+	raw->q = q;
+	raw->done |= IOUR__RAW_QUERY;
+
+	/* (d) task restrictions and the blind path; (c') task-path filters.
+	 * NULL arguments: nothing can be installed. */
+	raw->task = (int32_t)iour__register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+	raw->done |= IOUR__RAW_TASK;
+	raw->bpf_task = (int32_t)iour__register(-1, KIO_REGISTER_BPF_FILTER, NULL, 1);
+	raw->done |= IOUR__RAW_BPF_TASK;
+
+	/* Register-opcode limit without QUERY, or when the caller forced a
+	 * level below QUERY's and must see the fallback. */
+	if (raw->rdis == 0 && (raw->query != 0 || raw->query_result != 0 ||
+			       (raw->force >= 0 && raw->force < IOUR_LEVEL_QUERY)))
+		probe_reg_range(raw);
+
+	raw->done |= IOUR__RAW_END;
+}
+
+/* ---- the parent side -------------------------------------------------- */
+
+static unsigned long probe_runs;
+
+unsigned long iour__probe_runs(void)
+{
+	return __atomic_load_n(&probe_runs, __ATOMIC_RELAXED);
+}
+
+int iour__probe_run(struct iour__probe_raw *raw)
+{
+	size_t len = (sizeof(*raw) + 4095) & ~(size_t)4095;
+	struct iour__probe_raw *sh;
+	int saved = errno, st = 0;
+	pid_t pid, w;
+
+	sh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		errno = saved;
+		return -ENOMEM;
+	}
+	memcpy(sh, raw, sizeof(*raw));
+	pid = fork();
+	if (pid < 0) {
+		munmap(sh, len);
+		errno = saved;
+		return -ECHILD;
+	}
+	if (pid == 0) {
+		iour__probe_steps(sh);
+		_exit(0);
+	}
+	do
+		w = waitpid(pid, &st, 0);
+	while (w < 0 && errno == EINTR);
+	/* w < 0 (ECHILD): someone else reaped the child, which has exited. */
+	if (w == pid && WIFSIGNALED(st))
+		sh->child_signal = WTERMSIG(st);
+	memcpy(raw, sh, sizeof(*raw));
+	munmap(sh, len);
+	__atomic_fetch_add(&probe_runs, 1, __ATOMIC_RELAXED);
+	errno = saved;
+	return 0;
+}
+
+/* Read a small decimal integer file; 0 or -1. */
+static int read_int_file(const char *path, int32_t *val)
+{
+	char buf[32];
+	ssize_t n;
+	long v;
+	char *end;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	if (end == buf || v < INT32_MIN || v > INT32_MAX)
+		return -1;
+	*val = (int32_t)v;
+	return 0;
+}
+
+static int32_t status_field(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+	long v;
+	char *end;
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	v = strtol(p, &end, 10);
+	if (end == p || v < 0 || v > INT32_MAX)
+		return -1;
+	return (int32_t)v;
+}
+
+static int32_t parse_force(const char *s)
+{
+	int32_t v = 0;
+
+	if (!s)
+		return -1;
+	if (!*s)
+		return -2;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -2;
+		v = v * 10 + (*s - '0');
+		if (v > 255)
+			return -2;
+	}
+	return v;
+}
+
+void iour__probe_read_diag(struct iour__probe_raw *raw)
+{
+	char buf[8192];
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	raw->sysctl_disabled = -1;
+	raw->sysctl_group = -1;
+	raw->seccomp_mode = -1;
+	raw->no_new_privs = -1;
+	if (read_int_file("/proc/sys/kernel/io_uring_disabled", &raw->sysctl_disabled) < 0)
+		raw->sysctl_disabled = -1;
+	if (read_int_file("/proc/sys/kernel/io_uring_group", &raw->sysctl_group) < 0)
+		raw->sysctl_group = -1;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while (got < sizeof(buf) - 1) {
+			n = read(fd, buf + got, sizeof(buf) - 1 - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(fd);
+		buf[got] = '\0';
+		raw->seccomp_mode = status_field(buf, "\nSeccomp:");
+		raw->no_new_privs = status_field(buf, "\nNoNewPrivs:");
+	}
+	raw->force = parse_force(secure_getenv("IOUR_FEATURE_LEVEL"));
+}
+
+/* ---- interpretation (kernel-interface.md 5.4 and 5.5) ----------------- */
+
+uint32_t iour__reg_last_for_op_last(uint32_t op_last)
+{
+	/* IORING_OP_LAST -> the smallest IORING_REGISTER_LAST among the
+	 * kernels that had it (kernel-interface.md 6.1 and 6.2). */
+	static const struct {
+		uint8_t op_last, reg_last;
+	} t[] = {
+		{ 34, 13 }, /* 5.10 */
+		{ 37, 13 }, /* 5.11-5.14 */
+		{ 40, 20 }, /* 5.15-5.17 */
+		{ 41, 22 }, /* 5.18 */
+		{ 47, 24 }, /* 5.19 */
+		{ 48, 26 }, /* 6.0 */
+		{ 49, 26 }, /* 6.1-6.6 */
+		{ 54, 26 }, /* 6.7 */
+		{ 55, 27 }, /* 6.8 */
+		{ 56, 29 }, /* 6.9-6.10 */
+		{ 58, 29 }, /* 6.11-6.14 */
+		{ 62, 35 }, /* 6.15 */
+		{ 63, 35 }, /* 6.16-6.18 */
+		{ 65, 37 }, /* 6.19-7.2 */
+	};
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(t); i++)
+		if (op_last >= t[i].op_last)
+			r = t[i].reg_last;
+	return r;
+}
+
+static bool present(uint32_t a)
+{
+	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
+}
+
+static unsigned popcount_bm(const struct iour__bitmap *b)
+{
+	unsigned n = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		n += (unsigned)__builtin_popcountll(b->w[i]);
+	return n;
+}
+
+/* Drop everything above `level` (IOUR_FEATURE_LEVEL). */
+static void force_level(struct iour_features *f, uint32_t level)
+{
+	if (level < IOUR_LEVEL_CONNECT)
+		f->pdu_connect = 0;
+	if (level < IOUR_LEVEL_TASK_BPF) {
+		f->task_restrictions = IOUR_AVAIL_NO;
+		f->task_restrictions_err = 0;
+		f->bpf_ring = IOUR_AVAIL_NO;
+		f->bpf_ring_err = 0;
+		f->bpf_task = IOUR_AVAIL_NO;
+		f->bpf_task_err = 0;
+		f->pdu_socket = f->pdu_openat = f->pdu_openat2 = 0;
+	}
+	if (level < IOUR_LEVEL_QUERY) {
+		f->query = IOUR_AVAIL_NO;
+		f->query_err = 0;
+		f->nr_query_opcodes = 0;
+		f->feature_flags = f->setup_flags = f->enter_flags = f->sqe_flags = 0;
+	}
+	if (level < IOUR_LEVEL_RING) {
+		f->ring_restrictions = IOUR_AVAIL_NO;
+		f->r_disabled_err = f->ring_register_err = f->enable_rings_err = 0;
+		f->blind_register = IOUR_AVAIL_NO;
+		f->op_last = f->reg_last = 0;
+		f->limits_source = IOUR_LIMITS_NONE;
+		f->split_gates = 0;
+	}
+	if (level < IOUR_LEVEL_IO_URING) {
+		f->io_uring = IOUR_AVAIL_NO;
+		f->setup_err = 0;
+		f->probe = IOUR_AVAIL_NO;
+		f->probe_err = 0;
+		f->probe_last_op = f->nr_supported_ops = 0;
+		memset(f->supported_ops, 0, sizeof(f->supported_ops));
+	}
+}
+
+void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_features *f,
+			   struct iour__kernel_limits *lim)
+{
+	const uint32_t d = raw->done;
+	const bool died = !(d & IOUR__RAW_END);
+	/* What a step the child never reached means: unknown if it died. */
+	const uint32_t unreached = died ? IOUR_AVAIL_UNKNOWN : IOUR_AVAIL_NO;
+	bool mismatch = false, usable, ring, has37;
+	uint32_t op_last = 0, reg_last = 0, src = IOUR_LIMITS_NONE, level;
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	memset(lim, 0, sizeof(*lim));
+	f->sz = sizeof(*f);
+	if (died)
+		f->flags |= IOUR_FEATURES_CHILD_DIED;
+	f->child_signal = raw->child_signal;
+	f->sysctl_disabled = raw->sysctl_disabled;
+	f->sysctl_group = raw->sysctl_group;
+	f->seccomp_mode = raw->seccomp_mode;
+	f->no_new_privs = raw->no_new_privs;
+
+	/* (a) usable: -EFAULT (0 if a kernel ever accepted NULL params). */
+	if (!(d & IOUR__RAW_SETUP)) {
+		f->io_uring = IOUR_AVAIL_UNKNOWN;
+	} else {
+		f->setup_err = raw->setup;
+		f->io_uring =
+			(raw->setup == -EFAULT || raw->setup == 0) ? IOUR_AVAIL_YES : IOUR_AVAIL_NO;
+	}
+	usable = f->io_uring == IOUR_AVAIL_YES;
+	const uint32_t absent =
+		usable ? unreached :
+			 (f->io_uring == IOUR_AVAIL_UNKNOWN ? IOUR_AVAIL_UNKNOWN : IOUR_AVAIL_NO);
+
+	/* (b) per-ring restrictions. */
+	f->ring_restrictions = absent;
+	if (usable && (d & IOUR__RAW_RDIS)) {
+		f->r_disabled_err = raw->rdis;
+		if (raw->rdis == -EINVAL) {
+			f->ring_restrictions = IOUR_AVAIL_NO;
+		} else if (raw->rdis < 0) {
+			f->ring_restrictions = IOUR_AVAIL_UNKNOWN; /* e.g. -EMFILE */
+		} else {
+			f->ring_register_err = raw->ring_reg_null;
+			if (raw->ring_reg_null == -EINVAL) {
+				f->ring_restrictions = IOUR_AVAIL_YES;
+			} else if (raw->ring_reg_null == -EBUSY) {
+				f->ring_restrictions = IOUR_AVAIL_RESTRICTED;
+			} else {
+				f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		}
+	}
+	if (usable && (d & IOUR__RAW_PLAIN) && raw->plain == 0) {
+		f->enable_rings_err = raw->enable;
+		if (raw->enable == -EBADFD || raw->enable == -EACCES) {
+			/* 5.10+: must agree with the disabled ring. */
+			if (f->ring_restrictions == IOUR_AVAIL_NO) {
+				f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		} else if (raw->enable == -EINVAL) {
+			if (present(f->ring_restrictions)) {
+				f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		} else if (present(f->ring_restrictions)) {
+			f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
+			mismatch = true;
+		}
+	}
+	ring = present(f->ring_restrictions);
+
+	/* PROBE. */
+	f->probe = absent;
+	if (usable && (d & IOUR__RAW_PROBE)) {
+		f->probe_err = raw->probe;
+		if (raw->probe == 0 && raw->probe_last_op < 255) {
+			f->probe = IOUR_AVAIL_YES;
+			f->probe_last_op = raw->probe_last_op;
+			memcpy(f->supported_ops, raw->probe_ops.w, sizeof(f->supported_ops));
+			f->nr_supported_ops = popcount_bm(&raw->probe_ops);
+		} else if (raw->probe == -EINVAL) {
+			f->probe = IOUR_AVAIL_NO; /* before 5.6 */
+		} else if (raw->probe == -EACCES) {
+			f->probe = IOUR_AVAIL_RESTRICTED;
+		} else {
+			f->probe = IOUR_AVAIL_UNKNOWN;
+		}
+	}
+
+	/* QUERY: -EINVAL before 6.18 (-EBADF on 5.10-5.17: fd looked up
+	 * before the opcode range check). */
+	f->query = absent;
+	if (usable && (d & IOUR__RAW_QUERY)) {
+		f->query_err = raw->query ? raw->query : raw->query_result;
+		if (raw->query == 0 && raw->query_result == 0 && raw->query_size >= 8 &&
+		    raw->q.nr_request_opcodes > 0 && raw->q.nr_request_opcodes <= 256 &&
+		    raw->q.nr_register_opcodes > KIO_REGISTER_QUERY &&
+		    raw->q.nr_register_opcodes <= 256) {
+			f->query = IOUR_AVAIL_YES;
+			f->nr_query_opcodes = raw->q.nr_query_opcodes;
+			f->feature_flags = raw->q.feature_flags;
+			f->setup_flags = raw->q.ring_setup_flags;
+			f->enter_flags = raw->q.enter_flags;
+			f->sqe_flags = raw->q.sqe_flags;
+		} else if (raw->query == -EINVAL || raw->query == -EBADF) {
+			f->query = IOUR_AVAIL_NO;
+		} else {
+			f->query = IOUR_AVAIL_UNKNOWN;
+			if (raw->query == 0)
+				mismatch = true;
+		}
+	}
+	/* Linux 7.0 added IORING_REGISTER_BPF_FILTER (37), and with it task
+	 * restrictions and the split gates: only QUERY can tell 7.0's -EINVAL
+	 * answers from older ones. */
+	has37 = f->query == IOUR_AVAIL_YES && raw->q.nr_register_opcodes > KIO_REGISTER_BPF_FILTER;
+
+	/* (d) task restrictions, and the blind path. */
+	f->task_restrictions = absent;
+	f->blind_register = absent;
+	if (usable && (d & IOUR__RAW_TASK)) {
+		int32_t t = raw->task;
+
+		f->task_restrictions_err = t;
+		if (t == -EFAULT || t == -EPERM || t == -EACCES) {
+			if (has37) {
+				f->task_restrictions = t == -EFAULT ? IOUR_AVAIL_YES :
+						       t == -EPERM  ? IOUR_AVAIL_RESTRICTED :
+								      IOUR_AVAIL_NO_PRIV;
+				f->blind_register = IOUR_AVAIL_YES;
+			} else {
+				f->task_restrictions = IOUR_AVAIL_UNKNOWN;
+				f->blind_register = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		} else if (t == -EINVAL) {
+			f->task_restrictions = IOUR_AVAIL_NO;
+			if (has37) {
+				f->task_restrictions = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+			/* 6.13-6.19: blind path without task restrictions;
+			 * before 5.10: opcode 11 out of range. */
+			f->blind_register = ring ? IOUR_AVAIL_YES : IOUR_AVAIL_NO;
+		} else if (t == -EBADF) {
+			/* 5.10-6.12: fd -1 looked up, no blind path. */
+			f->task_restrictions = IOUR_AVAIL_NO;
+			f->blind_register = IOUR_AVAIL_NO;
+			if (f->query == IOUR_AVAIL_YES) {
+				f->blind_register = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		} else {
+			f->task_restrictions = IOUR_AVAIL_UNKNOWN;
+			f->blind_register = IOUR_AVAIL_UNKNOWN;
+		}
+	}
+	if (f->query == IOUR_AVAIL_YES && f->blind_register != IOUR_AVAIL_UNKNOWN)
+		f->blind_register = IOUR_AVAIL_YES; /* QUERY itself used fd -1 */
+
+	/* (c) ring-path filters, on the disabled ring (never gated). */
+	f->bpf_ring = absent;
+	if (usable && raw->rdis != 0 && (d & IOUR__RAW_RDIS))
+		f->bpf_ring = raw->rdis == -EINVAL ? IOUR_AVAIL_NO : IOUR_AVAIL_UNKNOWN;
+	if (usable && raw->rdis == 0 && (d & IOUR__RAW_BPF_RING)) {
+		int32_t b = raw->bpf_ring;
+
+		f->bpf_ring_err = b;
+		if (b == -EFAULT) {
+			f->bpf_ring = has37 ? IOUR_AVAIL_YES : IOUR_AVAIL_UNKNOWN;
+			mismatch |= !has37;
+		} else if (b == -EACCES) {
+			f->bpf_ring = has37 ? IOUR_AVAIL_RESTRICTED : IOUR_AVAIL_UNKNOWN;
+			mismatch |= !has37;
+		} else if (b == -EINVAL) {
+			/* before 7.0, or CONFIG_IO_URING_BPF off */
+			f->bpf_ring = IOUR_AVAIL_NO;
+		} else {
+			f->bpf_ring = IOUR_AVAIL_UNKNOWN;
+		}
+	}
+
+	/* (c') task-path filters.  The task path checks no_new_privs before
+	 * the config stub, so -EACCES alone does not prove support: the ring
+	 * path decides. */
+	f->bpf_task = absent;
+	if (usable && (d & IOUR__RAW_BPF_TASK)) {
+		int32_t b = raw->bpf_task;
+
+		f->bpf_task_err = b;
+		if (b == -EFAULT) {
+			if (has37 && present(f->bpf_ring)) {
+				f->bpf_task = IOUR_AVAIL_YES;
+			} else {
+				f->bpf_task = IOUR_AVAIL_UNKNOWN;
+				mismatch = true;
+			}
+		} else if (b == -EACCES) {
+			if (has37 && present(f->bpf_ring)) {
+				f->bpf_task = IOUR_AVAIL_NO_PRIV;
+			} else if (has37 && f->bpf_ring == IOUR_AVAIL_NO) {
+				f->bpf_task = IOUR_AVAIL_NO; /* config off */
+			} else {
+				f->bpf_task = IOUR_AVAIL_UNKNOWN;
+				mismatch |= !has37;
+			}
+		} else if (b == -EINVAL || b == -EBADF) {
+			f->bpf_task = IOUR_AVAIL_NO;
+		} else {
+			f->bpf_task = IOUR_AVAIL_UNKNOWN;
+		}
+	}
+
+	/* (e) payload sizes, when the ring path works. */
+	if (f->bpf_ring == IOUR_AVAIL_YES) {
+		uint32_t *pdu[IOUR__PDU_N] = { &f->pdu_socket, &f->pdu_openat, &f->pdu_openat2,
+					       &f->pdu_connect };
+
+		for (i = 0; i < IOUR__PDU_N; i++)
+			if (raw->pdu_err[i] == -EMSGSIZE || raw->pdu_err[i] == 0)
+				*pdu[i] = raw->pdu[i];
+	}
+
+	/* The level the kernel offers. */
+	if (!usable)
+		level = IOUR_LEVEL_NONE;
+	else if (!ring)
+		level = IOUR_LEVEL_IO_URING;
+	else if (f->query != IOUR_AVAIL_YES)
+		level = IOUR_LEVEL_RING;
+	else if (!(present(f->task_restrictions) && present(f->bpf_ring) && present(f->bpf_task) &&
+		   f->pdu_socket >= KIO_PDU_SOCKET && f->pdu_openat >= KIO_PDU_OPEN &&
+		   f->pdu_openat2 >= KIO_PDU_OPEN))
+		level = IOUR_LEVEL_QUERY;
+	else if (f->pdu_connect < KIO_PDU_CONNECT)
+		level = IOUR_LEVEL_TASK_BPF;
+	else
+		level = IOUR_LEVEL_CONNECT;
+	f->kernel_level = f->level = level;
+
+	/* IOUR_FEATURE_LEVEL: only ever lower. */
+	if (raw->force == -2 || (raw->force >= 0 && (uint32_t)raw->force > level))
+		f->flags |= IOUR_FEATURES_FORCE_IGNORED;
+	else if (raw->force >= 0 && (uint32_t)raw->force < level)
+		f->level = (uint32_t)raw->force;
+
+	/* Limits: QUERY, unless the level is forced below it; else PROBE
+	 * plus the register range test; else PROBE plus the table. */
+	if (f->query == IOUR_AVAIL_YES && f->level >= IOUR_LEVEL_QUERY) {
+		op_last = raw->q.nr_request_opcodes;
+		reg_last = raw->q.nr_register_opcodes;
+		src = IOUR_LIMITS_QUERY;
+		if (f->probe == IOUR_AVAIL_YES && f->probe_last_op + 1 != op_last) {
+			mismatch = true;
+			if (f->probe_last_op + 1 < op_last)
+				op_last = f->probe_last_op + 1;
+		}
+	} else if (f->probe == IOUR_AVAIL_YES) {
+		op_last = f->probe_last_op + 1;
+		if ((d & IOUR__RAW_RANGE) && raw->range == 0 &&
+		    raw->range_reg_last > KIO_REGISTER_ENABLE_RINGS) {
+			reg_last = raw->range_reg_last;
+			src = IOUR_LIMITS_PROBE;
+		} else {
+			reg_last = iour__reg_last_for_op_last(op_last);
+			src = reg_last ? IOUR_LIMITS_TABLE : IOUR_LIMITS_NONE;
+		}
+	}
+	if (ring && reg_last) {
+		f->op_last = op_last;
+		f->reg_last = reg_last;
+		f->limits_source = src;
+		f->split_gates = reg_last > KIO_REGISTER_BPF_FILTER;
+		lim->op_last = op_last;
+		lim->reg_last = reg_last;
+		lim->split = f->split_gates;
+	}
+
+	if (f->level < level) {
+		f->flags |= IOUR_FEATURES_FORCED;
+		force_level(f, f->level);
+	}
+	if (mismatch)
+		f->flags |= IOUR_FEATURES_MISMATCH;
+}
+
+/* ---- cache ------------------------------------------------------------- */
+
+struct snapshot {
+	struct iour_features f;
+	struct iour__kernel_limits lim;
+	struct snapshot *prev; /* older answers stay allocated (reachable) */
+};
+
+static struct snapshot *cache;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int probe_fresh(struct iour_features *f, struct iour__kernel_limits *lim)
+{
+	struct iour__probe_raw raw;
+	int r;
+
+	memset(&raw, 0, sizeof(raw));
+	iour__probe_read_diag(&raw);
+	r = iour__probe_run(&raw);
+	if (r)
+		return r;
+	iour__probe_interpret(&raw, f, lim);
+	return 0;
+}
+
+static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kernel_limits *lim)
+{
+	struct snapshot *s, *n;
+	int r = 0;
+
+	if (iour_likely(!(flags & (IOUR_PROBE_NO_CACHE | IOUR_PROBE_REFRESH)))) {
+		s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
+		if (iour_likely(s != NULL)) {
+			*f = s->f;
+			*lim = s->lim;
+			return 0;
+		}
+	}
+	if (flags & IOUR_PROBE_NO_CACHE)
+		return probe_fresh(f, lim);
+
+	pthread_mutex_lock(&cache_lock);
+	s = __atomic_load_n(&cache, __ATOMIC_RELAXED);
+	if (!s || (flags & IOUR_PROBE_REFRESH)) {
+		n = calloc(1, sizeof(*n));
+		if (!n) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = probe_fresh(&n->f, &n->lim);
+		if (r) {
+			free(n);
+			goto out;
+		}
+		n->prev = s;
+		__atomic_store_n(&cache, n, __ATOMIC_RELEASE);
+		s = n;
+	}
+	*f = s->f;
+	*lim = s->lim;
+out:
+	pthread_mutex_unlock(&cache_lock);
+	return r;
+}
+
+int iour__probe_cached(struct iour_features *f, struct iour__kernel_limits *lim)
+{
+	return probe_get(0, f, lim);
+}
+
+int iour__probe_limits(struct iour__kernel_limits *lim)
+{
+	struct iour__kernel_limits l;
+	struct iour_features f;
+	int r;
+
+	r = probe_get(0, &f, &l);
+	if (r)
+		return r;
+	if (f.level < IOUR_LEVEL_RING || !l.op_last || !l.reg_last)
+		return -IOUR_ERRNO__UNSUPPORTED;
+	*lim = l;
+	return 0;
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+/* End offsets of the fields of struct iour_features, so that a caller's
+ * smaller struct gets whole fields only. */
+#define FEND(m) (offsetof(struct iour_features, m) + sizeof(((struct iour_features *)0)->m))
+static const uint16_t feature_ends[] = {
+	FEND(level),
+	FEND(kernel_level),
+	FEND(flags),
+	FEND(io_uring),
+	FEND(setup_err),
+	FEND(sysctl_disabled),
+	FEND(sysctl_group),
+	FEND(seccomp_mode),
+	FEND(no_new_privs),
+	FEND(ring_restrictions),
+	FEND(r_disabled_err),
+	FEND(ring_register_err),
+	FEND(enable_rings_err),
+	FEND(op_last),
+	FEND(reg_last),
+	FEND(limits_source),
+	FEND(split_gates),
+	FEND(query),
+	FEND(query_err),
+	FEND(nr_query_opcodes),
+	FEND(probe),
+	FEND(feature_flags),
+	FEND(setup_flags),
+	FEND(enter_flags),
+	FEND(sqe_flags),
+	FEND(probe_err),
+	FEND(probe_last_op),
+	FEND(nr_supported_ops),
+	FEND(blind_register),
+	FEND(supported_ops),
+	FEND(task_restrictions),
+	FEND(task_restrictions_err),
+	FEND(bpf_ring),
+	FEND(bpf_ring_err),
+	FEND(bpf_task),
+	FEND(bpf_task_err),
+	FEND(pdu_socket),
+	FEND(pdu_openat),
+	FEND(pdu_openat2),
+	FEND(pdu_connect),
+	FEND(child_signal),
+	FEND(pad),
+};
+_Static_assert(FEND(pad) == sizeof(struct iour_features), "iour_features has trailing padding");
+_Static_assert(sizeof(struct iour_features) == 224, "iour_features layout changed");
+_Static_assert(offsetof(struct iour_features, feature_flags) % 8 == 0, "feature_flags alignment");
+_Static_assert(offsetof(struct iour_features, supported_ops) % 8 == 0, "supported_ops alignment");
+_Static_assert(offsetof(struct iour_features, supported_ops) == 144, "supported_ops offset");
+
+#define FEATURES_MAX_SZ 4096
+
+static void copy_out(const struct iour_features *src, struct iour_features *out)
+{
+	size_t sz = out->sz, n = 0, i;
+
+	if (iour_likely(sz >= sizeof(*src))) {
+		n = sizeof(*src);
+	} else {
+		for (i = 0; i < IOUR_ARRAY_SIZE(feature_ends); i++)
+			if (feature_ends[i] <= sz)
+				n = feature_ends[i];
+	}
+	memcpy((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       n - sizeof(size_t));
+	if (sz > sizeof(*src))
+		memset((char *)out + sizeof(*src), 0, sz - sizeof(*src));
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
+{
+	static const int errs[] = { EINVAL, E2BIG, ENOMEM, ECHILD, 0 };
+	struct iour__kernel_limits lim;
+	struct iour_features f;
+	uint64_t flags;
+	int r;
+
+	r = IOUR_OPTS_VALID(opts, iour_probe_opts, flags);
+	if (r)
+		return r;
+	flags = IOUR_OPTS_GET(opts, flags, 0);
+	if (flags & ~(IOUR_PROBE_NO_CACHE | IOUR_PROBE_REFRESH))
+		return -EINVAL;
+	if ((flags & IOUR_PROBE_NO_CACHE) && (flags & IOUR_PROBE_REFRESH))
+		return -EINVAL;
+	if (!out || out->sz < FEND(level) || out->sz > FEATURES_MAX_SZ)
+		return -EINVAL;
+	if (iour_likely(!flags)) {
+		/* Cached fast path: one acquire load and one copy. */
+		const struct snapshot *s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
+
+		if (iour_likely(s != NULL)) {
+			copy_out(&s->f, out);
+			return 0;
+		}
+	}
+	r = probe_get(flags, &f, &lim);
+	if (r)
+		return iour__err_public(r, errs);
+	copy_out(&f, out);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_feature_level(void)
+{
+	static const int errs[] = { ENOMEM, ECHILD, 0 };
+	struct iour__kernel_limits lim;
+	struct iour_features f;
+	int r;
+
+	r = probe_get(0, &f, &lim);
+	if (r)
+		return iour__err_public(r, errs);
+	return (int)f.level;
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+const char *iour_feature_level_str(int level)
+{
+	switch (level) {
+	case IOUR_LEVEL_NONE:
+		return "io_uring unusable";
+	case IOUR_LEVEL_IO_URING:
+		return "io_uring without restrictions (before Linux 5.10)";
+	case IOUR_LEVEL_RING:
+		return "per-ring restrictions (Linux 5.10+)";
+	case IOUR_LEVEL_QUERY:
+		return "per-ring restrictions and QUERY (Linux 6.18+)";
+	case IOUR_LEVEL_TASK_BPF:
+		return "task restrictions and BPF filters (Linux 7.0+)";
+	case IOUR_LEVEL_CONNECT:
+		return "BPF filters with the CONNECT payload (Linux 7.2+)";
+	default:
+		return "unknown level";
+	}
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+const char *iour_avail_str(uint32_t avail)
+{
+	switch (avail) {
+	case IOUR_AVAIL_NO:
+		return "no";
+	case IOUR_AVAIL_YES:
+		return "yes";
+	case IOUR_AVAIL_NO_PRIV:
+		return "no privilege";
+	case IOUR_AVAIL_RESTRICTED:
+		return "already restricted";
+	case IOUR_AVAIL_UNKNOWN:
+		return "unknown";
+	default:
+		return "invalid";
+	}
+}

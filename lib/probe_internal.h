@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel probe's internals, shared with other modules (limits for
+ * clamping) and with the tests (raw answers and their interpretation).
+ * Not installed.
+ */
+#ifndef IOUR_LIB_PROBE_INTERNAL_H
+#define IOUR_LIB_PROBE_INTERNAL_H
+
+#include "internal.h"
+#include "ruleset_internal.h"
+#include "iouring_restrict/probe.h"
+
+/* Bits of iour__probe_raw::done: the steps the probe child completed. */
+#define IOUR__RAW_SETUP (1U << 0)    /* setup(1, NULL) */
+#define IOUR__RAW_RDIS (1U << 1)     /* disabled ring: create, RESTRICTIONS(NULL) */
+#define IOUR__RAW_PROBE (1U << 2)    /* PROBE (disabled ring, else the enabled one) */
+#define IOUR__RAW_BPF_RING (1U << 3) /* BPF_FILTER(NULL) and payload sizes */
+#define IOUR__RAW_PLAIN (1U << 4)    /* enabled ring: create, ENABLE_RINGS */
+#define IOUR__RAW_QUERY (1U << 5)    /* QUERY on fd -1 */
+#define IOUR__RAW_TASK (1U << 6)     /* RESTRICTIONS(NULL) on fd -1 */
+#define IOUR__RAW_BPF_TASK (1U << 7) /* BPF_FILTER(NULL) on fd -1 */
+#define IOUR__RAW_RANGE (1U << 8)    /* register-opcode range test */
+#define IOUR__RAW_END (1U << 9)      /* the child reached its end */
+
+/* Payload-size probes, in this order. */
+enum { IOUR__PDU_SOCKET, IOUR__PDU_OPENAT, IOUR__PDU_OPENAT2, IOUR__PDU_CONNECT, IOUR__PDU_N };
+
+/*
+ * The kernel's raw answers, exactly as the probe child saw them (each a
+ * syscall result: 0 / fd-made-0 / -errno), plus the parent's diagnostics.
+ * The child only records; iour__probe_interpret() decides what they mean,
+ * so the interpretation can be tested with answers of any kernel
+ * generation.
+ */
+struct iour__probe_raw {
+	uint32_t done;         /* IOUR__RAW_* */
+	int32_t child_signal;  /* set by the parent */
+	int32_t setup;         /* setup(1, NULL) */
+	int32_t rdis;          /* setup(1, {R_DISABLED}): 0 or -errno */
+	int32_t ring_reg_null; /* register(rdis, RESTRICTIONS, NULL, 1) */
+	int32_t probe;         /* register(ring, PROBE, buf, 256) */
+	uint32_t probe_last_op;
+	uint32_t probe_ops_len;
+	struct iour__bitmap probe_ops;
+	int32_t bpf_ring; /* register(rdis, BPF_FILTER, NULL, 1) */
+	int32_t pdu_err[IOUR__PDU_N];
+	uint32_t pdu[IOUR__PDU_N]; /* written-back pdu_size */
+	int32_t plain;             /* setup(1, {0}): 0 or -errno */
+	int32_t enable;            /* register(plain, ENABLE_RINGS, NULL, 0) */
+	int32_t query;             /* register(-1, QUERY, &hdr, 0) */
+	int32_t query_result;      /* hdr.result */
+	uint32_t query_size;       /* hdr.size after the call */
+	struct kio_query_opcode q;
+	int32_t task;     /* register(-1, RESTRICTIONS, NULL, 1) */
+	int32_t bpf_task; /* register(-1, BPF_FILTER, NULL, 1) */
+	int32_t range;    /* 0, or the unexpected -errno that stopped it */
+	uint32_t range_reg_last;
+	/* Filled by the parent. */
+	int32_t sysctl_disabled;
+	int32_t sysctl_group;
+	int32_t seccomp_mode;
+	int32_t no_new_privs;
+	int32_t force; /* IOUR_FEATURE_LEVEL: -1 unset, -2 invalid, else 0..255 */
+};
+
+/* Run the probe child (fork, wait) and fill *raw; the diagnostics and
+ * `force` are read by the caller first.  0 or -ENOMEM / -ECHILD. */
+IOUR_INTERNAL int iour__probe_run(struct iour__probe_raw *raw);
+
+/* The probing steps themselves, as the child runs them (exposed so that
+ * tests can run them in a child of their own with a faked kernel). */
+IOUR_INTERNAL void iour__probe_steps(struct iour__probe_raw *raw);
+
+/* Read the parent-side diagnostics and IOUR_FEATURE_LEVEL into *raw. */
+IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
+
+/*
+ * Interpret raw answers: fill the full-size *f (f->sz is set to
+ * sizeof(*f)) and the real kernel limits *lim (which ignore the forced
+ * level; zero when unknown).
+ */
+IOUR_INTERNAL void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_features *f,
+					 struct iour__kernel_limits *lim);
+
+/*
+ * The limits of the running kernel, for translating restriction sets (from
+ * the cached probe).  0, -IOUR_ERRNO__UNSUPPORTED when the effective level
+ * is below IOUR_LEVEL_RING or the limits are unknown, or the probe's
+ * -ENOMEM / -ECHILD.
+ */
+IOUR_INTERNAL int iour__probe_limits(struct iour__kernel_limits *lim);
+
+/* The effective feature level and limits from the cache (probing once). */
+IOUR_INTERNAL int iour__probe_cached(struct iour_features *f, struct iour__kernel_limits *lim);
+
+/* Number of probe children run by this process (for the caching tests). */
+IOUR_INTERNAL unsigned long iour__probe_runs(void);
+
+/* The smallest IORING_REGISTER_LAST of any kernel with this IORING_OP_LAST
+ * (the table fallback); 0 below 5.10's 34. */
+IOUR_INTERNAL uint32_t iour__reg_last_for_op_last(uint32_t op_last);
+
+#endif /* IOUR_LIB_PROBE_INTERNAL_H */

@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The enforcement check (documented in include/iouring_restrict/verify.h).
+ *
+ * The caller's requests are copied into a "channel": a memfd mapped shared
+ * by the caller and the child.  The child, or the helper program it
+ * executes (which finds the memfd through IOUR_VERIFY_FD), runs the check
+ * from the channel and writes one result per request into it, then a
+ * "done" marker.  The caller learns that the child is gone from a pipe
+ * whose only writer the child holds (EOF; this also works when the caller
+ * ignores SIGCHLD), and bounds the wait with a timeout.
+ *
+ * The same serve() runs in every mode, so the forked mode and the exec
+ * mode cannot drift apart.  Nothing in the child after fork() allocates
+ * memory or takes a lock: the caller may have other threads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "miniring.h"
+#include "sys.h"
+#include "iouring_restrict/verify.h"
+
+extern char **environ;
+
+#define OP_NOP 0
+#define OP_READV IOUR__OP_READV
+#define OP_WRITEV IOUR__OP_WRITEV
+#define OP_CONNECT KIO_OP_CONNECT
+#define OP_OPENAT KIO_OP_OPENAT
+#define OP_READ IOUR__OP_READ
+#define OP_WRITE IOUR__OP_WRITE
+#define OP_OPENAT2 KIO_OP_OPENAT2
+#define OP_SOCKET KIO_OP_SOCKET
+
+/* IOSQE_FIXED_FILE, IO_DRAIN, IO_LINK, IO_HARDLINK, ASYNC */
+#define SQE_FLAGS_OK 0x1fU
+#define CHILD_RING_ENTRIES 8
+#define DEFAULT_TIMEOUT_MS 30000U
+#define MAX_STRIDE 4096U
+
+#define VCHAN_MAGIC 0x46525649U /* "IVRF" */
+#define VCHAN_VERSION 1U
+#define VCHAN_DONE 0x454e4f44U /* "DONE" */
+#define VCHAN_MAX_SIZE (8U << 20)
+
+enum { PHASE_NONE, PHASE_STARTED, PHASE_RING, PHASE_RUN, PHASE_DONE };
+
+/* Written by the caller, except the fields after `results_off`. */
+struct vchan_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t size;
+	uint32_t nr;
+	uint32_t flags;
+	int32_t ring_fd;
+	uint32_t ring_flags;
+	uint32_t reqs_off;
+	uint32_t results_off;
+	uint32_t phase;   /* PHASE_* the serving process reached */
+	int32_t ring_err; /* -errno: the ring could not be created or used */
+	int32_t exec_err; /* -errno of a failed execve in the child */
+	uint32_t done;    /* VCHAN_DONE once every result is written */
+	uint32_t pad;
+};
+
+struct vchan_req {
+	uint32_t opcode;
+	uint32_t expect;
+	uint32_t sqe_flags;
+	int32_t family;
+	int32_t type;
+	int32_t protocol;
+	uint64_t open_flags;
+	uint64_t open_mode;
+	uint64_t open_resolve;
+	uint32_t path_off; /* 0: no path */
+	uint32_t path_len; /* without the NUL */
+	uint32_t addr_off;
+	uint32_t addrlen;
+};
+
+_Static_assert(sizeof(struct iour_verify_result) == 16, "result layout is fixed");
+_Static_assert(sizeof(struct vchan_hdr) % 8 == 0, "channel header alignment");
+_Static_assert(sizeof(struct vchan_req) % 8 == 0, "channel request alignment");
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+static void set_phase(struct vchan_hdr *h, uint32_t phase)
+{
+	__atomic_store_n(&h->phase, phase, __ATOMIC_RELEASE);
+}
+
+static bool opcode_supported(uint32_t op)
+{
+	switch (op) {
+	case OP_NOP:
+	case OP_READV:
+	case OP_WRITEV:
+	case OP_CONNECT:
+	case OP_OPENAT:
+	case OP_READ:
+	case OP_WRITE:
+	case OP_OPENAT2:
+	case OP_SOCKET:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- the serving side (forked child or helper program) ---- */
+
+/* The channel came from our own caller, but a helper reads it from an fd:
+ * check every offset before use. */
+static int chan_check(const struct vchan_hdr *h, size_t size)
+{
+	const struct vchan_req *q;
+	uint32_t i;
+
+	if (size < sizeof(*h) || h->magic != VCHAN_MAGIC || h->version != VCHAN_VERSION ||
+	    h->size != size || h->nr == 0 || h->nr > IOUR_VERIFY_MAX_REQS)
+		return -EINVAL;
+	if (h->reqs_off < sizeof(*h) || (h->reqs_off & 7) || (h->results_off & 7) ||
+	    (size_t)h->reqs_off + (size_t)h->nr * sizeof(*q) > h->results_off ||
+	    (size_t)h->results_off + (size_t)h->nr * sizeof(struct iour_verify_result) > size)
+		return -EINVAL;
+	q = (const struct vchan_req *)((const uint8_t *)h + h->reqs_off);
+	for (i = 0; i < h->nr; i++, q++) {
+		if (!opcode_supported(q->opcode) || q->sqe_flags & ~SQE_FLAGS_OK)
+			return -EINVAL;
+		if (q->path_off && ((size_t)q->path_off + q->path_len + 1 > size ||
+				    ((const char *)h)[q->path_off + q->path_len] != '\0'))
+			return -EINVAL;
+		if ((q->opcode == OP_OPENAT || q->opcode == OP_OPENAT2) && !q->path_off)
+			return -EINVAL;
+		if (q->addrlen > IOUR_VERIFY_MAX_ADDR ||
+		    (q->addrlen && (!q->addr_off || (size_t)q->addr_off + q->addrlen > size)))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct open_how_k {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+
+/*
+ * Prepare, submit and clean up one request.  Returns 0 when the request
+ * has its outcome in *out (including a FAILED preparation), or the
+ * negative errno of a ring-level failure that ends the check.
+ */
+static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const struct vchan_req *q,
+		   uint32_t idx, struct iour_verify_result *out)
+{
+	const char *path = q->path_off ? (const char *)h + q->path_off : NULL;
+	const uint8_t *addr = q->addr_off ? (const uint8_t *)h + q->addr_off : NULL;
+	bool reading = q->opcode == OP_READ || q->opcode == OP_READV;
+	int p[2] = { -1, -1 }, sock = -1, rc = 0;
+	struct open_how_k how;
+	struct kio_sqe sqe;
+	struct kio_cqe cqe;
+	struct iovec iov;
+	char byte = 'v', buf[1];
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = (uint8_t)q->opcode;
+	sqe.flags = (uint8_t)q->sqe_flags;
+	sqe.user_data = idx;
+	switch (q->opcode) {
+	case OP_NOP:
+		sqe.fd = -1;
+		break;
+	case OP_READ:
+	case OP_READV:
+	case OP_WRITE:
+	case OP_WRITEV:
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			rc = -errno;
+			goto failed;
+		}
+		if (reading && write(p[1], &byte, 1) != 1) {
+			rc = -EIO;
+			goto failed;
+		}
+		iov.iov_base = reading ? (void *)buf : (void *)&byte;
+		iov.iov_len = 1;
+		sqe.fd = reading ? p[0] : p[1];
+		sqe.addr = (q->opcode == OP_READV || q->opcode == OP_WRITEV) ?
+				   (uintptr_t)&iov :
+				   (uintptr_t)iov.iov_base;
+		sqe.len = 1;
+		sqe.off = (uint64_t)-1;
+		break;
+	case OP_SOCKET:
+		sqe.fd = q->family;
+		sqe.off = (uint32_t)q->type;
+		sqe.len = (uint32_t)q->protocol;
+		break;
+	case OP_OPENAT:
+		sqe.fd = AT_FDCWD;
+		sqe.addr = (uintptr_t)path;
+		sqe.len = (uint32_t)q->open_mode;
+		sqe.op_flags = (uint32_t)q->open_flags;
+		break;
+	case OP_OPENAT2:
+		how.flags = q->open_flags;
+		how.mode = q->open_mode;
+		how.resolve = q->open_resolve;
+		sqe.fd = AT_FDCWD;
+		sqe.addr = (uintptr_t)path;
+		sqe.len = sizeof(how);
+		sqe.off = (uintptr_t)&how;
+		break;
+	case OP_CONNECT: {
+		int family = q->family;
+		sa_family_t fam;
+
+		if (!family && q->addrlen >= sizeof(fam)) {
+			memcpy(&fam, addr, sizeof(fam));
+			family = fam;
+		}
+		sock = socket(family, (q->type ? q->type : SOCK_STREAM) | SOCK_CLOEXEC,
+			      q->protocol);
+		if (sock < 0) {
+			rc = -errno;
+			goto failed;
+		}
+		sqe.fd = sock;
+		sqe.addr = (uintptr_t)addr;
+		sqe.off = q->addrlen;
+		break;
+	}
+	default:
+		rc = -EOPNOTSUPP;
+		goto failed;
+	}
+
+	rc = iour__ring_submit_one(ring, &sqe, &cqe);
+	if (rc) {
+		out->status = IOUR_VERIFY_FAILED;
+		out->res = rc;
+		goto out;
+	}
+	if (cqe.res >= 0 &&
+	    (q->opcode == OP_SOCKET || q->opcode == OP_OPENAT || q->opcode == OP_OPENAT2))
+		close(cqe.res);
+	out->res = cqe.res;
+	out->observed = cqe.res == -EACCES ? IOUR_EXPECT_DENY : IOUR_EXPECT_ALLOW;
+	out->status = out->observed == q->expect ? IOUR_VERIFY_MATCH : IOUR_VERIFY_MISMATCH;
+	goto out;
+
+failed:
+	out->status = IOUR_VERIFY_FAILED;
+	out->res = rc;
+	rc = 0; /* this request only */
+out:
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (sock >= 0)
+		close(sock);
+	return rc;
+}
+
+/* Run the check described by a mapped channel; results go into it. */
+static int serve(struct vchan_hdr *h, size_t size)
+{
+	struct iour_verify_result *res;
+	const struct vchan_req *reqs;
+	struct iour__ring ring;
+	struct kio_params p;
+	uint32_t i = 0;
+	int rc;
+
+	rc = chan_check(h, size);
+	if (rc)
+		return rc;
+	set_phase(h, PHASE_STARTED);
+	reqs = (const struct vchan_req *)((uint8_t *)h + h->reqs_off);
+	res = (struct iour_verify_result *)((uint8_t *)h + h->results_off);
+
+	memset(&ring, 0, sizeof(ring));
+	ring.fd = -1;
+	set_phase(h, PHASE_RING);
+	if (h->flags & IOUR_VERIFY_RING_FD) {
+		rc = iour__ring_learn(h->ring_fd, h->ring_flags, &p);
+		if (!rc)
+			rc = iour__ring_from_fd(&ring, h->ring_fd, &p);
+	} else {
+		rc = iour__ring_init(&ring, CHILD_RING_ENTRIES, h->ring_flags);
+	}
+	if (!rc) {
+		set_phase(h, PHASE_RUN);
+		for (i = 0; i < h->nr; i++) {
+			rc = run_one(&ring, h, &reqs[i], i, &res[i]);
+			if (rc) {
+				i++;
+				break;
+			}
+		}
+	}
+	if (rc) {
+		h->ring_err = rc;
+		for (; i < h->nr; i++) {
+			res[i].status = IOUR_VERIFY_NOT_RUN;
+			res[i].res = rc;
+		}
+	}
+	iour__ring_exit(&ring);
+	set_phase(h, PHASE_DONE);
+	__atomic_store_n(&h->done, VCHAN_DONE, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/verify.h */
+int iour_verify_serve(void)
+{
+	const char *s = getenv(IOUR_VERIFY_ENV);
+	struct stat st;
+	char *end;
+	long fd;
+	void *m;
+	int rc;
+
+	if (!s)
+		return -ENOENT;
+	errno = 0;
+	fd = strtol(s, &end, 10);
+	if (errno || end == s || *end || fd < 0 || fd > 0x7fffffff)
+		return -EINVAL;
+	if (fstat((int)fd, &st) < 0)
+		return errno == EBADF ? -EBADF : -EINVAL;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct vchan_hdr) ||
+	    st.st_size > (off_t)VCHAN_MAX_SIZE)
+		return -EINVAL;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rc = serve(m, (size_t)st.st_size);
+	munmap(m, (size_t)st.st_size);
+	if (rc == 0) {
+		/* Only a real channel is ours to close: a stale variable may
+		 * name somebody else's descriptor. */
+		close((int)fd);
+		unsetenv(IOUR_VERIFY_ENV);
+	}
+	return rc;
+}
+
+/* ---- the calling side ---- */
+
+struct vopts {
+	uint32_t flags;
+	int32_t ring_fd;
+	uint32_t ring_flags;
+	uint32_t timeout_ms;
+	const char *exec_path;
+	char *const *exec_argv;
+	char *const *exec_envp;
+};
+
+static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
+{
+	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts, exec_envp);
+
+	if (rc)
+		return rc;
+	o->flags = IOUR_OPTS_GET(opts, flags, 0U);
+	o->ring_fd = IOUR_OPTS_GET(opts, ring_fd, 0);
+	o->ring_flags = IOUR_OPTS_GET(opts, ring_flags, 0U);
+	o->timeout_ms = IOUR_OPTS_GET(opts, timeout_ms, 0U);
+	o->exec_path = IOUR_OPTS_GET(opts, exec_path, (const char *)NULL);
+	o->exec_argv = IOUR_OPTS_GET(opts, exec_argv, (char *const *)NULL);
+	o->exec_envp = IOUR_OPTS_GET(opts, exec_envp, (char *const *)NULL);
+	if (!o->timeout_ms)
+		o->timeout_ms = DEFAULT_TIMEOUT_MS;
+
+	if (o->flags & ~IOUR_VERIFY_RING_FD)
+		return -EINVAL;
+	if (o->ring_flags & ~IOUR__SETUP_KNOWN)
+		return -EINVAL;
+	if (o->flags & IOUR_VERIFY_RING_FD) {
+		if (o->ring_fd < 0)
+			return -EINVAL;
+		if ((o->ring_flags & ~IOUR__RING_ADOPT_FLAGS) ||
+		    (o->ring_flags & KIO_SETUP_SINGLE_ISSUER))
+			return -EOPNOTSUPP;
+	} else {
+		if (o->ring_fd != 0 || (o->ring_flags & KIO_SETUP_R_DISABLED))
+			return -EINVAL;
+		if (o->ring_flags & ~IOUR__RING_INIT_FLAGS)
+			return -EOPNOTSUPP;
+		if ((o->ring_flags & IOUR__SETUP_DEFER_TASKRUN) &&
+		    !(o->ring_flags & KIO_SETUP_SINGLE_ISSUER))
+			return -EINVAL;
+	}
+	if (!o->exec_path && (o->exec_argv || o->exec_envp))
+		return -EINVAL;
+	if (o->exec_path && !o->exec_path[0])
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Validate one caller request and translate it; *extra gets the bytes it
+ * needs in the channel's data area.  The caller's struct may be older or
+ * newer than ours: absent fields read as 0.
+ */
+static int req_check(const struct iour_verify_req *r, size_t stride, struct vchan_req *c,
+		     const char **path, const void **addr, size_t *extra)
+{
+	size_t plen = 0;
+	int rc;
+
+	if (r->sz != stride)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(r, iour_verify_req, resv);
+	if (rc)
+		return rc;
+	memset(c, 0, sizeof(*c));
+	c->opcode = IOUR_OPTS_GET(r, opcode, 0U);
+	c->expect = IOUR_OPTS_GET(r, expect, 0U);
+	c->sqe_flags = IOUR_OPTS_GET(r, sqe_flags, 0U);
+	c->family = IOUR_OPTS_GET(r, family, 0);
+	c->type = IOUR_OPTS_GET(r, type, 0);
+	c->protocol = IOUR_OPTS_GET(r, protocol, 0);
+	c->open_flags = IOUR_OPTS_GET(r, open_flags, 0ULL);
+	c->open_mode = IOUR_OPTS_GET(r, open_mode, 0ULL);
+	c->open_resolve = IOUR_OPTS_GET(r, open_resolve, 0ULL);
+	c->addrlen = IOUR_OPTS_GET(r, addrlen, 0U);
+	*path = IOUR_OPTS_GET(r, path, (const char *)NULL);
+	*addr = IOUR_OPTS_GET(r, addr, (const void *)NULL);
+	if (IOUR_OPTS_GET(r, resv, 0U))
+		return -EINVAL;
+
+	if (c->expect != IOUR_EXPECT_ALLOW && c->expect != IOUR_EXPECT_DENY)
+		return -EINVAL;
+	if (c->sqe_flags & ~SQE_FLAGS_OK)
+		return -EINVAL;
+	if (!opcode_supported(c->opcode))
+		return c->opcode < 256 ? -EOPNOTSUPP : -EINVAL;
+
+	/* Fields the opcode does not use must be zero. */
+	switch (c->opcode) {
+	case OP_SOCKET:
+	case OP_CONNECT:
+		if (c->open_flags || c->open_mode || c->open_resolve || *path)
+			return -EINVAL;
+		if (c->opcode == OP_SOCKET && (*addr || c->addrlen))
+			return -EINVAL;
+		if (c->opcode == OP_CONNECT) {
+			if (c->addrlen > IOUR_VERIFY_MAX_ADDR || (c->addrlen && !*addr) ||
+			    (!c->addrlen && *addr))
+				return -EINVAL;
+			if (!c->family && c->addrlen < sizeof(sa_family_t))
+				return -EINVAL; /* nothing to take the family from */
+		}
+		break;
+	case OP_OPENAT:
+	case OP_OPENAT2:
+		if (c->family || c->type || c->protocol || *addr || c->addrlen)
+			return -EINVAL;
+		if (!*path)
+			return -EINVAL;
+		plen = strnlen(*path, IOUR_VERIFY_MAX_PATH + 1);
+		if (plen > IOUR_VERIFY_MAX_PATH)
+			return -EINVAL;
+		if (c->opcode == OP_OPENAT &&
+		    (c->open_flags > UINT32_MAX || c->open_mode > UINT32_MAX || c->open_resolve))
+			return -EINVAL;
+		break;
+	default:
+		if (c->family || c->type || c->protocol || c->open_flags || c->open_mode ||
+		    c->open_resolve || *path || *addr || c->addrlen)
+			return -EINVAL;
+		break;
+	}
+	c->path_len = (uint32_t)plen;
+	*extra = (*path ? align8(plen + 1) : 0) + align8(c->addrlen);
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The child after fork(): async-signal-safe calls only. */
+static void child_main(struct vchan_hdr *h, size_t size, int memfd, int exit_w,
+		       const struct vopts *o, char *const *argv, char *const *envp)
+{
+	if (o->exec_path) {
+		/* Keep the channel, the exit pipe and the ring across exec. */
+		if (fcntl(memfd, F_SETFD, 0) < 0 || fcntl(exit_w, F_SETFD, 0) < 0 ||
+		    ((o->flags & IOUR_VERIFY_RING_FD) && fcntl(o->ring_fd, F_SETFD, 0) < 0)) {
+			h->exec_err = -errno;
+			_exit(126);
+		}
+		execve(o->exec_path, argv, envp);
+		h->exec_err = -errno;
+		_exit(127);
+	}
+	serve(h, size);
+	_exit(0);
+}
+
+/* Wait for EOF on the exit pipe (the child is gone) or the deadline. */
+static bool wait_exit(int exit_r, uint32_t timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = exit_r, .events = POLLIN };
+	char b;
+
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		int r;
+
+		if (left <= 0)
+			return false;
+		r = poll(&pfd, 1, left > 0x7fffffff ? 0x7fffffff : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return false; /* cannot happen with a valid fd */
+		if (r == 0)
+			continue;
+		if (read(exit_r, &b, 1) <= 0)
+			return true; /* EOF (or an error: treat as gone) */
+	}
+}
+
+static int map_ring_err(int err)
+{
+	switch (err) {
+	case -ENOSYS:
+		return -ENOSYS;
+	case -EPERM:
+	case -EACCES:
+		return -EPERM;
+	case -ENOMEM:
+		return -ENOMEM;
+	case -EBADF:
+		return -EBADF;
+	case -ENOTTY:
+		return -ENOTTY;
+	case -EBADFD:
+		return -EBADFD;
+	case -EBUSY:
+		return -EBUSY;
+	case -EOPNOTSUPP:
+	case -EINVAL: /* the kernel refused the ring flags */
+	case -EEXIST: /* a single-issuer ring of another task */
+		return -EOPNOTSUPP;
+	default:
+		return -ECHILD;
+	}
+}
+
+static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
+		       struct iour_verify_result *results, const struct iour_verify_opts *opts)
+{
+	char *argv_default[2] = { NULL, NULL };
+	char env_var[sizeof(IOUR_VERIFY_ENV) + 16];
+	char *const *argv = NULL;
+	char **envp = NULL;
+	struct vchan_hdr *h = MAP_FAILED;
+	struct vchan_req *creqs;
+	struct iour_verify_result *cres;
+	size_t stride, size, data, off, i;
+	int memfd = -1, exit_p[2] = { -1, -1 }, rc, st = 0;
+	bool gone, have_status = false;
+	unsigned int mismatch = 0, incomplete = 0;
+	struct vopts o;
+	pid_t pid;
+
+	rc = opts_check(opts, &o);
+	if (rc)
+		return rc;
+	if (!reqs || nr == 0 || nr > IOUR_VERIFY_MAX_REQS)
+		return -EINVAL;
+	stride = reqs[0].sz;
+	if (stride < IOUR_OPTS_END(iour_verify_req, expect) || stride > MAX_STRIDE ||
+	    stride % _Alignof(struct iour_verify_req))
+		return -EINVAL;
+
+	/* Pass 1: validate everything and size the channel. */
+	data = 0;
+	for (i = 0; i < nr; i++) {
+		const struct iour_verify_req *r =
+			(const void *)((const uint8_t *)reqs + i * stride);
+		struct vchan_req c;
+		const char *path;
+		const void *addr;
+		size_t extra;
+
+		rc = req_check(r, stride, &c, &path, &addr, &extra);
+		if (rc)
+			return rc;
+		data += extra;
+	}
+	if ((o.flags & IOUR_VERIFY_RING_FD) && fcntl(o.ring_fd, F_GETFD) < 0)
+		return -EBADF;
+
+	off = align8(sizeof(*h));
+	size = off + align8(nr * sizeof(*creqs)) + align8(nr * sizeof(*cres)) + data;
+
+	memfd = memfd_create("iour-verify", MFD_CLOEXEC);
+	if (memfd < 0) {
+		rc = errno == EMFILE || errno == ENFILE ? -EMFILE :
+		     errno == ENOMEM                    ? -ENOMEM :
+							  -ECHILD;
+		goto out;
+	}
+	if (ftruncate(memfd, (off_t)size) < 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (h == MAP_FAILED) {
+		rc = -ENOMEM;
+		goto out;
+	}
+
+	/* Pass 2: fill the channel (zeroed by ftruncate). */
+	h->magic = VCHAN_MAGIC;
+	h->version = VCHAN_VERSION;
+	h->size = (uint32_t)size;
+	h->nr = (uint32_t)nr;
+	h->flags = o.flags;
+	h->ring_fd = o.ring_fd;
+	h->ring_flags = o.ring_flags;
+	h->reqs_off = (uint32_t)off;
+	h->results_off = (uint32_t)(off + align8(nr * sizeof(*creqs)));
+	creqs = (struct vchan_req *)((uint8_t *)h + h->reqs_off);
+	cres = (struct iour_verify_result *)((uint8_t *)h + h->results_off);
+	off = h->results_off + align8(nr * sizeof(*cres));
+	for (i = 0; i < nr; i++) {
+		const struct iour_verify_req *r =
+			(const void *)((const uint8_t *)reqs + i * stride);
+		const char *path;
+		const void *addr;
+		size_t extra;
+
+		req_check(r, stride, &creqs[i], &path, &addr, &extra);
+		if (path) {
+			creqs[i].path_off = (uint32_t)off;
+			memcpy((uint8_t *)h + off, path, creqs[i].path_len);
+			off += align8(creqs[i].path_len + 1);
+		}
+		if (creqs[i].addrlen) {
+			creqs[i].addr_off = (uint32_t)off;
+			memcpy((uint8_t *)h + off, addr, creqs[i].addrlen);
+			off += align8(creqs[i].addrlen);
+		}
+	}
+
+	if (o.exec_path) {
+		char *const *src = o.exec_envp ? o.exec_envp : environ;
+		size_t n = 0, j = 0;
+
+		while (src && src[n])
+			n++;
+		envp = calloc(n + 2, sizeof(*envp));
+		if (!envp) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (strncmp(src[i], IOUR_VERIFY_ENV "=", sizeof(IOUR_VERIFY_ENV)) != 0)
+				envp[j++] = src[i];
+		snprintf(env_var, sizeof(env_var), "%s=%d", IOUR_VERIFY_ENV, memfd);
+		envp[j++] = env_var;
+		envp[j] = NULL;
+		argv_default[0] = (char *)o.exec_path;
+		argv = o.exec_argv ? o.exec_argv : argv_default;
+	}
+
+	if (pipe2(exit_p, O_CLOEXEC) < 0) {
+		rc = errno == ENOMEM ? -ENOMEM : -EMFILE;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = errno == ENOMEM ? -ENOMEM : -EAGAIN;
+		goto out;
+	}
+	if (pid == 0)
+		child_main(h, size, memfd, exit_p[1], &o, argv, envp);
+	close(exit_p[1]);
+	exit_p[1] = -1;
+
+	gone = wait_exit(exit_p[0], o.timeout_ms);
+	if (!gone)
+		kill(pid, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(pid, &st, 0);
+
+		if (w == pid) {
+			have_status = true;
+			break;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		break; /* ECHILD: SIGCHLD ignored, already reaped */
+	}
+
+	/* Collect. */
+	{
+		bool done = __atomic_load_n(&h->done, __ATOMIC_ACQUIRE) == VCHAN_DONE;
+		uint32_t phase = __atomic_load_n(&h->phase, __ATOMIC_ACQUIRE);
+		bool sigsys = have_status && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS &&
+			      (phase == PHASE_RING || phase == PHASE_RUN);
+
+		for (i = 0; i < nr; i++) {
+			struct iour_verify_result r = cres[i];
+
+			if (r.status > IOUR_VERIFY_FAILED || r.observed > IOUR_EXPECT_DENY) {
+				memset(&r, 0, sizeof(r));
+			}
+			r.resv = 0;
+			if (r.status == IOUR_VERIFY_NOT_RUN && !r.res) {
+				if (h->exec_err)
+					r.res = h->exec_err;
+				else if (sigsys)
+					r.res = -EPERM;
+			}
+			if (r.status == IOUR_VERIFY_MISMATCH)
+				mismatch++;
+			else if (r.status != IOUR_VERIFY_MATCH)
+				incomplete++;
+			if (results)
+				results[i] = r;
+		}
+		if (mismatch)
+			rc = -IOUR_ERRNO__NOT_ENFORCED;
+		else if (!gone)
+			rc = -ETIMEDOUT;
+		else if (h->exec_err)
+			rc = -ECHILD;
+		else if (!done)
+			rc = sigsys ? -EPERM : -ECHILD;
+		else if (h->ring_err)
+			rc = map_ring_err(h->ring_err);
+		else
+			rc = incomplete ? -ECHILD : 0;
+	}
+
+out:
+	if (exit_p[0] >= 0)
+		close(exit_p[0]);
+	if (exit_p[1] >= 0)
+		close(exit_p[1]);
+	free(envp);
+	if (h != MAP_FAILED)
+		munmap(h, size);
+	if (memfd >= 0)
+		close(memfd);
+	return rc;
+}
+
+/* Documented in include/iouring_restrict/verify.h */
+int iour_verify(const struct iour_verify_req *reqs, size_t nr, struct iour_verify_result *results,
+		const struct iour_verify_opts *opts)
+{
+	static const int allowed[] = { IOUR_ERRNO__NOT_ENFORCED,
+				       EINVAL,
+				       E2BIG,
+				       EOPNOTSUPP,
+				       EBADF,
+				       ENOTTY,
+				       EBADFD,
+				       EBUSY,
+				       ENOSYS,
+				       EPERM,
+				       ENOMEM,
+				       EMFILE,
+				       EAGAIN,
+				       ETIMEDOUT,
+				       ECHILD,
+				       0 };
+
+	return iour__err_public(verify_impl(reqs, nr, results, opts), allowed);
+}
