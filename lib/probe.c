@@ -48,11 +48,13 @@ static int32_t setup_ring(uint32_t flags)
 static void probe_opcodes(int fd, struct iour__probe_raw *raw)
 {
 	uint64_t buf[PROBE_BUF_SZ / sizeof(uint64_t)];
-	const struct kio_probe *h = (const struct kio_probe *)buf;
-	const struct kio_probe_op *ops = (const struct kio_probe_op *)(h + 1);
+	const struct kio_probe *h;
+	const struct kio_probe_op *ops;
 	uint32_t i, n;
 
 	memset(buf, 0, sizeof(buf));
+	h = (const struct kio_probe *)buf;
+	ops = (const struct kio_probe_op *)(h + 1);
 	raw->probe = (int32_t)iour__register(fd, KIO_REGISTER_PROBE, buf, 256);
 	if (raw->probe == 0) {
 		raw->probe_last_op = h->last_op;
@@ -789,8 +791,9 @@ static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kerne
 		__atomic_store_n(&cache, n, __ATOMIC_RELEASE);
 		s = n;
 	}
-	*f = s->f;
-	*lim = s->lim;
+	/* s is not NULL here: the branch above either set it or left. */
+	*f = s->f;     /* cppcheck-suppress nullPointerRedundantCheck */
+	*lim = s->lim; /* cppcheck-suppress nullPointerRedundantCheck */
 out:
 	pthread_mutex_unlock(&cache_lock);
 	return r;

@@ -203,7 +203,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 				    IOUR_ERRNO__UNSUPPORTED,
 				    IOUR_ERRNO__KERNEL_MISMATCH,
 				    0 };
-	struct kio_params local, *prm = params ? params : &local;
+	struct kio_params local = { 0 }, *prm = params ? params : &local;
 	struct iour_ring_report *rep;
 	struct prepared p;
 	uint32_t caller_flags;

@@ -233,7 +233,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		int family = q->family;
 		sa_family_t fam;
 
-		if (!family && q->addrlen >= sizeof(fam)) {
+		if (!family && addr && q->addrlen >= sizeof(fam)) {
 			memcpy(&fam, addr, sizeof(fam));
 			family = fam;
 		}
