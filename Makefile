@@ -170,9 +170,16 @@ $(UNIT): $(TEST_OBJS) $(STATIC_LIB) $(UNIT_OBJS_LIST)
 unit-tests: $(UNIT)
 
 # Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
+# Criterion exits 0 without running anything on an unknown option, so the
+# runs also require a report in which at least one test was not skipped
+# ("disabled" counts the tests a --filter left out).
+check_ran = set -- $$(sed -n 's/.*<testsuites[^>]* tests="\([0-9]*\)"[^>]* disabled="\([0-9]*\)".*/\1 \2/p' $(1)); \
+	[ "$${1:-0}" -gt "$${2:-0}" ] || { echo "$(1): Criterion ran no test"; exit 1; }
+
 test-run: $(UNIT) examples
 	$(call msg,TEST,$(UNIT))
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(UNIT) -j2 --xml=$(O)/tests/unit.xml $(TEST_ARGS)
+	$(Q)$(call check_ran,$(O)/tests/unit.xml)
 
 # The same suite built with clang under ASan+UBSan (static library only:
 # sanitized shared objects cannot be linked with -z defs).
@@ -180,7 +187,9 @@ test-asan:
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 $(TEST_ARGS)
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 \
+		--xml=$(O)/asan/tests/unit.xml $(TEST_ARGS)
+	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
 
 check-headers:
 	$(call msg,HDRS,c99 c11 c++)
@@ -431,16 +440,26 @@ test-valgrind: $(UNIT) examples $(REPLAY_BINS)
 GCOVR ?= gcovr
 COVERAGE_MIN ?= 90
 COV_O := $(O)/coverage
-# What `make check` runs: coverage-report (prints the numbers) or coverage-ci
-# (fails below COVERAGE_MIN).
-COVERAGE_CI_TARGET ?= coverage-report
+# What `make check` runs: coverage-ci (fails below COVERAGE_MIN) or
+# coverage-report (only prints the numbers).
+COVERAGE_CI_TARGET ?= coverage-ci
 GCOVR_ARGS = --root . --object-directory $(COV_O) --filter 'lib/' --exclude-unreachable-branches \
 	--print-summary --txt $(COV_O)/coverage.txt --html-details $(COV_O)/html/index.html \
 	--xml $(COV_O)/coverage.xml
 
+# -fprofile-update=atomic: threads in the tests would otherwise corrupt the
+# counters (gcov then reports negative branch counts).  _exit() is wrapped
+# (tests/coverage/gcov_exit.c) so that forked children write their counters.
+# Children that dropped their privileges cannot write them ("profiling:
+# ... Cannot open"); those messages are filtered out, their counts lost.
+COV_CFLAGS := -O0 -g --coverage -fprofile-update=atomic
 coverage-run:
 	$(Q)if [ -d $(COV_O) ]; then find $(COV_O) -name '*.gcda' -delete; fi
-	$(Q)$(SUBMAKE) O=$(COV_O) CC=gcc CFLAGS='-O0 -g --coverage' test-run
+	$(Q)mkdir -p $(COV_O) && gcc $(COV_CFLAGS) -c tests/coverage/gcov_exit.c -o $(COV_O)/gcov_exit.o
+	$(Q){ $(SUBMAKE) O=$(COV_O) CC=gcc CFLAGS='$(COV_CFLAGS)' \
+		LDFLAGS='-Wl,--wrap=_exit $(abspath $(COV_O))/gcov_exit.o' test-run 2>&1; \
+		echo $$? > $(COV_O)/test-run.rc; } | grep -v '^profiling:.*\.gcda:\(Cannot open\|Skip\)$$'; \
+		exit $$(cat $(COV_O)/test-run.rc)
 
 coverage-report: coverage-run
 	$(call msg,GCOVR,lib/ -> $(COV_O)/html/index.html)
