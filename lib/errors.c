@@ -30,6 +30,7 @@ static const struct err_desc sys_errs[] = {
 	{ EINVAL, "-EINVAL", "Invalid argument" },
 	{ ENOMSG, "-ENOMSG", "Restriction set incomplete: SQE flags not decided" },
 	{ ENOSPC, "-ENOSPC", "No space left (limit reached)" },
+	{ EDOM, "-EDOM", "Field not defined for this opcode" },
 	{ ERANGE, "-ERANGE", "Value out of range, or buffer too small" },
 	{ E2BIG, "-E2BIG", "Options struct has unknown non-zero fields" },
 	{ ENOSYS, "-ENOSYS", "io_uring is not available (function not implemented)" },

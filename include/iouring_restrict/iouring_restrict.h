@@ -22,9 +22,11 @@
 #include "names.h"
 #include "ruleset.h"
 #include "cbpf.h"
+#include "filter.h"
 #include "probe.h"
 #include "ring.h"
 #include "companion.h"
 #include "verify.h"
+#include "policy.h"
 
 #endif /* IOURING_RESTRICT_H */

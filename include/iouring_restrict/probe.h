@@ -43,8 +43,9 @@
  * kernel's, the library behaves as if the kernel only had that level: every
  * feature above it is reported absent (#IOUR_FEATURES_FORCED is set, and
  * iour_features::kernel_level still gives the real level) and no library
- * function uses it.  Invalid values and values not lower than the kernel's
- * level are ignored (#IOUR_FEATURES_FORCE_IGNORED).  The variable is read
+ * function uses it.  A value equal to the kernel's level changes nothing;
+ * invalid values and values above it are ignored and flagged
+ * (#IOUR_FEATURES_FORCE_IGNORED).  The variable is read
  * with secure_getenv(), so it has no effect in set-user-ID or otherwise
  * privileged programs.  It is read when the probe runs, i.e. once per
  * process unless #IOUR_PROBE_NO_CACHE or #IOUR_PROBE_REFRESH is used.

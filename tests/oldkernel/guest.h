@@ -28,23 +28,37 @@ static const char *guest_val(long v, char *buf, size_t len)
 	return buf;
 }
 
-/* One check: `name` is printed with the value seen. */
-static void guest_check_eq(const char *name, long got, long want)
+/* One check: `name` is printed with the value seen (negative values as
+ * errno names unless `plain`). */
+static void guest_check_eq_fmt(const char *name, long got, long want, int plain)
 {
 	char g[48], w[48];
 
+	if (plain) {
+		snprintf(g, sizeof(g), "%ld", got);
+		snprintf(w, sizeof(w), "%ld", want);
+	} else {
+		guest_val(got, g, sizeof(g));
+		guest_val(want, w, sizeof(w));
+	}
 	if (got == want) {
 		guest_passed++;
-		printf("ok   %s: %s\n", name, guest_val(got, g, sizeof(g)));
+		printf("ok   %s: %s\n", name, g);
 	} else {
 		guest_failed++;
-		printf("FAIL %s: %s, want %s\n", name, guest_val(got, g, sizeof(g)),
-		       guest_val(want, w, sizeof(w)));
+		printf("FAIL %s: %s, want %s\n", name, g, w);
 	}
 	fflush(stdout);
 }
 
+static void guest_check_eq(const char *name, long got, long want)
+{
+	guest_check_eq_fmt(name, got, want, 0);
+}
+
 #define CHECK_EQ(name, got, want) guest_check_eq(name, (long)(got), (long)(want))
+/* The same for values that are plain numbers, never -errno. */
+#define CHECK_NUM(name, got, want) guest_check_eq_fmt(name, (long)(got), (long)(want), 1)
 #define CHECK(name, cond) guest_check_eq(name, (long)!!(cond), 1L)
 
 static int guest_summary(void)

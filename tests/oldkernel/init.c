@@ -5,11 +5,14 @@
  * program's name, adds up their final "N passed, M failed" lines, prints the
  * total as the last line in exactly that form, and powers the machine off.
  * A program that crashes, exits non-zero without failed checks, or prints
- * no summary counts as one failed check.
+ * no summary counts as one failed check.  Each program gets
+ * GUEST_TEST_TIMEOUT seconds (an alarm that survives its execve), so that
+ * a hang is reported as that program's failure.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,9 @@
 #include <unistd.h>
 
 #define MAX_TESTS 64
+#ifndef GUEST_TEST_TIMEOUT
+#define GUEST_TEST_TIMEOUT 120
+#endif
 
 static int by_name(const void *a, const void *b)
 {
@@ -47,6 +53,7 @@ static void run_one(const char *name, int *passed, int *failed)
 		dup2(p[1], 2);
 		close(p[0]);
 		close(p[1]);
+		alarm(GUEST_TEST_TIMEOUT);
 		execve(path, argv, envp);
 		_exit(127);
 	}
@@ -66,6 +73,15 @@ static void run_one(const char *name, int *passed, int *failed)
 	if (in)
 		fclose(in);
 	waitpid(pid, &status, 0);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		printf("[%s] FAIL timed out after %d s\n", name, GUEST_TEST_TIMEOUT);
+		(*failed)++;
+		if (np >= 0) {
+			*passed += np;
+			*failed += nf;
+		}
+		return;
+	}
 	if (np < 0) {
 		printf("[%s] FAIL no summary line (status %d)\n", name, status);
 		(*failed)++;

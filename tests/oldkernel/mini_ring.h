@@ -23,19 +23,15 @@ struct mini_ring {
 	struct kio_cqe *cqes;
 };
 
-/* 0 or -errno. */
-static int mini_ring_init(struct mini_ring *r, uint32_t entries, uint32_t flags)
+/* Map the rings of the io_uring fd, created with the params *pp the kernel
+ * filled in (by io_uring_setup, or handed back by iour_ring_create()).
+ * 0, or -ENOMEM after closing fd. */
+static inline int mini_ring_map(struct mini_ring *r, int fd, const struct kio_params *pp)
 {
-	struct kio_params p;
-	long fd;
+	struct kio_params p = *pp;
 
 	memset(r, 0, sizeof(*r));
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	fd = raw_setup(entries, &p);
-	if (fd < 0)
-		return (int)fd;
-	r->fd = (int)fd;
+	r->fd = fd;
 	r->sq_sz = p.sq_off.array + p.sq_entries * sizeof(uint32_t);
 	r->cq_sz = p.cq_off.cqes + p.cq_entries * sizeof(struct kio_cqe);
 	if (p.features & KIO_FEAT_SINGLE_MMAP) {
@@ -74,7 +70,22 @@ fail:
 	return -ENOMEM;
 }
 
-static void mini_ring_exit(struct mini_ring *r)
+/* 0 or -errno. */
+static inline int mini_ring_init(struct mini_ring *r, uint32_t entries, uint32_t flags)
+{
+	struct kio_params p;
+	long fd;
+
+	memset(r, 0, sizeof(*r));
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	fd = raw_setup(entries, &p);
+	if (fd < 0)
+		return (int)fd;
+	return mini_ring_map(r, (int)fd, &p);
+}
+
+static inline void mini_ring_exit(struct mini_ring *r)
 {
 	if (r->sqes && r->sqes != MAP_FAILED)
 		munmap(r->sqes, r->sqes_sz);
@@ -87,7 +98,7 @@ static void mini_ring_exit(struct mini_ring *r)
 
 /* Submit one SQE and wait for its completion.  Returns the io_uring_enter
  * result (the number submitted, or -errno); *res gets the CQE's result. */
-static long mini_ring_run(struct mini_ring *r, const struct kio_sqe *sqe, int32_t *res)
+static inline long mini_ring_run(struct mini_ring *r, const struct kio_sqe *sqe, int32_t *res)
 {
 	uint32_t tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
 	long rc;
@@ -104,6 +115,32 @@ static long mini_ring_run(struct mini_ring *r, const struct kio_sqe *sqe, int32_
 	*res = r->cqes[head & *r->cq_mask].res;
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
 	return rc;
+}
+
+/* Result mini_ring_op() gives when io_uring_enter failed or no completion
+ * came (no kernel result has this value). */
+#define MINI_RING_NO_CQE (-100000)
+
+/* Submit one request with the given opcode, fd and SQE flags; READ and
+ * WRITE (22, 23) get an 8-byte buffer.  Returns the completion's result,
+ * or MINI_RING_NO_CQE. */
+static inline int32_t mini_ring_op(struct mini_ring *r, uint8_t op, int fd, uint8_t flags)
+{
+	static char buf[8] = "abcdefgh";
+	struct kio_sqe sqe;
+	int32_t res = MINI_RING_NO_CQE;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = op;
+	sqe.flags = flags;
+	sqe.fd = fd;
+	if (op == 22 || op == 23) {
+		sqe.addr = (uintptr_t)buf;
+		sqe.len = sizeof(buf);
+	}
+	if (mini_ring_run(r, &sqe, &res) != 1)
+		return MINI_RING_NO_CQE;
+	return res;
 }
 
 #endif

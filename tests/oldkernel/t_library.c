@@ -4,10 +4,10 @@
  *
  * Each group below is one function; add a group (and call it from main),
  * or a new tests/oldkernel/t_NAME.c program, when a library module gains
- * behaviour that depends on the kernel generation: the probe's answers (no
- * blind path, no QUERY, 49 opcodes, per-ring level) and the ring fallback
- * (create, restrict, enable, then an allowed and a forbidden request)
- * belong here.  Restriction-set export is checked in t_ruleset.c.
+ * behaviour that depends on the kernel generation.  The probe's answers
+ * are checked in t_probe.c, the ring fallback (create, apply, clamping) in
+ * t_ring.c, the enforcement check and the seccomp companion in
+ * t_enforce.c, restriction-set export in t_ruleset.c.
  */
 #include <string.h>
 

@@ -48,10 +48,10 @@ static void check_blind_path(void)
 {
 	static const uint32_t ops[] = { 0, KIO_REGISTER_PROBE, KIO_REGISTER_RESTRICTIONS,
 					KIO_REGISTER_ENABLE_RINGS };
-	struct {
-		struct kio_task_restriction h;
-		struct kio_restriction r[1];
-	} task;
+	/* header and one entry, without a struct holding a flexible array */
+	uint64_t task[(sizeof(struct kio_task_restriction) + sizeof(struct kio_restriction)) / 8];
+	struct kio_task_restriction *th = (struct kio_task_restriction *)task;
+	struct kio_restriction one = res(KIO_RESTRICTION_SQE_OP, OP_NOP);
 	struct kio_query_hdr q;
 	char name[64];
 
@@ -60,11 +60,11 @@ static void check_blind_path(void)
 		snprintf(name, sizeof(name), "blind register op %u (no blind path)", ops[i]);
 		CHECK_EQ(name, raw_register(-1, ops[i], NULL, 0), -EBADF);
 	}
-	memset(&task, 0, sizeof(task));
-	task.h.nr_res = 1;
-	task.r[0] = res(KIO_RESTRICTION_SQE_OP, OP_NOP);
+	memset(task, 0, sizeof(task));
+	th->nr_res = 1;
+	memcpy((char *)task + sizeof(*th), &one, sizeof(one));
 	CHECK_EQ("blind task RESTRICTIONS (no task restrictions)",
-		 raw_register(-1, KIO_REGISTER_RESTRICTIONS, &task, 1), -EBADF);
+		 raw_register(-1, KIO_REGISTER_RESTRICTIONS, task, 1), -EBADF);
 	CHECK_EQ("blind task RESTRICTIONS probe (d)",
 		 raw_register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1), -EBADF);
 	memset(&q, 0, sizeof(q));

@@ -1,0 +1,650 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The argument-filter builder: a per-opcode database of rules.
+ *
+ * Every comparison is checked here, once, against its field's width and
+ * meaning, and stored normalised (sets sorted and deduplicated, IPv6
+ * equality turned into a /128 prefix, bits beyond a prefix cleared), so
+ * that the compiler never has to second-guess its input.  Every mutating
+ * call checks all of its input before it changes anything.
+ */
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "filter_internal.h"
+
+/* Request opcodes with a payload (kernel-interface.md 4.3). */
+#define OP_CONNECT KIO_OP_CONNECT
+#define OP_OPENAT KIO_OP_OPENAT
+#define OP_OPENAT2 KIO_OP_OPENAT2
+#define OP_SOCKET KIO_OP_SOCKET
+
+#define SOCK_TYPE_FLAG_BITS ((uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC))
+
+uint32_t iour__opcode_pdu_size(uint32_t opcode)
+{
+	switch (opcode) {
+	case OP_SOCKET:
+		return KIO_PDU_SOCKET;
+	case OP_OPENAT:
+	case OP_OPENAT2:
+		return KIO_PDU_OPEN;
+	case OP_CONNECT:
+		return KIO_PDU_CONNECT;
+	default:
+		return 0;
+	}
+}
+
+bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
+{
+	switch (field) {
+	case IOUR_FIELD_USER_DATA:
+	case IOUR_FIELD_SQE_FLAGS:
+		return true;
+	case IOUR_FIELD_SOCKET_FAMILY:
+	case IOUR_FIELD_SOCKET_TYPE:
+	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
+	case IOUR_FIELD_SOCKET_TYPE_RAW:
+	case IOUR_FIELD_SOCKET_PROTOCOL:
+		return opcode == OP_SOCKET;
+	case IOUR_FIELD_OPEN_FLAGS:
+	case IOUR_FIELD_OPEN_ACCMODE:
+	case IOUR_FIELD_OPEN_MODE:
+	case IOUR_FIELD_OPEN_RESOLVE:
+		return opcode == OP_OPENAT || opcode == OP_OPENAT2;
+	case IOUR_FIELD_CONNECT_FAMILY:
+	case IOUR_FIELD_CONNECT_PORT:
+	case IOUR_FIELD_CONNECT_ADDR4:
+	case IOUR_FIELD_CONNECT_ADDR6:
+		return opcode == OP_CONNECT;
+	default:
+		return false;
+	}
+}
+
+/* The bits a value of the field may have; 0 for an unknown field. */
+uint64_t iour__field_valid_bits(uint32_t field)
+{
+	switch (field) {
+	case IOUR_FIELD_USER_DATA:
+	case IOUR_FIELD_OPEN_FLAGS:
+	case IOUR_FIELD_OPEN_MODE:
+	case IOUR_FIELD_OPEN_RESOLVE:
+		return UINT64_MAX;
+	case IOUR_FIELD_SQE_FLAGS:
+		return KIO_SQE_VALID_FLAGS;
+	case IOUR_FIELD_SOCKET_FAMILY:
+	case IOUR_FIELD_SOCKET_TYPE_RAW:
+	case IOUR_FIELD_SOCKET_PROTOCOL:
+	case IOUR_FIELD_CONNECT_ADDR4:
+		return UINT32_MAX;
+	case IOUR_FIELD_SOCKET_TYPE:
+		return 0xf;
+	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
+		return SOCK_TYPE_FLAG_BITS;
+	case IOUR_FIELD_OPEN_ACCMODE:
+		return 3;
+	case IOUR_FIELD_CONNECT_FAMILY:
+	case IOUR_FIELD_CONNECT_PORT:
+		return 0xffff;
+	case IOUR_FIELD_CONNECT_ADDR6:
+		return 0; /* not a number; prefixes only */
+	default:
+		return 0;
+	}
+}
+
+static bool field_known(uint32_t field)
+{
+	return field == IOUR_FIELD_CONNECT_ADDR6 || iour__field_valid_bits(field) != 0;
+}
+
+static bool in_valid(uint64_t v, uint64_t valid)
+{
+	return (v & ~valid) == 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool addr6_zero(const uint8_t a[16])
+{
+	for (int i = 0; i < 16; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
+static void cmp_release(struct iour__cmp *c)
+{
+	free(c->set);
+	c->set = NULL;
+}
+
+static void rule_release(struct iour__rule *r)
+{
+	for (uint32_t i = 0; i < r->ncmps; i++)
+		cmp_release(&r->cmps[i]);
+	free(r->cmps);
+	r->cmps = NULL;
+	r->ncmps = 0;
+}
+
+static void opfilter_free(struct iour__opfilter *of)
+{
+	if (!of)
+		return;
+	for (uint32_t i = 0; i < of->nrules; i++)
+		rule_release(&of->rules[i]);
+	free(of->rules);
+	free(of->raw);
+	free(of);
+}
+
+/*
+ * Check one caller comparison (already copied into a full-size struct)
+ * and normalise it into *out.  Allocates out->set for set operators.
+ */
+static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__cmp *out)
+{
+	uint64_t valid;
+	bool is6 = in->field == IOUR_FIELD_CONNECT_ADDR6;
+	bool is4 = in->field == IOUR_FIELD_CONNECT_ADDR4;
+	bool uses_arg = false, uses_value = false, uses_set = false, uses_addr6 = false;
+
+	memset(out, 0, sizeof(*out));
+	if (!field_known(in->field))
+		return -EINVAL;
+	if (in->op < IOUR_CMP_EQ || in->op > IOUR_CMP_NOT_IN_PREFIX)
+		return -EINVAL;
+	if (!iour__field_for_opcode(in->field, opcode))
+		return -EDOM;
+	valid = iour__field_valid_bits(in->field);
+
+	switch (in->op) {
+	case IOUR_CMP_EQ:
+	case IOUR_CMP_NE:
+		if (is6)
+			uses_addr6 = true;
+		else
+			uses_value = true;
+		break;
+	case IOUR_CMP_LT:
+	case IOUR_CMP_LE:
+	case IOUR_CMP_GT:
+	case IOUR_CMP_GE:
+	case IOUR_CMP_ANY_BITS:
+	case IOUR_CMP_ALL_BITS:
+	case IOUR_CMP_NONE_BITS:
+		if (is6)
+			return -EOPNOTSUPP;
+		uses_value = true;
+		break;
+	case IOUR_CMP_MASKED_EQ:
+	case IOUR_CMP_IN_RANGE:
+	case IOUR_CMP_NOT_IN_RANGE:
+		if (is6)
+			return -EOPNOTSUPP;
+		uses_value = uses_arg = true;
+		break;
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET:
+		if (is6)
+			return -EOPNOTSUPP;
+		uses_set = true;
+		break;
+	case IOUR_CMP_IN_PREFIX:
+	case IOUR_CMP_NOT_IN_PREFIX:
+		if (!is4 && !is6)
+			return -EOPNOTSUPP;
+		uses_arg = true;
+		if (is6)
+			uses_addr6 = true;
+		else
+			uses_value = true;
+		break;
+	}
+	/* Operand members the operator does not use must be zero. */
+	if ((!uses_value && in->value) || (!uses_arg && in->arg) ||
+	    (!uses_set && (in->set || in->set_len)) ||
+	    (!uses_addr6 && !addr6_zero(in->addr6)))
+		return -EINVAL;
+
+	out->field = in->field;
+	out->op = in->op;
+
+	switch (in->op) {
+	case IOUR_CMP_EQ:
+	case IOUR_CMP_NE:
+		if (is6) {
+			/* An IPv6 equality is a /128 prefix. */
+			out->op = in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX
+							: IOUR_CMP_NOT_IN_PREFIX;
+			out->arg = 128;
+			memcpy(out->addr6, in->addr6, 16);
+			return 0;
+		}
+		/* fall through */
+	case IOUR_CMP_LT:
+	case IOUR_CMP_LE:
+	case IOUR_CMP_GT:
+	case IOUR_CMP_GE:
+		if (!in_valid(in->value, valid))
+			return -ERANGE;
+		out->value = in->value;
+		return 0;
+	case IOUR_CMP_ANY_BITS:
+	case IOUR_CMP_ALL_BITS:
+	case IOUR_CMP_NONE_BITS:
+		if (!in->value)
+			return -EINVAL;
+		if (!in_valid(in->value, valid))
+			return -ERANGE;
+		out->value = in->value;
+		return 0;
+	case IOUR_CMP_MASKED_EQ:
+		if (!in->arg)
+			return -EINVAL;
+		if (!in_valid(in->arg, valid) || !in_valid(in->value, valid))
+			return -ERANGE;
+		if (in->value & ~in->arg)
+			return -EINVAL; /* could never match */
+		out->value = in->value;
+		out->arg = in->arg;
+		return 0;
+	case IOUR_CMP_IN_RANGE:
+	case IOUR_CMP_NOT_IN_RANGE:
+		if (!in_valid(in->value, valid) || !in_valid(in->arg, valid))
+			return -ERANGE;
+		if (in->value > in->arg)
+			return -EINVAL;
+		out->value = in->value;
+		out->arg = in->arg;
+		return 0;
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET: {
+		size_t n = 0;
+
+		if (!in->set || !in->set_len)
+			return -EINVAL;
+		if (in->set_len > IOUR_FILTER_MAX_SET)
+			return -E2BIG;
+		for (uint64_t i = 0; i < in->set_len; i++)
+			if (!in_valid(in->set[i], valid))
+				return -ERANGE;
+		out->set = malloc((size_t)in->set_len * sizeof(uint64_t));
+		if (!out->set)
+			return -ENOMEM;
+		memcpy(out->set, in->set, (size_t)in->set_len * sizeof(uint64_t));
+		qsort(out->set, (size_t)in->set_len, sizeof(uint64_t), cmp_u64);
+		for (size_t i = 0; i < in->set_len; i++)
+			if (!n || out->set[n - 1] != out->set[i])
+				out->set[n++] = out->set[i];
+		out->set_len = n;
+		return 0;
+	}
+	case IOUR_CMP_IN_PREFIX:
+	case IOUR_CMP_NOT_IN_PREFIX:
+		if (is4) {
+			uint64_t mask;
+
+			if (in->value > UINT32_MAX || in->arg > 32)
+				return -ERANGE;
+			mask = in->arg ? (UINT32_MAX << (32 - in->arg)) & UINT32_MAX : 0;
+			out->value = in->value & mask;
+			out->arg = in->arg;
+			return 0;
+		}
+		if (in->arg > 128)
+			return -ERANGE;
+		out->arg = in->arg;
+		for (unsigned int i = 0; i < 16; i++) {
+			unsigned int bits = in->arg > 8 * i ? (unsigned int)in->arg - 8 * i : 0;
+			uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
+
+			out->addr6[i] = in->addr6[i] & m;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static bool verdict_ok(uint32_t v)
+{
+	return v == IOUR_ALLOW || v == IOUR_DENY;
+}
+
+static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
+{
+	if (!f->ops[opcode])
+		f->ops[opcode] = calloc(1, sizeof(struct iour__opfilter));
+	return f->ops[opcode];
+}
+
+/* Frees an opfilter that holds nothing (after a failed first use). */
+static void opfilter_drop_if_empty(struct iour_filter *f, uint32_t opcode)
+{
+	struct iour__opfilter *of = f->ops[opcode];
+
+	if (of && !of->nrules && !of->has_default && !of->raw) {
+		opfilter_free(of);
+		f->ops[opcode] = NULL;
+	}
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **out)
+{
+	static const int allowed[] = { EINVAL, E2BIG, ENOMEM, 0 };
+	struct iour_filter *f;
+	uint32_t dv;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_filter_opts, flags);
+	if (rc)
+		return iour__err_public(rc, allowed);
+	dv = IOUR_OPTS_GET(opts, default_verdict, (uint32_t)IOUR_DENY);
+	if (!verdict_ok(dv) || IOUR_OPTS_GET(opts, flags, 0U))
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->default_verdict = dv;
+	*out = f;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+void iour_filter__free(struct iour_filter *f)
+{
+	if (!f)
+		return;
+	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
+		opfilter_free(f->ops[i]);
+	free(f);
+}
+
+static int cmp_copy(const struct iour__cmp *src, struct iour__cmp *dst)
+{
+	*dst = *src;
+	dst->set = NULL;
+	if (src->set_len) {
+		dst->set = malloc(src->set_len * sizeof(uint64_t));
+		if (!dst->set)
+			return -ENOMEM;
+		memcpy(dst->set, src->set, src->set_len * sizeof(uint64_t));
+	}
+	return 0;
+}
+
+static struct iour__opfilter *opfilter_copy(const struct iour__opfilter *src)
+{
+	struct iour__opfilter *of = calloc(1, sizeof(*of));
+
+	if (!of)
+		return NULL;
+	of->has_default = src->has_default;
+	of->default_verdict = src->default_verdict;
+	if (src->raw) {
+		of->raw = malloc(src->raw_cnt * sizeof(struct iour_insn));
+		if (!of->raw)
+			goto fail;
+		memcpy(of->raw, src->raw, src->raw_cnt * sizeof(struct iour_insn));
+		of->raw_cnt = src->raw_cnt;
+	}
+	if (src->nrules) {
+		of->rules = calloc(src->nrules, sizeof(struct iour__rule));
+		if (!of->rules)
+			goto fail;
+		of->cap = src->nrules;
+		for (uint32_t i = 0; i < src->nrules; i++) {
+			const struct iour__rule *sr = &src->rules[i];
+			struct iour__rule *dr = &of->rules[i];
+
+			dr->verdict = sr->verdict;
+			if (sr->ncmps) {
+				dr->cmps = calloc(sr->ncmps, sizeof(struct iour__cmp));
+				if (!dr->cmps)
+					goto fail;
+			}
+			of->nrules = i + 1;
+			for (uint32_t j = 0; j < sr->ncmps; j++) {
+				if (cmp_copy(&sr->cmps[j], &dr->cmps[j]))
+					goto fail;
+				dr->ncmps = j + 1;
+			}
+		}
+	}
+	return of;
+fail:
+	opfilter_free(of);
+	return NULL;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
+{
+	struct iour_filter *c;
+
+	if (!f || !out)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->default_verdict = f->default_verdict;
+	for (unsigned int i = 0; i < IOUR__NOPCODES; i++) {
+		if (!f->ops[i])
+			continue;
+		c->ops[i] = opfilter_copy(f->ops[i]);
+		if (!c->ops[i]) {
+			iour_filter__free(c);
+			return -ENOMEM;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdict,
+			  const struct iour_cmp *cmps, size_t ncmps)
+{
+	struct iour__opfilter *of;
+	struct iour__rule rule = { .verdict = verdict };
+	size_t stride = 0;
+	int rc = 0;
+
+	if (!f || (!cmps && ncmps) || opcode >= IOUR__NOPCODES || !verdict_ok(verdict))
+		return -EINVAL;
+	if (ncmps > IOUR_FILTER_MAX_CMPS)
+		return -E2BIG;
+	if (f->ops[opcode] && f->ops[opcode]->raw)
+		return -EEXIST;
+	if (ncmps) {
+		stride = cmps[0].sz;
+		rule.cmps = calloc(ncmps, sizeof(struct iour__cmp));
+		if (!rule.cmps)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < ncmps; i++) {
+		const struct iour_cmp *in =
+			(const struct iour_cmp *)((const unsigned char *)cmps + i * stride);
+		struct iour_cmp c;
+
+		if (in->sz != stride) {
+			rc = -EINVAL;
+			break;
+		}
+		rc = iour__opts_check(in, in->sz, sizeof(struct iour_cmp));
+		if (rc)
+			break;
+		memset(&c, 0, sizeof(c));
+		memcpy(&c, in, in->sz < sizeof(c) ? in->sz : sizeof(c));
+		rc = cmp_import(&c, opcode, &rule.cmps[i]);
+		if (rc)
+			break;
+		rule.ncmps = (uint32_t)i + 1;
+	}
+	if (rc) {
+		rule_release(&rule);
+		return rc;
+	}
+	of = opfilter_get(f, opcode);
+	if (!of) {
+		rule_release(&rule);
+		return -ENOMEM;
+	}
+	if (of->nrules == of->cap) {
+		uint32_t ncap = of->cap ? 2 * of->cap : 4;
+		struct iour__rule *nr = realloc(of->rules, ncap * sizeof(*nr));
+
+		if (!nr) {
+			rule_release(&rule);
+			opfilter_drop_if_empty(f, opcode);
+			return -ENOMEM;
+		}
+		of->rules = nr;
+		of->cap = ncap;
+	}
+	of->rules[of->nrules++] = rule;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t verdict)
+{
+	struct iour__opfilter *of;
+
+	if (!f || opcode >= IOUR__NOPCODES || !verdict_ok(verdict))
+		return -EINVAL;
+	if (f->ops[opcode] && f->ops[opcode]->raw)
+		return -EEXIST;
+	of = opfilter_get(f, opcode);
+	if (!of)
+		return -ENOMEM;
+	of->has_default = true;
+	of->default_verdict = verdict;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode,
+			 const struct iour_insn *insns, size_t cnt)
+{
+	struct iour__opfilter *of;
+	struct iour_insn *copy;
+	struct iour_validate_info info = { .sz = sizeof(info) };
+	int rc;
+
+	if (!f || !insns || opcode >= IOUR__NOPCODES)
+		return -EINVAL;
+	rc = iour_cbpf_validate(insns, cnt, 0, &info);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return -IOUR_ERRNO__INVALID_PROG;
+	of = f->ops[opcode];
+	if (of && (of->nrules || of->has_default))
+		return -EEXIST;
+	copy = malloc(cnt * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, insns, cnt * sizeof(*copy));
+	of = opfilter_get(f, opcode);
+	if (!of) {
+		free(copy);
+		return -ENOMEM;
+	}
+	free(of->raw);
+	of->raw = copy;
+	of->raw_cnt = cnt;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf, size_t cap)
+{
+	size_t n = 0;
+
+	if (!f || (!buf && cap))
+		return -EINVAL;
+	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
+		if (f->ops[i])
+			n++;
+	if (!buf)
+		return (int)n;
+	if (cap < n)
+		return -ERANGE;
+	n = 0;
+	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
+		if (f->ops[i])
+			buf[n++] = i;
+	return (int)n;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opcode,
+			     struct iour_filter_opinfo *info)
+{
+	const struct iour__opfilter *of;
+	struct iour_filter_opinfo tmp;
+
+	if (!f || !info || opcode >= IOUR__NOPCODES ||
+	    info->sz < offsetof(struct iour_filter_opinfo, nrules) + sizeof(uint32_t))
+		return -EINVAL;
+	of = f->ops[opcode];
+	if (!of)
+		return -ENOENT;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.sz = info->sz;
+	tmp.nrules = of->nrules;
+	tmp.flags = (of->has_default ? IOUR_OPINFO_HAS_DEFAULT : 0) |
+		    (of->raw ? IOUR_OPINFO_RAW : 0);
+	tmp.default_verdict = of->has_default ? of->default_verdict : f->default_verdict;
+	tmp.raw_cnt = (uint32_t)of->raw_cnt;
+	memcpy(info, &tmp, info->sz < sizeof(tmp) ? info->sz : sizeof(tmp));
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+const struct iour_insn *iour_prog__insns(const struct iour_prog *p)
+{
+	return p ? p->insns : NULL;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+size_t iour_prog__insn_cnt(const struct iour_prog *p)
+{
+	return p ? p->cnt : 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+uint32_t iour_prog__opcode(const struct iour_prog *p)
+{
+	return p ? p->opcode : UINT32_MAX;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+uint32_t iour_prog__kind(const struct iour_prog *p)
+{
+	return p ? p->kind : IOUR_PROG_FILTER;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+uint32_t iour_prog__pdu_size(const struct iour_prog *p)
+{
+	return p ? p->pdu_size : 0;
+}
+
+/* Documented in include/iouring_restrict/filter.h */
+void iour_prog__free(struct iour_prog *p)
+{
+	free(p);
+}

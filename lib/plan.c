@@ -1,0 +1,914 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner: policy + target -> ordered kernel registrations + the
+ * report they are expected to earn.  No system call happens here; the
+ * target says everything the planner may know about the kernel and task.
+ *
+ * The algorithm, in four passes:
+ * 1. intent: what the policy means for each request opcode (deny, allow,
+ *    or filter with a program), independently of any kernel;
+ * 2. mechanism: which kernel paths the target offers for the policy's
+ *    target (task restrictions, ring restrictions, filters, companion);
+ * 3. achieved: what each opcode becomes on those paths (a conditional rule
+ *    without filters or without the payload it reads degrades closed or
+ *    open; unknown opcodes are clamped), every difference recorded;
+ * 4. steps: the registrations in the order the kernel requires (no_new_privs,
+ *    classic set, filters with DENY_REST on the last, enable), then the
+ *    status and the compatibility verdict.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "plan_internal.h"
+#include "iouring_restrict/names.h"
+#include "iouring_restrict/ruleset.h"
+
+/* ---- targets ---- */
+
+/* Representative kernels of the feature levels (probe.h's ladder). */
+int iour__target_for_level(uint32_t level, struct iour__target *t)
+{
+	if (!t || level > 5)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->origin = IOUR__TGT_FORCED;
+	t->level = level;
+	t->priv = IOUR__PRIV_UNKNOWN;
+	switch (level) {
+	case 0:
+		snprintf(t->name, sizeof(t->name), "no io_uring (forced level 0)");
+		return 0;
+	case 1:
+		t->io_uring = true;
+		t->op_last = (uint32_t)iour_opcode_last(IOUR_KVER(5, 4));
+		t->reg_last = (uint32_t)iour_register_op_last(IOUR_KVER(5, 4));
+		snprintf(t->name, sizeof(t->name), "Linux 5.4 (forced level 1)");
+		return 0;
+	case 2:
+		t->io_uring = t->ring_restrict = true;
+		t->op_last = 49;
+		t->reg_last = 26;
+		snprintf(t->name, sizeof(t->name), "Linux 6.1 (forced level 2)");
+		return 0;
+	case 3:
+		t->io_uring = t->ring_restrict = true;
+		t->op_last = 63;
+		t->reg_last = 36;
+		snprintf(t->name, sizeof(t->name), "Linux 6.18 (forced level 3)");
+		return 0;
+	default:
+		t->io_uring = t->ring_restrict = true;
+		t->split = t->task_restrict = t->ring_bpf = t->task_bpf = true;
+		t->op_last = 65;
+		t->reg_last = 38;
+		t->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
+		t->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
+		t->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
+		if (level == 5)
+			t->pdu[KIO_OP_CONNECT] = KIO_PDU_CONNECT;
+		snprintf(t->name, sizeof(t->name), "Linux %s (forced level %u)",
+			 level == 5 ? "7.2" : "7.0", level);
+		return 0;
+	}
+}
+
+const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen)
+{
+	const char *n = iour_opcode_name(op);
+
+	if (n)
+		return n;
+	snprintf(tmp, tmplen, "opcode %u", op);
+	return tmp;
+}
+
+/* ---- plan construction ---- */
+
+struct builder {
+	const struct iour_policy *p;
+	const struct iour__target *t;
+	struct iour_plan *plan;
+	uint32_t cap;
+	int err;
+};
+
+static struct iour__step *add_step(struct builder *b, uint32_t target, uint32_t op,
+				   uint32_t call_op, uint32_t nr_args)
+{
+	struct iour_plan *pl = b->plan;
+	struct iour__step *s;
+
+	if (b->err)
+		return NULL;
+	if (pl->nsteps == b->cap) {
+		uint32_t ncap = b->cap ? b->cap * 2 : 8;
+		struct iour__step *n = realloc(pl->steps, ncap * sizeof(*n));
+
+		if (!n) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		pl->steps = n;
+		b->cap = ncap;
+	}
+	s = &pl->steps[pl->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->target = target;
+	s->op = op;
+	s->call_op = call_op;
+	s->nr_args = nr_args;
+	s->opcode = UINT32_MAX;
+	return s;
+}
+
+static void *step_alloc_arg(struct builder *b, struct iour__step *s, size_t len)
+{
+	s->arg = calloc(1, len);
+	if (!s->arg) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	s->arg_len = len;
+	return s->arg;
+}
+
+static void add_nnp(struct builder *b)
+{
+	add_step(b, IOUR_STEP_TASK, IOUR_STEP_SET_NNP, 38 /* PR_SET_NO_NEW_PRIVS */, 1);
+}
+
+/* A classic set, as entries for `lim`, for the task (header first) or a
+ * ring. */
+static void add_restrictions(struct builder *b, uint32_t target, const struct iour_ruleset *eff,
+			     const struct iour__kernel_limits *lim, struct iour__clamp *clamp)
+{
+	struct kio_restriction *ents;
+	struct iour__step *s;
+	size_t hdr = target == IOUR_STEP_TASK ? sizeof(struct kio_task_restriction) : 0;
+	uint8_t *arg;
+	int n;
+
+	if (b->err)
+		return;
+	ents = calloc(IOUR__MAX_ENTRIES, sizeof(*ents));
+	if (!ents) {
+		b->err = -ENOMEM;
+		return;
+	}
+	n = iour__ruleset_entries(eff, lim, ents, clamp);
+	if (n < 0) {
+		b->err = n == -ENOMEM ? n : -EINVAL;
+		free(ents);
+		return;
+	}
+	s = add_step(b, target, IOUR_STEP_RESTRICTIONS, KIO_REGISTER_RESTRICTIONS,
+		     target == IOUR_STEP_TASK ? 1 : (uint32_t)n);
+	if (s && (arg = step_alloc_arg(b, s, hdr + (size_t)n * sizeof(*ents)))) {
+		if (hdr) {
+			struct kio_task_restriction h = { .flags = 0, .nr_res = (uint16_t)n };
+
+			memcpy(arg, &h, sizeof(h));
+		}
+		memcpy(arg + hdr, ents, (size_t)n * sizeof(*ents));
+		s->entries = (uint32_t)n;
+	}
+	free(ents);
+}
+
+static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
+		       const struct iour__pprog *pp, uint32_t flags, uint32_t pdu)
+{
+	struct iour__step *s = add_step(b, target, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
+	struct kio_bpf bpf;
+
+	if (!s || !step_alloc_arg(b, s, sizeof(bpf)))
+		return;
+	memset(&bpf, 0, sizeof(bpf));
+	bpf.cmd_type = KIO_BPF_CMD_FILTER;
+	bpf.filter.opcode = opcode;
+	bpf.filter.flags = flags;
+	bpf.filter.filter_len = (uint32_t)pp->cnt;
+	bpf.filter.pdu_size = (uint8_t)pdu;
+	memcpy(s->arg, &bpf, sizeof(bpf));
+	s->opcode = opcode;
+	s->fallback = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK];
+	s->intent = IOUR__V_FILTER;
+	s->insns = malloc(pp->cnt * sizeof(*s->insns));
+	if (!s->insns) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(s->insns, pp->insns, pp->cnt * sizeof(*s->insns));
+	s->insn_cnt = pp->cnt;
+}
+
+static void add_companion(struct builder *b, uint32_t err)
+{
+	struct iour_insn prog[IOUR__PLAN_COMPANION_MAX];
+	struct iour__step *s;
+	int n;
+
+	if (b->err)
+		return;
+	n = iour__plan_companion_prog(err, prog);
+	if (n < 0) {
+		b->err = n;
+		return;
+	}
+	s = add_step(b, IOUR_STEP_TASK, IOUR_STEP_COMPANION, 1 /* SECCOMP_SET_MODE_FILTER */, 0);
+	if (!s || !step_alloc_arg(b, s, 16))
+		return;
+	/* struct sock_fprog: u16 len, padding, pointer (0 until executed). */
+	memcpy(s->arg, &(uint16_t){ (uint16_t)n }, sizeof(uint16_t));
+	s->insns = malloc((size_t)n * sizeof(*s->insns));
+	if (!s->insns) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(s->insns, prog, (size_t)n * sizeof(*prog));
+	s->insn_cnt = (size_t)n;
+}
+
+/* Pass 1: the policy's meaning per request opcode.  `mentioned` marks the
+ * opcodes the policy names (classic list or filter). */
+static void compute_intent(const struct iour_policy *p, uint8_t *intent, bool *mentioned)
+{
+	const struct iour_ruleset *rs = p->rs;
+	bool listed_only = rs && rs->sqe_restricted;
+	uint32_t op;
+
+	for (op = 0; op < IOUR__NOPS; op++) {
+		const struct iour__pprog *pp = p->progs[op];
+
+		mentioned[op] = pp || (listed_only && iour__bm_test(&rs->sqe_ops, op));
+		if (listed_only && !iour__bm_test(&rs->sqe_ops, op))
+			intent[op] = IOUR__V_DENY;
+		else if (pp)
+			intent[op] = pp->kind == IOUR__PK_FILTER ? IOUR__V_FILTER :
+				     pp->kind == IOUR__PK_ALLOW  ? IOUR__V_ALLOW :
+								   IOUR__V_DENY;
+		else if (listed_only)
+			intent[op] = IOUR__V_ALLOW;
+		else
+			intent[op] = p->attr[IOUR_POLICY_ATTR_DEFAULT] == IOUR_POLICY_DEFAULT_ALLOW ?
+					     IOUR__V_ALLOW : IOUR__V_DENY;
+	}
+}
+
+static void note(struct iour_report *r, uint32_t kind, uint32_t reason, uint32_t op,
+		 const char *fmt, const char *arg)
+{
+	iour__report_add(r, kind, reason, op, UINT32_MAX, 0, fmt, arg);
+}
+
+/* Pass 3 for one filtered opcode: can the path run its program? */
+static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *pdu_out,
+		       uint32_t *flags_out)
+{
+	const struct iour__pprog *pp = b->p->progs[op];
+	const struct iour__target *t = b->t;
+	struct iour_report *r = &b->plan->rep;
+	bool open = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] == IOUR_POLICY_FALLBACK_OPEN;
+	char tmp[24];
+	const char *name = iour__op_label(op, tmp, sizeof(tmp));
+	uint32_t k = t->pdu[op];
+
+	if (!filters) {
+		if (open)
+			note(r, IOUR_DECISION_LOOSENED, IOUR_REASON_NO_FILTERS, op,
+			     "%s: argument rules dropped, opcode allowed unconditionally "
+			     "(no argument filters on this kernel path; fallback open)", name);
+		else
+			note(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_NO_FILTERS, op,
+			     "%s: argument rules cannot be enforced, opcode denied "
+			     "(no argument filters on this kernel path; fallback closed)", name);
+		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
+	}
+	if (pp->pdu_size > k) {
+		iour__report_add(r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
+				 IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
+				 "%s: the program reads %u payload bytes but the kernel fills %u; "
+				 "opcode %s (fallback %s)", name, pp->pdu_size, k,
+				 open ? "allowed unconditionally" : "denied",
+				 open ? "open" : "closed");
+		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
+	}
+	*pdu_out = pp->pdu_size;
+	if (pp->pdu_size == k) {
+		*flags_out = KIO_BPF_FILTER_SZ_STRICT;
+	} else {
+		*flags_out = 0;
+		iour__report_add(r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, op, UINT32_MAX,
+				 (int32_t)k,
+				 "%s: the program reads the first %u of the kernel's %u payload "
+				 "bytes; registered without SZ_STRICT", name, pp->pdu_size, k);
+	}
+	return IOUR__V_FILTER;
+}
+
+/* Mechanism choices of pass 2. */
+struct mech {
+	bool task;      /* task restrictions / task filters */
+	bool ring;      /* ring part: classic set on a disabled ring (+ filters) */
+	bool companion; /* seccomp companion */
+	bool filters;   /* argument filters available on the chosen path */
+};
+
+static void choose(struct builder *b, struct mech *m)
+{
+	const struct iour__target *t = b->t;
+	const struct iour_policy *p = b->p;
+	struct iour_report *r = &b->plan->rep;
+
+	memset(m, 0, sizeof(*m));
+	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING) {
+		if (!t->io_uring) {
+			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING, IOUR_DECISION_NO_OPCODE,
+			     "%s: io_uring is not available to this caller", t->name);
+			return;
+		}
+		if (!t->ring_restrict) {
+			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_RING_RESTRICTIONS,
+			     IOUR_DECISION_NO_OPCODE,
+			     "%s: the kernel cannot restrict rings (Linux 5.10+ needed)", t->name);
+			return;
+		}
+		m->ring = true;
+		m->filters = t->ring_bpf;
+		return;
+	}
+	if (t->task_restrict) {
+		m->task = true;
+		m->filters = t->task_bpf;
+		return;
+	}
+	if (t->ring_restrict) {
+		m->ring = true;
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_NO_TASK_RESTRICTIONS, IOUR_DECISION_NO_OPCODE,
+		     "%s: no task restrictions (Linux 7.0+ needed); only rings created "
+		     "through this library are restricted", t->name);
+	} else {
+		iour__report_add(r, IOUR_DECISION_DROPPED,
+				 t->io_uring ? IOUR_REASON_NO_RING_RESTRICTIONS :
+					       IOUR_REASON_NO_IO_URING,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, 0, "%s: %s", t->name,
+				 t->io_uring ? "the kernel cannot restrict io_uring "
+					       "(Linux 5.10+ needed)" :
+					       "io_uring is not available to this caller");
+	}
+	if (p->attr[IOUR_POLICY_ATTR_COMPANION] != IOUR_POLICY_COMPANION_NONE)
+		m->companion = true;
+}
+
+static bool flags_open(const struct iour_ruleset *rs)
+{
+	return rs->flags_allowed == KIO_SQE_VALID_FLAGS && rs->flags_required == 0;
+}
+
+/* The classic set the kernel should hold for the achieved verdicts. */
+static void effective_ruleset(const struct iour_policy *p, const uint8_t *achieved,
+			      uint32_t op_last, struct iour_ruleset *eff)
+{
+	uint32_t op;
+
+	memset(eff, 0, sizeof(*eff));
+	eff->flags_decided = true;
+	eff->flags_allowed = KIO_SQE_VALID_FLAGS;
+	if (p->rs) {
+		eff->reg_ops = p->rs->reg_ops;
+		eff->reg_restricted = p->rs->reg_restricted;
+		eff->flags_allowed = p->rs->flags_allowed | p->rs->flags_required;
+		eff->flags_required = p->rs->flags_required;
+	}
+	for (op = 0; op < op_last && op < IOUR__NOPS; op++) {
+		if (achieved[op] == IOUR__V_DENY)
+			eff->sqe_restricted = true;
+		else
+			iour__bm_set(&eff->sqe_ops, op);
+	}
+}
+
+static bool ruleset_gates(const struct iour_ruleset *eff)
+{
+	return eff->sqe_restricted || eff->reg_restricted || !flags_open(eff);
+}
+
+static void report_clamp(struct builder *b, const bool *mentioned, const struct iour__clamp *c)
+{
+	struct iour_report *r = &b->plan->rep;
+	uint32_t op;
+	char tmp[24];
+
+	for (op = b->t->op_last; op < IOUR__NOPS; op++) {
+		if (mentioned[op] && b->plan->intent[op] != IOUR__V_DENY)
+			iour__report_add(r, IOUR_DECISION_CLAMPED, IOUR_REASON_UNKNOWN_OPCODE, op,
+					 UINT32_MAX, 0,
+					 "%s: not known to this kernel (IORING_OP_LAST %u); left out",
+					 iour__op_label(op, tmp, sizeof(tmp)), b->t->op_last);
+	}
+	for (op = 0; c && op < IOUR__NOPS; op++) {
+		if (iour__bm_test(&c->reg_ops, op)) {
+			const char *n = iour_register_op_name(op);
+
+			iour__report_add(r, IOUR_DECISION_CLAMPED, IOUR_REASON_UNKNOWN_OPCODE,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)op,
+					 "register opcode %s (%u): not known to this kernel "
+					 "(IORING_REGISTER_LAST %u); left out",
+					 n ? n : "?", op, b->t->reg_last);
+		}
+	}
+}
+
+/* Does the policy restrict anything at all? */
+static bool policy_restricts(const struct iour_policy *p, const uint8_t *intent, uint32_t op_last)
+{
+	uint32_t op;
+
+	if (p->rs && (p->rs->reg_restricted || !flags_open(p->rs)))
+		return true;
+	for (op = 0; op < op_last; op++)
+		if (intent[op] != IOUR__V_ALLOW)
+			return true;
+	return false;
+}
+
+static void plan_free_steps(struct iour_plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nsteps; i++) {
+		free(pl->steps[i].arg);
+		free(pl->steps[i].insns);
+	}
+	free(pl->steps);
+	pl->steps = NULL;
+	pl->nsteps = pl->n_task = 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+void iour_plan__free(struct iour_plan *plan)
+{
+	if (!plan)
+		return;
+	plan_free_steps(plan);
+	iour__report_fini(&plan->rep);
+	free(plan);
+}
+
+static struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
+static const struct iour__pprog deny_prog = { IOUR__PK_FILTER, 0, 1, deny_insn };
+
+struct emit {
+	const struct iour_ruleset *eff;
+	const uint32_t *pdu, *fflags;
+	int last_filter;
+	bool deny_rest;
+	bool via_filters; /* no classic set possible: deny through programs */
+	struct iour__clamp *clamp;
+	bool enforcing;   /* out: a restricting step was emitted */
+	bool loosened;    /* out: something could not be expressed */
+};
+
+/*
+ * The rules for one target (task: fd -1, or a ring): the classic set, then
+ * the filters.  When the target already holds a classic set (a task that
+ * registered or inherited one; a ring that inherited its task's), a second
+ * classic set is refused by the kernel, so denied opcodes are closed by
+ * `ret #0` programs instead; filters stack with what is there, so the
+ * result is at least as strict as the policy.  DENY_REST is not used then:
+ * it skips opcodes that already have (inherited) filters.
+ */
+static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
+{
+	const struct iour__target *t = b->t;
+	struct iour__kernel_limits lim = { t->op_last, t->reg_last,
+					   target == IOUR_STEP_TASK ? true : t->split };
+	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	struct iour_report *r = &b->plan->rep;
+
+	if (!e->via_filters) {
+		if (ruleset_gates(e->eff)) {
+			add_restrictions(b, target, e->eff, &lim, e->clamp);
+			e->enforcing = true;
+		}
+	} else {
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED, IOUR_DECISION_NO_OPCODE,
+		     "%s", target == IOUR_STEP_TASK ?
+			   "the task already has io_uring restrictions: denied opcodes are "
+			   "closed by filters that stack on them" :
+			   "new rings inherit the task's classic set: denied opcodes are "
+			   "closed by ring filters that stack on it");
+		if (e->eff->reg_restricted || !flags_open(e->eff)) {
+			e->loosened = true;
+			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NOT_EXPRESSIBLE,
+			     IOUR_DECISION_NO_OPCODE, "%s",
+			     "register-opcode and SQE-flag rules need a classic set, which "
+			     "cannot be registered again; only the restrictions already in "
+			     "place apply to them");
+		}
+	}
+	for (op = 0; op < op_last; op++) {
+		uint8_t v = b->plan->achieved[op];
+
+		if (v == IOUR__V_FILTER) {
+			add_filter(b, target, op, b->p->progs[op],
+				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
+								    (int)op == e->last_filter ?
+							    KIO_BPF_FILTER_DENY_REST : 0),
+				   e->pdu[op]);
+			e->enforcing = true;
+		} else if (v == IOUR__V_DENY && e->via_filters) {
+			add_filter(b, target, op, &deny_prog, 0, 0);
+			b->plan->steps[b->plan->nsteps - 1].intent = IOUR__V_DENY;
+			e->enforcing = true;
+		}
+	}
+}
+
+int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
+		     struct iour_plan **out)
+{
+	struct builder b = { .p = p, .t = t };
+	struct iour_plan *pl;
+	struct iour_report *r;
+	struct iour_ruleset eff;
+	struct iour__clamp clamp;
+	bool mentioned[IOUR__NOPS];
+	uint32_t pdu[IOUR__NOPS] = { 0 }, fflags[IOUR__NOPS] = { 0 };
+	struct mech m;
+	struct emit em = { 0 };
+	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
+	bool enforcing_step = false, nnp_needed = false;
+	int last_filter = -1;
+	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+
+	if (!p || !t || !out)
+		return -EINVAL;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	b.plan = pl;
+	r = &pl->rep;
+	iour__report_init(r);
+	r->flags |= IOUR_REPORT_PLANNED;
+	pl->tgt = *t;
+	memcpy(pl->attr, p->attr, sizeof(pl->attr));
+	pl->target_kind = p->attr[IOUR_POLICY_ATTR_TARGET];
+	memset(&clamp, 0, sizeof(clamp));
+
+	/* 1. intent */
+	compute_intent(p, pl->intent, mentioned);
+	restricts = policy_restricts(p, pl->intent, op_last ? op_last : IOUR__NOPS);
+
+	for (op = 0; op < IOUR__NOPS; op++) {
+		char tmp[24];
+
+		if (p->progs[op] && p->rs && p->rs->sqe_restricted &&
+		    !iour__bm_test(&p->rs->sqe_ops, op))
+			note(r, IOUR_DECISION_NOTE, IOUR_REASON_SHADOWED, op,
+			     "%s: the classic allow-list does not list this opcode, so it is "
+			     "denied and its argument rules are never used",
+			     iour__op_label(op, tmp, sizeof(tmp)));
+	}
+
+	/* 2. mechanism */
+	choose(&b, &m);
+
+	/* 3. achieved verdicts on the chosen path */
+	for (op = 0; op < IOUR__NOPS; op++) {
+		uint8_t v = pl->intent[op];
+
+		if (op >= op_last) {
+			pl->achieved[op] = IOUR__V_DENY; /* the kernel cannot run it */
+			continue;
+		}
+		if (v == IOUR__V_FILTER && (m.task || m.ring))
+			v = degrade(&b, op, m.filters, &pdu[op], &fflags[op]);
+		pl->achieved[op] = v;
+		if (v == IOUR__V_FILTER) {
+			any_filter = true;
+			last_filter = (int)op;
+		}
+		if (!(m.task || m.ring))
+			continue;
+		if (pl->intent[op] == IOUR__V_FILTER && v == IOUR__V_ALLOW)
+			loosened = true;
+		if (pl->intent[op] != IOUR__V_DENY && v == IOUR__V_DENY)
+			tightened = true;
+	}
+	effective_ruleset(p, pl->achieved, op_last, &eff);
+	/* DENY_REST on the last filter when every other opcode is denied: a
+	 * second, independent closing of every opcode without a filter. */
+	deny_rest = any_filter;
+	for (op = 0; op < op_last && deny_rest; op++)
+		if (pl->achieved[op] == IOUR__V_ALLOW)
+			deny_rest = false;
+
+	/* 4. steps */
+	em.eff = &eff;
+	em.pdu = pdu;
+	em.fflags = fflags;
+	em.last_filter = last_filter;
+	em.deny_rest = deny_rest;
+	em.clamp = &clamp;
+	if (m.task) {
+		bool classic = ruleset_gates(&eff);
+
+		nnp_needed = (classic || any_filter) && t->priv != IOUR__PRIV_YES && !t->nnp;
+		if (nnp_needed) {
+			if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
+				add_nnp(&b);
+				r->flags |= IOUR_REPORT_NNP_SET;
+				note(r, IOUR_DECISION_NOTE, IOUR_REASON_NNP, IOUR_DECISION_NO_OPCODE,
+				     "%s", "no_new_privs is set first (the task path needs it or "
+				     "CAP_SYS_ADMIN); it is inherited and survives execve");
+			} else if (t->priv == IOUR__PRIV_NO) {
+				iour_plan__free(pl);
+				return -EACCES;
+			}
+		}
+		em.via_filters = classic && t->task_restricted;
+		if (em.via_filters && !t->task_bpf) {
+			/* A classic task set can be registered only once. */
+			iour_plan__free(pl);
+			return -EPERM;
+		}
+		emit_rules(&b, IOUR_STEP_TASK, &em);
+		enforcing_step = em.enforcing;
+		loosened |= em.loosened;
+		pl->n_task = pl->nsteps;
+		r->mechanism = enforcing_step ? IOUR_MECH_TASK : IOUR_MECH_NONE;
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE, "%s",
+		     "rings that exist already, and rings of other existing threads, are "
+		     "not affected");
+	} else {
+		if (m.companion) {
+			uint32_t e = p->attr[IOUR_POLICY_ATTR_COMPANION] ==
+						     IOUR_POLICY_COMPANION_EPERM ? EPERM : ENOSYS;
+
+			nnp_needed = t->priv != IOUR__PRIV_YES && !t->nnp;
+			if (nnp_needed) {
+				if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
+					add_nnp(&b);
+					r->flags |= IOUR_REPORT_NNP_SET;
+				} else if (t->priv == IOUR__PRIV_NO) {
+					iour_plan__free(pl);
+					return -EACCES;
+				}
+			}
+			add_companion(&b, e);
+			r->mechanism |= IOUR_MECH_COMPANION;
+			enforcing_step = true;
+			tightened = true;
+			iour__report_add(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_COMPANION,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)e,
+					 "io_uring_setup fails with %s for the task and its "
+					 "descendants (seccomp companion); rings created before "
+					 "keep working", e == EPERM ? "EPERM" : "ENOSYS");
+		}
+		pl->n_task = pl->nsteps;
+		if (m.ring) {
+			em.via_filters = t->ring_busy && ruleset_gates(&eff);
+			if (em.via_filters && !t->ring_bpf) {
+				/* The inherited set makes RESTRICTIONS fail (EBUSY). */
+				em.via_filters = false;
+				iour_plan__free(pl);
+				return -EBUSY;
+			}
+			emit_rules(&b, IOUR_STEP_RING, &em);
+			add_step(&b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS,
+				 KIO_REGISTER_ENABLE_RINGS, 0);
+			pl->has_ring_part = true;
+			loosened |= em.loosened;
+			if (em.enforcing) {
+				enforcing_step = true;
+				if (!em.via_filters && ruleset_gates(&eff))
+					r->mechanism |= IOUR_MECH_RING_DISABLED;
+				if (any_filter || em.via_filters)
+					r->mechanism |= IOUR_MECH_RING;
+			}
+			if (pl->target_kind == IOUR_POLICY_TARGET_TASK) {
+				r->flags |= IOUR_REPORT_RING_ONLY;
+				if (!m.companion)
+					loosened = true;
+			}
+		}
+	}
+	if (b.err) {
+		iour_plan__free(pl);
+		return b.err;
+	}
+	if (m.task || m.ring)
+		report_clamp(&b, mentioned, &clamp);
+
+	/* Status. */
+	if (!restricts && (m.task || m.ring)) {
+		r->status = IOUR_STATUS_FULLY;
+		loosened = tightened = false;
+		r->flags &= ~IOUR_REPORT_RING_ONLY;
+	} else if (!enforcing_step) {
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		loosened = restricts;
+	} else if (loosened || tightened || (r->flags & IOUR_REPORT_RING_ONLY)) {
+		r->status = IOUR_STATUS_PARTIALLY;
+	} else {
+		r->status = IOUR_STATUS_FULLY;
+	}
+	if (loosened)
+		r->flags |= IOUR_REPORT_LOOSENED;
+	if (tightened)
+		r->flags |= IOUR_REPORT_TIGHTENED;
+
+	/* Compatibility level. */
+	if (r->status != IOUR_STATUS_FULLY &&
+	    p->attr[IOUR_POLICY_ATTR_COMPAT] != IOUR_POLICY_COMPAT_BEST_EFFORT) {
+		bool hard = p->attr[IOUR_POLICY_ATTR_COMPAT] == IOUR_POLICY_COMPAT_HARD;
+
+		bool ring_part = pl->has_ring_part && !hard;
+
+		plan_free_steps(pl);
+		pl->has_ring_part = false;
+		pl->refused = hard;
+		if (ring_part) {
+			/* A ring created disabled must still be enabled. */
+			b.cap = 0;
+			add_step(&b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS,
+				 KIO_REGISTER_ENABLE_RINGS, 0);
+			pl->has_ring_part = true;
+		}
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->flags = IOUR_REPORT_PLANNED | (restricts ? IOUR_REPORT_LOOSENED : 0);
+		note(r, IOUR_DECISION_DROPPED,
+		     hard ? IOUR_REASON_COMPAT_HARD : IOUR_REASON_COMPAT_SOFT,
+		     IOUR_DECISION_NO_OPCODE, "%s",
+		     hard ? "the kernel cannot enforce the policy exactly and the policy "
+			    "requires it: nothing will be applied (hard requirement)" :
+			    "the kernel cannot enforce the policy exactly: nothing is applied "
+			    "(soft requirement, all or nothing)");
+	}
+	if (b.err) {
+		iour_plan__free(pl);
+		return b.err;
+	}
+	r->steps_total = (uint32_t)pl->nsteps;
+	if (r->oom) {
+		iour_plan__free(pl);
+		return -ENOMEM;
+	}
+	*out = pl;
+	return 0;
+}
+
+/* ---- public planning entry and getters ---- */
+
+static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, EBUSY, ECHILD, ENOMEM, 0 };
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
+		      struct iour_plan **out)
+{
+	const struct iour_features *feat;
+	struct iour__target t;
+	uint32_t flags;
+	int rc;
+
+	if (!p || !out)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_plan_opts, features);
+	if (rc)
+		return rc;
+	flags = IOUR_OPTS_GET(opts, flags, 0);
+	feat = IOUR_OPTS_GET(opts, features, NULL);
+	if (flags & ~IOUR_PLAN_FORCE_LEVEL)
+		return -EINVAL;
+	if ((flags & IOUR_PLAN_FORCE_LEVEL) && feat)
+		return -EINVAL;
+	if (flags & IOUR_PLAN_FORCE_LEVEL)
+		rc = iour__target_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
+	else if (IOUR_OPTS_GET(opts, level, 0) != 0)
+		rc = -EINVAL;
+	else if (feat)
+		rc = iour__target_from_features(feat, &t);
+	else
+		rc = iour__target_probe(&t);
+	if (rc)
+		return iour__err_public(rc, plan_errs);
+	return iour__err_public(iour__plan_build(p, &t, out), plan_errs);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
+{
+	struct iour_plan_info v;
+	size_t n;
+
+	if (!plan || !info || info->sz < offsetof(struct iour_plan_info, target) + 4)
+		return -EINVAL;
+	memset(&v, 0, sizeof(v));
+	v.sz = info->sz;
+	v.target = plan->target_kind;
+	v.level = plan->tgt.level;
+	v.op_last = plan->tgt.op_last;
+	v.reg_last = plan->tgt.reg_last;
+	v.split_gates = plan->tgt.split;
+	v.flags = (plan->tgt.origin == IOUR__TGT_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
+		  (plan->tgt.origin == IOUR__TGT_EMULATED ? IOUR_PLAN_INFO_EMULATED : 0) |
+		  (plan->refused ? IOUR_PLAN_INFO_REFUSED : 0);
+	v.task_steps = (uint32_t)plan->n_task;
+	v.ring_steps = (uint32_t)(plan->nsteps - plan->n_task);
+	n = info->sz < sizeof(v) ? info->sz : sizeof(v);
+	memcpy(info, &v, n);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step_cnt(const struct iour_plan *plan)
+{
+	if (!plan)
+		return -EINVAL;
+	return (int)plan->nsteps;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_step *out)
+{
+	struct iour_plan_step v;
+	const struct iour__step *s;
+	size_t n;
+
+	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, target) + 4)
+		return -EINVAL;
+	if (i >= plan->nsteps)
+		return -ERANGE;
+	s = &plan->steps[i];
+	memset(&v, 0, sizeof(v));
+	v.sz = out->sz;
+	v.target = s->target;
+	v.op = s->op;
+	v.call_op = s->call_op;
+	v.nr_args = s->nr_args;
+	v.opcode = s->opcode;
+	v.arg_len = (uint32_t)s->arg_len;
+	v.insn_cnt = (uint32_t)s->insn_cnt;
+	v.entries = s->entries;
+	n = out->sz < sizeof(v) ? out->sz : sizeof(v);
+	memcpy(out, &v, n);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
+{
+	const struct iour__step *s;
+
+	if (!plan || !len)
+		return -EINVAL;
+	if (i >= plan->nsteps)
+		return -ERANGE;
+	s = &plan->steps[i];
+	if (!buf) {
+		*len = s->arg_len;
+		return 0;
+	}
+	if (*len < s->arg_len) {
+		*len = s->arg_len;
+		return -ERANGE;
+	}
+	if (s->arg_len)
+		memcpy(buf, s->arg, s->arg_len);
+	*len = s->arg_len;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
+			  size_t *cnt)
+{
+	const struct iour__step *s;
+
+	if (!plan || !cnt)
+		return -EINVAL;
+	if (i >= plan->nsteps)
+		return -ERANGE;
+	s = &plan->steps[i];
+	if (!buf) {
+		*cnt = s->insn_cnt;
+		return 0;
+	}
+	if (*cnt < s->insn_cnt) {
+		*cnt = s->insn_cnt;
+		return -ERANGE;
+	}
+	if (s->insn_cnt)
+		memcpy(buf, s->insns, s->insn_cnt * sizeof(*buf));
+	*cnt = s->insn_cnt;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+const struct iour_report *iour_plan__report(const struct iour_plan *plan)
+{
+	return plan ? &plan->rep : NULL;
+}

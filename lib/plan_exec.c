@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The executor: runs a plan's steps through the syscall seam and reports
+ * exactly what took effect.  It decides nothing the planner did not,
+ * except how to react to the kernel's answers: the payload-size write-back
+ * and failures midway.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "plan_internal.h"
+#include "sys.h"
+#include "enforce_internal.h"
+#include "probe_internal.h"
+
+#define PR_SET_NO_NEW_PRIVS_ 38
+#define PR_GET_NO_NEW_PRIVS_ 39
+
+/* ---- environment helpers ---- */
+
+int iour__plan_threads(void)
+{
+	return iour__count_threads();
+}
+
+int iour__plan_companion_prog(uint32_t err, struct iour_insn *out)
+{
+	/* io_uring_setup only: rings created before keep working. */
+	return iour__companion_build(0, err, out);
+}
+
+static bool avail(uint32_t a)
+{
+	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
+}
+
+int iour__target_from_features(const struct iour_features *f, struct iour__target *t)
+{
+	if (!f || !t || f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
+		return -EINVAL;
+	/* Limits the restriction entries cannot be built for. */
+	if (f->op_last > 256 || f->reg_last > 256 ||
+	    (f->reg_last && f->reg_last <= KIO_REGISTER_ENABLE_RINGS))
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->origin = IOUR__TGT_PROBED;
+	t->level = f->level <= IOUR_LEVEL_MAX ? f->level : IOUR_LEVEL_MAX;
+	t->io_uring = f->io_uring == IOUR_AVAIL_YES;
+	t->ring_restrict = t->io_uring && avail(f->ring_restrictions) && f->op_last && f->reg_last;
+	t->ring_busy = f->ring_restrictions == IOUR_AVAIL_RESTRICTED;
+	t->op_last = t->ring_restrict ? f->op_last : 0;
+	t->reg_last = t->ring_restrict ? f->reg_last : 0;
+	t->split = f->split_gates != 0;
+	t->task_restrict = t->ring_restrict && avail(f->task_restrictions);
+	t->task_restricted = f->task_restrictions == IOUR_AVAIL_RESTRICTED;
+	t->task_bpf = t->task_restrict && avail(f->bpf_task);
+	t->ring_bpf = t->ring_restrict && avail(f->bpf_ring);
+	t->nnp = f->no_new_privs == 1;
+	t->priv = t->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
+		  f->task_restrictions == IOUR_AVAIL_NO_PRIV ? IOUR__PRIV_NO : IOUR__PRIV_UNKNOWN;
+	t->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
+	t->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
+	t->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
+	t->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
+	snprintf(t->name, sizeof(t->name), "the described kernel (level %u%s)", t->level,
+		 (f->flags & IOUR_FEATURES_FORCED) ? ", lowered" : "");
+	return 0;
+}
+
+/*
+ * The running kernel's target: the cached probe (run in a forked child, so
+ * no ring is ever created in this task), plus the live no_new_privs bit,
+ * which may have been set since the probe ran.
+ */
+int iour__target_probe(struct iour__target *t)
+{
+	struct iour_features f;
+	struct iour__kernel_limits lim;
+	int rc;
+
+	rc = iour__probe_cached(&f, &lim);
+	if (rc)
+		return rc;
+	rc = iour__target_from_features(&f, t);
+	if (rc)
+		return rc;
+	snprintf(t->name, sizeof(t->name), "the running kernel (level %u%s)", t->level,
+		 (f.flags & IOUR_FEATURES_FORCED) ? ", lowered by IOUR_FEATURE_LEVEL" : "");
+	if (iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0) == 1) {
+		t->nnp = true;
+		t->priv = IOUR__PRIV_YES;
+	}
+	return 0;
+}
+
+/* ---- execution ---- */
+
+struct exec {
+	const struct iour_plan *pl;
+	struct iour_report *r;
+	int ring_fd;
+	size_t first, end;   /* steps to run */
+	size_t done;         /* steps that took effect */
+	bool effect;         /* an irreversible step took effect */
+	bool enforcing;      /* a restriction took effect */
+	uint8_t achieved[IOUR__NOPS];
+};
+
+static const struct iour_insn ret_deny[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
+static const struct iour_insn ret_allow[1] = { { KBPF_RET | KBPF_K, 0, 0, 1 } };
+
+static long do_filter(struct exec *x, size_t i, int fd)
+{
+	const struct iour__step *s = &x->pl->steps[i];
+	struct kio_bpf bpf;
+	uint32_t want, k;
+	const char *name;
+	char tmp[24];
+	long rc;
+
+	memcpy(&bpf, s->arg, sizeof(bpf));
+	want = bpf.filter.pdu_size;
+	bpf.filter.filter_ptr = (uint64_t)(uintptr_t)s->insns;
+	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	if (rc != -EMSGSIZE)
+		return rc;
+	/* The kernel wrote its payload size K back (kernel-interface.md 4.2). */
+	k = bpf.filter.pdu_size;
+	name = iour__op_label(s->opcode, tmp, sizeof(tmp));
+	if (k == want)
+		return rc; /* not a size problem the library can settle */
+	if (k > want) {
+		iour__report_add(x->r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, s->opcode,
+				 (uint32_t)i, (int32_t)k,
+				 "%s: the kernel's payload is %u bytes, the program reads %u; "
+				 "registered again without SZ_STRICT", name, k, want);
+		memcpy(&bpf, s->arg, sizeof(bpf));
+		bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
+		bpf.filter.filter_ptr = (uint64_t)(uintptr_t)s->insns;
+		return iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	}
+	/* K < U: the kernel cannot fill what the program reads. */
+	memcpy(&bpf, s->arg, sizeof(bpf));
+	bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
+	bpf.filter.pdu_size = 0;
+	bpf.filter.filter_len = 1;
+	bpf.filter.filter_ptr = (uint64_t)(uintptr_t)(s->fallback == IOUR_POLICY_FALLBACK_OPEN ?
+								    ret_allow : ret_deny);
+	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
+	if (rc == 0) {
+		bool open = s->fallback == IOUR_POLICY_FALLBACK_OPEN;
+
+		x->achieved[s->opcode] = open ? IOUR__V_ALLOW : IOUR__V_DENY;
+		iour__report_add(x->r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
+				 IOUR_REASON_NO_PAYLOAD, s->opcode, (uint32_t)i, (int32_t)k,
+				 "%s: the kernel fills %u payload bytes, the program reads %u; "
+				 "registered `ret #%d` instead: opcode %s (fallback %s)",
+				 name, k, want, open, open ? "allowed unconditionally" : "denied",
+				 open ? "open" : "closed");
+		x->r->flags |= open ? IOUR_REPORT_LOOSENED : IOUR_REPORT_TIGHTENED;
+		if (x->r->status == IOUR_STATUS_FULLY)
+			x->r->status = IOUR_STATUS_PARTIALLY;
+	}
+	return rc;
+}
+
+static long run_step(struct exec *x, size_t i)
+{
+	const struct iour__step *s = &x->pl->steps[i];
+	int fd = s->target == IOUR_STEP_TASK ? -1 : x->ring_fd;
+
+	switch (s->op) {
+	case IOUR_STEP_SET_NNP:
+		return iour__prctl(PR_SET_NO_NEW_PRIVS_, 1, 0, 0, 0);
+	case IOUR_STEP_RESTRICTIONS:
+		return iour__register(fd, KIO_REGISTER_RESTRICTIONS, s->arg, s->nr_args);
+	case IOUR_STEP_BPF_FILTER:
+		return do_filter(x, i, fd);
+	case IOUR_STEP_ENABLE_RINGS:
+		return iour__register(fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0);
+	case IOUR_STEP_COMPANION: {
+		struct {
+			uint16_t len;
+			uint16_t pad[3];
+			uint64_t filter;
+		} fprog = { (uint16_t)s->insn_cnt, { 0, 0, 0 }, (uint64_t)(uintptr_t)s->insns };
+
+		return iour__seccomp(s->call_op, s->nr_args, &fprog);
+	}
+	default:
+		return -IOUR_ERRNO__INTERNAL;
+	}
+}
+
+static const char *step_name(uint32_t op)
+{
+	switch (op) {
+	case IOUR_STEP_SET_NNP: return "PR_SET_NO_NEW_PRIVS";
+	case IOUR_STEP_RESTRICTIONS: return "IORING_REGISTER_RESTRICTIONS";
+	case IOUR_STEP_BPF_FILTER: return "IORING_REGISTER_BPF_FILTER";
+	case IOUR_STEP_ENABLE_RINGS: return "IORING_REGISTER_ENABLE_RINGS";
+	case IOUR_STEP_COMPANION: return "seccomp companion";
+	default: return "?";
+	}
+}
+
+/*
+ * After step `i` failed: say what the missing steps leave open.  The steps
+ * before it took effect; none after it ran.
+ */
+static void account_failure(struct exec *x, size_t i, long rc)
+{
+	const struct iour_plan *pl = x->pl;
+	struct iour_report *r = x->r;
+	const struct iour__step *s = &pl->steps[i];
+	bool loosened = false;
+	char tmp[24];
+	size_t j;
+
+	r->error = (int32_t)rc;
+	r->flags |= IOUR_REPORT_STOPPED;
+	iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+			 s->opcode, (uint32_t)i, (int32_t)rc,
+			 "step %zu (%s%s%s) failed with %s; %zu of %zu steps took effect", i + 1,
+			 step_name(s->op), s->opcode != UINT32_MAX ? " for " : "",
+			 s->opcode != UINT32_MAX ? iour__op_label(s->opcode, tmp, sizeof(tmp)) : "",
+			 iour_errname((int)rc), x->done, x->end - x->first);
+	for (j = i; j < x->end; j++) {
+		const struct iour__step *m = &pl->steps[j];
+
+		switch (m->op) {
+		case IOUR_STEP_BPF_FILTER:
+			if (!x->enforcing)
+				break;
+			loosened = true;
+			iour__report_add(r, IOUR_DECISION_DROPPED, IOUR_REASON_STEP_FAILED,
+					 m->opcode, (uint32_t)j, (int32_t)rc,
+					 m->intent == IOUR__V_DENY ?
+						 "%s: its deny filter is not registered; the "
+						 "opcode stays as the existing restrictions leave it" :
+						 "%s: its argument filter is not registered; the "
+						 "opcode is allowed without argument checks",
+					 iour__op_label(m->opcode, tmp, sizeof(tmp)));
+			break;
+		case IOUR_STEP_ENABLE_RINGS:
+			if (x->enforcing) {
+				r->flags |= IOUR_REPORT_TIGHTENED;
+				iour__report_add(r, IOUR_DECISION_NOTE,
+						 IOUR_REASON_RING_LEFT_DISABLED,
+						 IOUR_DECISION_NO_OPCODE, (uint32_t)j, 0, "%s",
+						 "the ring is left disabled: it cannot submit "
+						 "(close it)");
+			}
+			break;
+		case IOUR_STEP_COMPANION:
+			r->mechanism &= ~IOUR_MECH_COMPANION;
+			loosened = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!x->enforcing) {
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->flags |= IOUR_REPORT_LOOSENED;
+		r->flags &= ~IOUR_REPORT_TIGHTENED;
+	} else {
+		r->status = IOUR_STATUS_PARTIALLY;
+		if (loosened)
+			r->flags |= IOUR_REPORT_LOOSENED;
+	}
+}
+
+static bool is_enforcing(uint32_t op)
+{
+	return op == IOUR_STEP_RESTRICTIONS || op == IOUR_STEP_BPF_FILTER ||
+	       op == IOUR_STEP_COMPANION;
+}
+
+/* Run steps [first, end); returns 0, the first step's error (nothing took
+ * effect) or -IOUR_ERRNO__PARTIAL. */
+static int run(struct exec *x)
+{
+	size_t i;
+	long rc;
+
+	x->r->steps_total = (uint32_t)(x->end - x->first);
+	for (i = x->first; i < x->end; i++) {
+		rc = run_step(x, i);
+		if (rc < 0) {
+			account_failure(x, i, rc);
+			return x->effect ? -IOUR_ERRNO__PARTIAL : (int)rc;
+		}
+		x->done++;
+		x->r->steps_done = (uint32_t)x->done;
+		x->effect = true;
+		if (is_enforcing(x->pl->steps[i].op))
+			x->enforcing = true;
+	}
+	return 0;
+}
+
+static int new_report(const struct iour_plan *pl, struct iour_report **out)
+{
+	struct iour_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	if (iour__report_copy(r, &pl->rep)) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->flags &= ~IOUR_REPORT_PLANNED;
+	r->steps_done = 0;
+	*out = r;
+	return 0;
+}
+
+static int finish(struct iour_report *r, int rc, struct iour_report **report)
+{
+	if (r && r->oom && rc == 0)
+		rc = -ENOMEM;
+	if (report)
+		*report = r;
+	else
+		iour_report__free(r);
+	return rc;
+}
+
+static const int task_errs[] = { EINVAL, E2BIG, EBUSY, EACCES, EPERM, ENOMEM, EFAULT, ENOSYS,
+				 EMSGSIZE, EOVERFLOW, IOUR_ERRNO__UNSUPPORTED,
+				 IOUR_ERRNO__PARTIAL, 0 };
+
+static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
+{
+	bool need = false;
+	size_t i;
+
+	*sets_nnp = false;
+	for (i = 0; i < pl->n_task; i++) {
+		if (pl->steps[i].op == IOUR_STEP_SET_NNP)
+			*sets_nnp = true;
+		if (pl->steps[i].op == IOUR_STEP_RESTRICTIONS ||
+		    pl->steps[i].op == IOUR_STEP_BPF_FILTER)
+			need = true;
+	}
+	return need;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
+			  struct iour_report **report)
+{
+	struct exec x;
+	struct iour_report *r = NULL;
+	bool sets_nnp, classic = false;
+	int rc, threads;
+	size_t i;
+
+	if (report)
+		*report = NULL;
+	if (!plan)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	if (rc)
+		return rc;
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target_kind != IOUR_POLICY_TARGET_TASK)
+		return -EINVAL;
+	rc = new_report(plan, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+
+	/* Other threads are not covered by task restrictions. */
+	threads = iour__plan_threads();
+	r->threads = threads > 0 ? threads : 0;
+	if (threads > 1) {
+		r->flags |= IOUR_REPORT_OTHER_THREADS;
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_THREADS, IOUR_DECISION_NO_OPCODE,
+				 UINT32_MAX, threads,
+				 "%d other thread(s) exist; they and the rings they create are "
+				 "not restricted", threads - 1);
+		if (plan->attr[IOUR_POLICY_ATTR_THREADS] == IOUR_POLICY_THREADS_REFUSE) {
+			r->status = IOUR_STATUS_NOT_ENFORCED;
+			r->mechanism = IOUR_MECH_NONE;
+			return finish(r, -EBUSY, report);
+		}
+	}
+
+	/*
+	 * The kernel answers the privilege and "already restricted" questions
+	 * without side effects: a NULL task set gives -EPERM (restricted
+	 * already), -EACCES (neither no_new_privs nor CAP_SYS_ADMIN) or
+	 * -EFAULT (go ahead) on Linux 7.0+.
+	 */
+	for (i = 0; i < plan->n_task; i++)
+		if (plan->steps[i].op == IOUR_STEP_RESTRICTIONS)
+			classic = true;
+	if (plan_needs_priv(plan, &sets_nnp)) {
+		long pre = iour__register(-1, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+
+		if ((pre == -EPERM && classic) || (pre == -EACCES && !sets_nnp)) {
+			r->status = IOUR_STATUS_NOT_ENFORCED;
+			r->mechanism = IOUR_MECH_NONE;
+			r->flags &= ~(IOUR_REPORT_TIGHTENED | IOUR_REPORT_NNP_SET);
+			r->flags |= IOUR_REPORT_LOOSENED;
+			r->error = (int32_t)pre;
+			iour__report_add(r, IOUR_DECISION_FAILED,
+					 pre == -EPERM ? IOUR_REASON_ALREADY_RESTRICTED :
+							 IOUR_REASON_NNP,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)pre, "%s",
+					 pre == -EPERM ?
+						 "the task already has io_uring restrictions; a "
+						 "classic task set cannot be registered again" :
+						 "the task has neither no_new_privs nor "
+						 "CAP_SYS_ADMIN and the policy does not set "
+						 "no_new_privs: nothing applied");
+			return finish(r, (int)pre, report);
+		}
+	}
+
+	memset(&x, 0, sizeof(x));
+	x.pl = plan;
+	x.r = r;
+	x.ring_fd = -1;
+	x.first = 0;
+	x.end = plan->n_task;
+	memcpy(x.achieved, plan->achieved, sizeof(x.achieved));
+	rc = run(&x);
+	return finish(r, iour__err_public(rc, task_errs), report);
+}
+
+static const int ring_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
+				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST,
+				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__PARTIAL, 0 };
+/* create_ring adds io_uring_setup's errors. */
+static const int create_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
+				   ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
+				   ENOSYS, EMFILE, ENFILE, IOUR_ERRNO__UNSUPPORTED, 0 };
+
+static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
+		       struct iour_report **r)
+{
+	int rc;
+
+	if (!plan)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	if (rc)
+		return rc;
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
+		return -EINVAL;
+	if (!plan->refused && !plan->has_ring_part)
+		return -EINVAL;
+	return new_report(plan, r);
+}
+
+static void ring_exec_init(struct exec *x, const struct iour_plan *plan, struct iour_report *r,
+			   int fd)
+{
+	memset(x, 0, sizeof(*x));
+	x->pl = plan;
+	x->r = r;
+	x->ring_fd = fd;
+	x->first = plan->n_task;
+	x->end = plan->nsteps;
+	memcpy(x->achieved, plan->achieved, sizeof(x->achieved));
+	/* A task plan's ring part restricts only this ring. */
+	r->mechanism &= ~(IOUR_MECH_COMPANION | IOUR_MECH_TASK);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
+			  const struct iour_apply_opts *opts, struct iour_report **report)
+{
+	struct iour_report *r = NULL;
+	struct exec x;
+	int rc;
+
+	if (report)
+		*report = NULL;
+	if (ring_fd < 0)
+		return -EINVAL;
+	rc = ring_common(plan, opts, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	ring_exec_init(&x, plan, r, ring_fd);
+	rc = run(&x);
+	return finish(r, iour__err_public(rc, ring_errs), report);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,
+			   const struct iour_apply_opts *opts, int *ring_fd,
+			   struct iour_report **report)
+{
+	struct iour_report *r = NULL;
+	struct kio_params local, *pp = params ? params : &local;
+	struct exec x;
+	long fd;
+	int rc;
+
+	if (report)
+		*report = NULL;
+	if (!ring_fd || entries == 0)
+		return -EINVAL;
+	rc = ring_common(plan, opts, &r);
+	if (rc)
+		return rc;
+	if (plan->refused)
+		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
+	if (!params)
+		memset(&local, 0, sizeof(local));
+	pp->flags |= KIO_SETUP_R_DISABLED;
+	fd = iour__setup(entries, pp);
+	if (fd < 0) {
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->error = (int32_t)fd;
+		iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)fd,
+				 "io_uring_setup failed with %s; no ring", iour_errname((int)fd));
+		return finish(r, iour__err_public((int)fd, create_errs), report);
+	}
+	ring_exec_init(&x, plan, r, (int)fd);
+	rc = run(&x);
+	if (rc) {
+		/* Closing the ring undoes everything: nothing is left behind. */
+		iour__close((int)fd);
+		r->status = IOUR_STATUS_NOT_ENFORCED;
+		r->mechanism = IOUR_MECH_NONE;
+		r->flags &= ~(IOUR_REPORT_TIGHTENED);
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_STEP_FAILED,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, r->error, "%s",
+				 "the ring was closed again");
+		return finish(r, iour__err_public(r->error, create_errs), report);
+	}
+	*ring_fd = (int)fd;
+	return finish(r, 0, report);
+}

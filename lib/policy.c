@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy object: a classic part, per-opcode argument filters and
+ * attributes.  Pure data; nothing here calls the kernel.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "plan_internal.h"
+#include "iouring_restrict/filter.h"
+#include "iouring_restrict/ruleset.h"
+
+/* Bounds and defaults of each attribute, indexed by enum iour_policy_attr. */
+static const struct {
+	uint32_t min, max, def;
+} attr_tab[IOUR_POLICY_ATTR__MAX] = {
+	[IOUR_POLICY_ATTR_TARGET] = { 0, IOUR_POLICY_TARGET_RING, IOUR_POLICY_TARGET_TASK },
+	[IOUR_POLICY_ATTR_COMPAT] = { 0, IOUR_POLICY_COMPAT_HARD, IOUR_POLICY_COMPAT_BEST_EFFORT },
+	[IOUR_POLICY_ATTR_NNP] = { 0, IOUR_POLICY_NNP_SET, IOUR_POLICY_NNP_SET },
+	[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] = { 0, IOUR_POLICY_FALLBACK_OPEN,
+						  IOUR_POLICY_FALLBACK_CLOSED },
+	[IOUR_POLICY_ATTR_THREADS] = { 0, IOUR_POLICY_THREADS_REFUSE, IOUR_POLICY_THREADS_REPORT },
+	[IOUR_POLICY_ATTR_COMPANION] = { 0, IOUR_POLICY_COMPANION_EPERM,
+					 IOUR_POLICY_COMPANION_NONE },
+	[IOUR_POLICY_ATTR_DEFAULT] = { 0, IOUR_POLICY_DEFAULT_ALLOW, IOUR_POLICY_DEFAULT_DENY },
+};
+
+static bool attr_known(uint32_t attr)
+{
+	return attr > IOUR_POLICY_ATTR__MIN && attr < IOUR_POLICY_ATTR__MAX;
+}
+
+static void pprog_free(struct iour__pprog *pp)
+{
+	if (!pp)
+		return;
+	free(pp->insns);
+	free(pp);
+}
+
+static struct iour__pprog *pprog_dup(const struct iour__pprog *src)
+{
+	struct iour__pprog *pp = calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return NULL;
+	*pp = *src;
+	pp->insns = NULL;
+	if (src->insns) {
+		pp->insns = malloc(src->cnt * sizeof(*pp->insns));
+		if (!pp->insns) {
+			free(pp);
+			return NULL;
+		}
+		memcpy(pp->insns, src->insns, src->cnt * sizeof(*pp->insns));
+	}
+	return pp;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__new(const struct iour_policy_opts *opts, struct iour_policy **out)
+{
+	struct iour_policy *p;
+	uint32_t a;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	rc = IOUR_OPTS_VALID(opts, iour_policy_opts, flags);
+	if (rc)
+		return rc;
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (a = IOUR_POLICY_ATTR__MIN + 1; a < IOUR_POLICY_ATTR__MAX; a++)
+		p->attr[a] = attr_tab[a].def;
+	*out = p;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+void iour_policy__free(struct iour_policy *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	iour_ruleset__free(p->rs);
+	for (i = 0; i < IOUR__NOPS; i++)
+		pprog_free(p->progs[i]);
+	free(p);
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
+{
+	struct iour_policy *c;
+	size_t i;
+
+	if (!p || !out)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->attr, p->attr, sizeof(c->attr));
+	if (p->rs && iour_ruleset__dup(p->rs, &c->rs))
+		goto oom;
+	for (i = 0; i < IOUR__NOPS; i++) {
+		if (p->progs[i] && !(c->progs[i] = pprog_dup(p->progs[i])))
+			goto oom;
+	}
+	*out = c;
+	return 0;
+oom:
+	iour_policy__free(c);
+	return -ENOMEM;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_ruleset *rs)
+{
+	struct iour_ruleset *copy = NULL;
+
+	if (!p)
+		return -EINVAL;
+	if (rs && iour_ruleset__dup(rs, &copy))
+		return -ENOMEM;
+	iour_ruleset__free(p->rs);
+	p->rs = copy;
+	return 0;
+}
+
+/*
+ * A one-instruction `ret #k` program says "always allow" (k != 0) or
+ * "always deny"; anything else is a real filter.
+ */
+static uint32_t classify(const struct iour_insn *insns, size_t cnt)
+{
+	if (cnt == 1 && insns[0].code == (KBPF_RET | KBPF_K))
+		return insns[0].k ? IOUR__PK_ALLOW : IOUR__PK_DENY;
+	return IOUR__PK_FILTER;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct iour_insn *insns,
+			  size_t cnt, uint32_t pdu_size)
+{
+	struct iour__pprog *pp;
+	int rc;
+
+	if (!p || opcode >= IOUR__NOPS || cnt > IOUR_MAX_INSNS || pdu_size > 24)
+		return -EINVAL;
+	if (!insns != !cnt)
+		return -EINVAL;
+	if (!insns) {
+		pprog_free(p->progs[opcode]);
+		p->progs[opcode] = NULL;
+		return 0;
+	}
+	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
+	if (rc)
+		return rc == -IOUR_ERRNO__INVALID_PROG ? rc : -EINVAL;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	pp->kind = classify(insns, cnt);
+	pp->pdu_size = pp->kind == IOUR__PK_FILTER ? pdu_size : 0;
+	if (pp->kind == IOUR__PK_FILTER) {
+		pp->cnt = cnt;
+		pp->insns = malloc(cnt * sizeof(*insns));
+		if (!pp->insns) {
+			free(pp);
+			return -ENOMEM;
+		}
+		memcpy(pp->insns, insns, cnt * sizeof(*insns));
+	}
+	pprog_free(p->progs[opcode]);
+	p->progs[opcode] = pp;
+	return 0;
+}
+
+/* One compiled opcode of a filter set, as the planner's program. */
+static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pprog **out)
+{
+	struct iour_prog *prog = NULL;
+	struct iour__pprog *pp;
+	size_t cnt;
+	int rc;
+
+	rc = iour_filter__compile(f, op, NULL, &prog);
+	if (rc)
+		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc : -IOUR_ERRNO__INTERNAL;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp) {
+		iour_prog__free(prog);
+		return -ENOMEM;
+	}
+	_Static_assert((int)IOUR_PROG_FILTER == (int)IOUR__PK_FILTER &&
+			       (int)IOUR_PROG_ALWAYS_ALLOW == (int)IOUR__PK_ALLOW &&
+			       (int)IOUR_PROG_ALWAYS_DENY == (int)IOUR__PK_DENY,
+		       "program kinds");
+	pp->kind = iour_prog__kind(prog);
+	if (pp->kind == IOUR__PK_FILTER) {
+		cnt = iour_prog__insn_cnt(prog);
+		pp->pdu_size = iour_prog__pdu_size(prog);
+		pp->cnt = cnt;
+		pp->insns = malloc(cnt * sizeof(*pp->insns));
+		if (!pp->insns) {
+			free(pp);
+			iour_prog__free(prog);
+			return -ENOMEM;
+		}
+		memcpy(pp->insns, iour_prog__insns(prog), cnt * sizeof(*pp->insns));
+	}
+	iour_prog__free(prog);
+	*out = pp;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
+{
+	struct iour__pprog **next;
+	uint32_t ops[IOUR__NOPS];
+	int n = 0, i, rc = 0;
+
+	if (!p)
+		return -EINVAL;
+	next = calloc(IOUR__NOPS, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	if (f) {
+		n = iour_filter__opcodes(f, ops, IOUR__NOPS);
+		if (n < 0)
+			rc = n == -ENOMEM ? n : -IOUR_ERRNO__INTERNAL;
+	}
+	for (i = 0; i < n && !rc; i++)
+		if (ops[i] < IOUR__NOPS)
+			rc = compile_one(f, ops[i], &next[ops[i]]);
+	if (rc) {
+		for (i = 0; i < IOUR__NOPS; i++)
+			pprog_free(next[i]);
+		free(next);
+		return rc;
+	}
+	for (i = 0; i < IOUR__NOPS; i++) {
+		pprog_free(p->progs[i]);
+		p->progs[i] = next[i];
+	}
+	free(next);
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_t value)
+{
+	if (!p || !attr_known(attr))
+		return -EINVAL;
+	if (value < attr_tab[attr].min || value > attr_tab[attr].max)
+		return -ERANGE;
+	p->attr[attr] = value;
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, uint32_t *value)
+{
+	if (!p || !value || !attr_known(attr))
+		return -EINVAL;
+	*value = p->attr[attr];
+	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max, uint32_t *def)
+{
+	if (!attr_known(attr))
+		return -EINVAL;
+	if (min)
+		*min = attr_tab[attr].min;
+	if (max)
+		*max = attr_tab[attr].max;
+	if (def)
+		*def = attr_tab[attr].def;
+	return 0;
+}
