@@ -211,8 +211,7 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 	}
 	/* Operand members the operator does not use must be zero. */
 	if ((!uses_value && in->value) || (!uses_arg && in->arg) ||
-	    (!uses_set && (in->set || in->set_len)) ||
-	    (!uses_addr6 && !addr6_zero(in->addr6)))
+	    (!uses_set && (in->set || in->set_len)) || (!uses_addr6 && !addr6_zero(in->addr6)))
 		return -EINVAL;
 
 	out->field = in->field;
@@ -223,8 +222,8 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 	case IOUR_CMP_NE:
 		if (is6) {
 			/* An IPv6 equality is a /128 prefix. */
-			out->op = in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX
-							: IOUR_CMP_NOT_IN_PREFIX;
+			out->op =
+				in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX : IOUR_CMP_NOT_IN_PREFIX;
 			out->arg = 128;
 			memcpy(out->addr6, in->addr6, 16);
 			return 0;
@@ -535,8 +534,8 @@ int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t ve
 }
 
 /* Documented in include/iouring_restrict/filter.h */
-int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode,
-			 const struct iour_insn *insns, size_t cnt)
+int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode, const struct iour_insn *insns,
+			 size_t cnt)
 {
 	struct iour__opfilter *of;
 	struct iour_insn *copy;
@@ -605,8 +604,8 @@ int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opcode,
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.sz = info->sz;
 	tmp.nrules = of->nrules;
-	tmp.flags = (of->has_default ? IOUR_OPINFO_HAS_DEFAULT : 0) |
-		    (of->raw ? IOUR_OPINFO_RAW : 0);
+	tmp.flags =
+		(of->has_default ? IOUR_OPINFO_HAS_DEFAULT : 0) | (of->raw ? IOUR_OPINFO_RAW : 0);
 	tmp.default_verdict = of->has_default ? of->default_verdict : f->default_verdict;
 	tmp.raw_cnt = (uint32_t)of->raw_cnt;
 	memcpy(info, &tmp, info->sz < sizeof(tmp) ? info->sz : sizeof(tmp));
