@@ -303,7 +303,8 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 			return -ERANGE;
 		out->arg = in->arg;
 		for (unsigned int i = 0; i < 16; i++) {
-			unsigned int bits = in->arg > 8 * i ? (unsigned int)in->arg - 8 * i : 0;
+			unsigned int bits =
+				in->arg > 8ULL * i ? (unsigned int)(in->arg - 8ULL * i) : 0;
 			uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
 
 			out->addr6[i] = in->addr6[i] & m;

@@ -971,8 +971,8 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 
 		node = yes;
 		for (int w = 3; w >= 0; w--) {
-			uint32_t bits = cmp->arg > 32U * (uint32_t)w ?
-						(uint32_t)cmp->arg - 32U * (uint32_t)w :
+			uint32_t bits = cmp->arg > 32ULL * (uint32_t)w ?
+						(uint32_t)(cmp->arg - 32ULL * (uint32_t)w) :
 						0;
 			uint8_t mb[4];
 
@@ -984,7 +984,7 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 				mb[i] = bb >= 8 ? 0xff : (uint8_t)(0xff00 >> bb);
 			}
 			node = word_meq(c, L.off + 4 * (uint32_t)w, load32(mb, c->be),
-					load32(&cmp->addr6[4 * w], c->be), node, no);
+					load32(&cmp->addr6[4 * (size_t)w], c->be), node, no);
 		}
 	} else if (cmp->op == IOUR_CMP_IN_PREFIX || cmp->op == IOUR_CMP_NOT_IN_PREFIX) {
 		/* IPv4 prefix: masked equality on the raw word */
@@ -1075,7 +1075,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	uint32_t node = rest;
 
 	field_layout(rules[0].cmps[0].field, c->be, &L);
-	ivs = calloc(n, sizeof(*ivs));
+	ivs = calloc(n, sizeof(struct ivl *));
 	nivs = calloc(n, sizeof(*nivs));
 	if (!ivs || !nivs)
 		goto nomem;
@@ -1978,7 +1978,7 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	rc = rpo_order(c, root, &order, &count, index);
 	if (rc)
 		goto out;
-	need = calloc(count, 1);
+	need = calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
 	if (!need) {
 		rc = -ENOMEM;
 		goto out;
@@ -2008,7 +2008,7 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 			goto out;
 		}
 	}
-	for (uint32_t i = 0; i < count && !rc; i++) {
+	for (size_t i = 0; i < count && !rc; i++) {
 		const struct node *n = &c->nodes[order[i]];
 
 		e.lab_uid[3 * i] = e.next_uid;

@@ -553,10 +553,11 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
 	bool enforcing_step = false, nnp_needed = false;
 	int last_filter = -1;
-	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	uint32_t op, op_last;
 
 	if (!p || !t || !out)
 		return -EINVAL;
+	op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;

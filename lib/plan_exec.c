@@ -536,7 +536,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 			   struct iour_report **report)
 {
 	struct iour_report *r = NULL;
-	struct kio_params local, *pp = params ? params : &local;
+	struct kio_params local = { 0 }, *pp = params ? params : &local;
 	struct exec x;
 	long fd;
 	int rc;

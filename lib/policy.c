@@ -229,7 +229,7 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 
 	if (!p)
 		return -EINVAL;
-	next = calloc(IOUR__NOPS, sizeof(*next));
+	next = calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
 	if (!next)
 		return -ENOMEM;
 	if (f) {
