@@ -150,6 +150,27 @@ static void opfilter_free(struct iour__opfilter *of)
  * Check one caller comparison (already copied into a full-size struct)
  * and normalise it into *out.  Allocates out->set for set operators.
  */
+/*
+ * How many bytes of a caller's struct iour_cmp of size `sz` to read: the
+ * members that lie entirely within `sz` (a shorter struct from an older
+ * caller); a member cut by `sz` reads as zero, never as a partial value.
+ */
+static size_t cmp_whole_members(size_t sz)
+{
+	static const size_t ends[] = {
+		IOUR_OPTS_END(iour_cmp, addr6), IOUR_OPTS_END(iour_cmp, set_len),
+		IOUR_OPTS_END(iour_cmp, set),   IOUR_OPTS_END(iour_cmp, arg),
+		IOUR_OPTS_END(iour_cmp, value), IOUR_OPTS_END(iour_cmp, op),
+		IOUR_OPTS_END(iour_cmp, field), IOUR_OPTS_END(iour_cmp, sz),
+	};
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(ends); i++)
+		if (ends[i] <= sz)
+			return ends[i];
+	return 0;
+}
+
 static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__cmp *out)
 {
 	uint64_t valid;
@@ -486,7 +507,7 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 		if (rc)
 			break;
 		memset(&c, 0, sizeof(c));
-		memcpy(&c, in, in->sz < sizeof(c) ? in->sz : sizeof(c));
+		memcpy(&c, in, cmp_whole_members(in->sz));
 		rc = cmp_import(&c, opcode, &rule.cmps[i]);
 		if (rc)
 			break;
