@@ -2127,8 +2127,9 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 	of = f->ops[opcode];
 	if (!of)
 		return -ENOENT;
-	if (of->raw)
-		return prog_from_raw(of, opcode, out);
+	if (of->raw) /* max_insns holds for a raw program too */
+		return of->raw_cnt > max_insns ? -IOUR_ERRNO__PROG_TOO_LARGE :
+						 prog_from_raw(of, opcode, out);
 	rc = cc_init(&c, big_endian);
 	if (rc) {
 		cc_fini(&c);

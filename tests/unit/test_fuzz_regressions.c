@@ -62,3 +62,23 @@ Test(fuzz_regress, filter_cmp_sz_cuts_a_member)
 	iour_prog__free(p);
 	iour_filter__free(f);
 }
+
+/* tests/fuzz/filter.c: iour_filter__compile() returned a raw program longer
+ * than the caller's max_insns; it now fails with PROG_TOO_LARGE as it does
+ * for rules. */
+Test(fuzz_regress, filter_raw_program_respects_max_insns)
+{
+	static const struct iour_insn two[] = { { .code = 0x00, .k = 1 }, { .code = 0x16 } };
+	struct iour_compile_opts o = { .sz = sizeof(o), .max_insns = 1 };
+	struct iour_filter *f;
+	struct iour_prog *p = NULL;
+
+	cr_assert_eq(iour_filter__new(NULL, &f), 0);
+	cr_assert_eq(iour_filter__set_raw(f, 0, two, 2), 0);
+	cr_assert_eq(iour_filter__compile(f, 0, &o, &p), -IOUR_ERRNO__PROG_TOO_LARGE);
+	o.max_insns = 2;
+	cr_assert_eq(iour_filter__compile(f, 0, &o, &p), 0);
+	cr_assert_eq(iour_prog__insn_cnt(p), 2);
+	iour_prog__free(p);
+	iour_filter__free(f);
+}
