@@ -176,7 +176,70 @@ def ruleset():
          [ALLOW_REG, 45], [FLAGS | 0x80, 0, 0, 9], [NULLS], export(0))
 
 
-TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset}
+def filter_():
+    """Commands of tests/fuzz/filter.c (value % 8 selects; see the harness)."""
+    F = {'user_data': 0, 'sqe_flags': 1, 'family': 2, 'type': 3, 'type_flags': 4,
+         'type_raw': 5, 'protocol': 6, 'open_flags': 7, 'accmode': 8, 'mode': 9,
+         'resolve': 10, 'c_family': 11, 'port': 12, 'addr4': 13, 'addr6': 14}
+    OPS = {'eq': 1, 'ne': 2, 'lt': 3, 'le': 4, 'gt': 5, 'ge': 6, 'masked': 7, 'any': 8,
+           'all': 9, 'none': 10, 'in_set': 11, 'not_in_set': 12, 'in_range': 13,
+           'not_in_range': 14, 'prefix': 15, 'not_prefix': 16}
+    OPC = {'socket': [0], 'openat': [1], 'openat2': [2], 'connect': [3], 'nop': [4],
+           'op200': [6, 200]}
+
+    def val(v):           # pick_value: "how" 4 reads a u64
+        return [4] + list(struct.pack('<Q', v))
+
+    def cmp(field, op, *operands):
+        return [F[field], OPS[op] - 1] + [b for o in operands for b in o]
+
+    def rule(opc, verdict, *cmps, defect=None):
+        out = [0x80 if defect else 0] + OPC[opc] + [verdict, len(cmps)]
+        out += [b for c in cmps for b in c]
+        return out + (defect or [])
+
+    def compile_(opc, max_insns=None):
+        return [6] + OPC[opc] + ([7, max_insns - 1] if max_insns else [1])
+
+    def seed(name, default, *cmds):
+        write('filter', name, bytes([default] + [b for c in cmds for b in c]))
+
+    seed('socket-inet-stream', 0,
+         rule('socket', 1, cmp('family', 'eq', val(2)), cmp('type', 'eq', val(1))),
+         compile_('socket'))
+    seed('open-no-creat', 0, rule('openat', 0, cmp('open_flags', 'any', val(0o100))),
+         [3] + OPC['openat'] + [1], rule('openat2', 1, cmp('accmode', 'le', val(1))),
+         compile_('openat'), compile_('openat2'))
+    seed('connect-v4', 0,
+         rule('connect', 1, cmp('addr4', 'prefix', val(0x7f000001), [8])),
+         rule('connect', 0, cmp('port', 'in_range', val(22), val(80))),
+         rule('connect', 1, cmp('c_family', 'ne', val(2))), compile_('connect'))
+    seed('connect-v6', 1,
+         rule('connect', 0, [F['addr6'], 2] + [0xfe, 0x80] + [0] * 14 + [10]),
+         rule('connect', 0, [F['addr6'], 0] + [0] * 15 + [1]), compile_('connect'))
+    seed('sets-and-masks', 0,
+         rule('socket', 0, cmp('protocol', 'in_set', [2], val(6), val(17), val(132))),
+         rule('socket', 1, cmp('type_raw', 'masked', val(0x80800), val(0x800)),
+              cmp('type_flags', 'none', val(0x80000))),
+         rule('socket', 1, cmp('family', 'not_in_set', [0], val(1))), compile_('socket'))
+    seed('generic-fields-any-opcode', 1,
+         rule('nop', 0, cmp('user_data', 'gt', val(1 << 40)), cmp('sqe_flags', 'all', val(0x11))),
+         rule('op200', 0, cmp('user_data', 'not_in_range', val(5), val(9))),
+         [3] + OPC['op200'] + [0], compile_('nop'), compile_('op200', max_insns=3))
+    seed('defects', 0,
+         rule('socket', 1, cmp('family', 'eq', val(2)), defect=[2, 3]),
+         rule('nop', 1, cmp('user_data', 'eq', val(1)), defect=[0, 5]),
+         rule('openat', 1, cmp('mode', 'in_range', val(1), val(5)), defect=[4]),
+         rule('connect', 1, cmp('port', 'lt', val(5)), defect=[6, 0]),
+         rule('socket', 1, cmp('protocol', 'in_set', [0], val(6)), defect=[7, 0]))
+    seed('raw-misuse-dup', 0,
+         [4, 1] + OPC['nop'] + list(struct.pack('<HBBI', 0x00, 0, 0, 7)) +
+         list(struct.pack('<HBBI', 0x16, 0, 0, 0)) + [0],
+         rule('nop', 1), [3] + OPC['nop'] + [1], [5 | 0x40] + OPC['socket'] + [0, 0, 0],
+         [5], compile_('nop'), compile_('nop', max_insns=1))
+
+
+TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset, 'filter': filter_}
 
 if __name__ == '__main__':
     for t in sys.argv[1:] or TARGETS:
