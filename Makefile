@@ -1,14 +1,15 @@
 # libiouring-restrict: one plain Makefile.  `make V=1` shows the commands.
 #
 # Main targets:
-#   all (default)  static and shared library, examples
+#   all (default)  static and shared library, examples, tools (iour-restrict)
 #   demo           install missing Debian packages, build, run examples/demo
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI)
 #   check-long     the same with the long differential runs
 #   bench          benchmarks; writes $(O)/bench.json
 #   doc            doxygen with warnings as errors
-#   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR
+#   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
+#                         BINDIR
 # Hardening (all run by `make check` unless noted):
 #   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes)
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
@@ -36,6 +37,7 @@ endif
 PREFIX ?= /usr/local
 prefix ?= $(PREFIX)
 LIBDIR ?= $(prefix)/lib
+BINDIR ?= $(prefix)/bin
 INCLUDEDIR ?= $(prefix)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
@@ -84,6 +86,25 @@ PC := $(O)/iouring-restrict.pc
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 
+# Every tools/NAME.c is one command-line program, built from it plus the
+# helpers in tools/cli/ shared by all tools.  Tools use the public API only,
+# so lib/ is not on their include path.
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+TOOL_CLI_SRCS := $(sort $(wildcard tools/cli/*.c))
+TOOL_CLI_HDRS := $(wildcard tools/cli/*.h)
+TOOL_CFLAGS = $(filter-out -Ilib,$(ALL_CFLAGS)) -Itools/cli
+ifeq ($(SAN),1)
+# Sanitized builds (test-asan) link the static library, as the tests do.
+TOOL_DEPS = $(STATIC_LIB)
+TOOL_LIBS = $(STATIC_LIB)
+else
+TOOL_DEPS = $(SHARED_LIB) $(SHARED_DEV)
+# $ORIGIN/.. finds the library in $(O); $ORIGIN/../lib finds it after
+# `make install` into BINDIR and LIBDIR under one prefix.
+TOOL_LIBS = -L$(O) -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib' -liouring-restrict
+endif
+
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
 TEST_OBJS := $(patsubst tests/%.c,$(O)/tobj/%.o,$(TEST_SRCS))
 UNIT := $(O)/tests/unit
@@ -93,11 +114,11 @@ TEST_LIBS := -lcriterion -luring -lpthread -lm
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all lib examples demo check check-run check-long check-fast unit-tests \
+.PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
 	check-symbols check-oldkernel FORCE
 
-all: lib examples
+all: lib examples tools
 
 lib: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_DEV) $(PC)
 
@@ -150,6 +171,13 @@ $(O)/examples/%: examples/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-field-initializers -o $@ $< -L$(O) \
 		-Wl,-rpath,'$$ORIGIN/..' -liouring-restrict -luring $(LDFLAGS)
 
+# Tools, like the examples, link the shared library and find it in $(O).
+tools: $(TOOLS)
+$(O)/tools/%: tools/%.c $(TOOL_CLI_SRCS) $(TOOL_CLI_HDRS) $(TOOL_DEPS) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_CLI_SRCS) $(TOOL_LIBS) $(LDFLAGS)
+
 # ---- tests: every tests/unit/*.c is a Criterion file; one binary.
 $(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h)
 	$(call msg,CC,$@)
@@ -176,18 +204,20 @@ unit-tests: $(UNIT)
 check_ran = set -- $$(sed -n 's/.*<testsuites[^>]* tests="\([0-9]*\)"[^>]* disabled="\([0-9]*\)".*/\1 \2/p' $(1)); \
 	[ "$${1:-0}" -gt "$${2:-0}" ] || { echo "$(1): Criterion ran no test"; exit 1; }
 
-test-run: $(UNIT) examples
+test-run: $(UNIT) examples tools
 	$(call msg,TEST,$(UNIT))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(UNIT) -j2 --xml=$(O)/tests/unit.xml $(TEST_ARGS)
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(UNIT) -j2 \
+		--xml=$(O)/tests/unit.xml $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/tests/unit.xml)
 
 # The same suite built with clang under ASan+UBSan (static library only:
-# sanitized shared objects cannot be linked with -z defs).
+# sanitized shared objects cannot be linked with -z defs).  The tools are
+# rebuilt sanitized too, and the tests run those.
 test-asan:
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests tools
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/unit -j2 \
+		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools $(O)/asan/tests/unit -j2 \
 		--xml=$(O)/asan/tests/unit.xml $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
 
@@ -424,9 +454,9 @@ empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))
 VALGRIND_REPLAY_MAX ?= 300
-test-valgrind: $(UNIT) examples $(REPLAY_BINS)
+test-valgrind: $(UNIT) examples tools $(REPLAY_BINS)
 	$(call msg,VALGRIND,$(UNIT) $(VALGRIND_FILTER))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples VALGRIND='$(VALGRIND)' \
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools VALGRIND='$(VALGRIND)' \
 		scripts/valgrind-run.sh --criterion $(O)/valgrind/unit $(UNIT) -j2 \
 		$(if $(VALGRIND_FILTER),--filter '$(VALGRIND_FILTER)') $(TEST_ARGS)
 	$(Q)for n in $(FUZZ_TARGETS); do \
@@ -515,20 +545,23 @@ abi-dump: $(ABI_O)/current.dump
 check-install: lib
 	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' scripts/check-install.sh
 
-install: lib
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR)
+install: lib tools
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(BINDIR)
 	install -m 644 include/iouring_restrict/*.h $(DESTDIR)$(INCLUDEDIR)/iouring_restrict/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libiouring-restrict.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libiouring-restrict.a $(DESTDIR)$(LIBDIR)/libiouring-restrict.so \
 		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_REAL)) \
 		$(DESTDIR)$(PKGCONFIGDIR)/iouring-restrict.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/iouring_restrict
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 
 clean:
 	rm -rf $(O)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of the iour-restrict command-line tool: exit codes, error
+ * and usage reporting, small parsers for numbers, kernel versions and
+ * comma-separated lists, and the entry points of the subcommands.
+ *
+ * The tool uses the public API of libiouring-restrict only.
+ */
+#ifndef IOUR_CLI_H
+#define IOUR_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iouring_restrict/iouring_restrict.h>
+
+/* Exit codes of every subcommand (exec passes on the command's own). */
+#define CLI_OK 0    /* success; the check passed */
+#define CLI_FAIL 1  /* a check failed, a restriction is not enforced, or a
+		     * library call failed at run time */
+#define CLI_USAGE 2 /* the command line is wrong; nothing was done */
+
+#define CLI_PROG "iour-restrict"
+
+/* The subcommand being run, for messages ("iour-restrict filter: ..."). */
+extern const char *cli_cmd;
+
+/*
+ * cli_usage() reports a command-line error on stderr, with a pointer to
+ * the subcommand's --help, and returns CLI_USAGE.
+ */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * cli_fail() reports a failed library call: the message, then
+ * iour_strerror() of @err and its symbolic name.  Returns CLI_FAIL.
+ */
+int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cli_msg() prints "iour-restrict CMD: message" on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The text of iour_strerror() for @err, in a static buffer. */
+const char *cli_strerror(int err);
+
+/* Full-string unsigned number, decimal, 0x hex or 0 octal; 0 or -1. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* "X.Y" or "X.Y.Z" as IOUR_KVER(X, Y) (patch ignored); 0 or -1. */
+int cli_parse_kver(const char *s, uint32_t *out);
+
+/* Writes "6.18" for an IOUR_KVER value into @buf. */
+void cli_kver_str(uint32_t kver, char *buf, size_t len);
+
+/*
+ * cli_each_item() calls @fn for each item of a comma-separated list
+ * (spaces around items are ignored).  An empty item is a usage error.
+ * Returns 0, or the first non-zero value of @fn, or CLI_USAGE.
+ */
+int cli_each_item(const char *list, const char *what,
+		  int (*fn)(const char *item, void *arg), void *arg);
+
+/* A request opcode by name ("READ", "IORING_OP_READ") or number. */
+int cli_parse_opcode(const char *s, uint32_t *op);
+
+/* A mask of SQE flags: names (ASYNC, IOSQE_ASYNC), numbers, "none" and
+ * "all", joined by ',' or '|'.  0 or CLI_USAGE (message printed). */
+int cli_parse_sqe_flags(const char *s, const char *what, uint32_t *mask);
+
+/* Reports a getopt_long() error (@c is '?' or ':'); returns CLI_USAGE. */
+int cli_getopt_error(int c, char **argv);
+
+/* Prints the --help text @text to stdout; returns CLI_OK. */
+int cli_help(const char *text);
+
+/* Subcommands: argv[0] is the subcommand's name. */
+int cmd_probe(int argc, char **argv);
+int cmd_names(int argc, char **argv);
+int cmd_ruleset(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+
+/* The --help texts, also printed by `iour-restrict help CMD`. */
+extern const char cli_help_probe[];
+extern const char cli_help_names[];
+extern const char cli_help_ruleset[];
+extern const char cli_help_verify[];
+extern const char cli_help_filter[];
+extern const char cli_help_sim[];
+extern const char cli_help_exec[];
+extern const char cli_help_rules[];
+
+#endif /* IOUR_CLI_H */
