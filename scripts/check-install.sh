@@ -2,8 +2,9 @@
 # `make check-install`: install into a DESTDIR staging tree the way a
 # distribution package does (PREFIX=/usr), build a consumer program with
 # pkg-config against it (shared, and fully static with --static), run both,
-# also check that LIBDIR/INCLUDEDIR/PKGCONFIGDIR overrides are honoured, then
-# uninstall and check that none of our files are left.
+# run the installed tools, check that LIBDIR/INCLUDEDIR/PKGCONFIGDIR/BINDIR
+# overrides are honoured, then uninstall and check that none of our files
+# are left.
 # Environment: MAKE, CC, O (build directory), VERSION.
 set -eu
 MAKE=${MAKE:-make}
@@ -35,6 +36,15 @@ readelf -d "$stage/usr/lib/libiouring-restrict.so.$VERSION" | grep -q 'SONAME.*\
 	fail "SONAME is not libiouring-restrict.so.1"
 grep -qx 'prefix=/usr' "$stage/usr/lib/pkgconfig/iouring-restrict.pc" ||
 	fail "the installed .pc does not say prefix=/usr"
+# Every tool is installed in BINDIR and finds the staged library.
+for t in tools/*.c; do
+	[ -e "$t" ] || continue
+	b=$stage/usr/bin/$(basename "$t" .c)
+	[ -x "$b" ] || fail "tool $(basename "$b") not installed in BINDIR"
+	LD_LIBRARY_PATH="$stage/usr/lib" "$b" --version > "$base/tool.out" 2>&1 ||
+		fail "$(basename "$b") --version: $(cat "$base/tool.out")"
+	grep -q "$VERSION" "$base/tool.out" || fail "$(basename "$b") --version does not say $VERSION"
+done
 
 export PKG_CONFIG_PATH="$stage/usr/lib/pkgconfig"
 export PKG_CONFIG_LIBDIR="$stage/usr/lib/pkgconfig"   # never the system's .pc files
@@ -74,18 +84,21 @@ left=$(find "$stage" ! -type d)
 # ---- 5. LIBDIR / INCLUDEDIR / PKGCONFIGDIR overrides
 alt=$base/alt
 m install DESTDIR="$alt" PREFIX=/opt/iour LIBDIR=/opt/iour/lib64 INCLUDEDIR=/opt/iour/inc \
-	PKGCONFIGDIR=/opt/iour/share/pkgconfig
+	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin
 [ -e "$alt/opt/iour/lib64/libiouring-restrict.so.$VERSION" ] || fail "LIBDIR not honoured"
 [ -e "$alt/opt/iour/inc/iouring_restrict/iouring_restrict.h" ] || fail "INCLUDEDIR not honoured"
 pc=$alt/opt/iour/share/pkgconfig/iouring-restrict.pc
 [ -e "$pc" ] || fail "PKGCONFIGDIR not honoured"
+if ls tools/*.c > /dev/null 2>&1; then
+	[ -n "$(ls "$alt/opt/iour/sbin" 2>/dev/null)" ] || fail "BINDIR not honoured"
+fi
 grep -qx 'libdir=/opt/iour/lib64' "$pc" && grep -qx 'includedir=/opt/iour/inc' "$pc" ||
 	fail "the .pc does not follow LIBDIR/INCLUDEDIR"
 m uninstall DESTDIR="$alt" PREFIX=/opt/iour LIBDIR=/opt/iour/lib64 INCLUDEDIR=/opt/iour/inc \
-	PKGCONFIGDIR=/opt/iour/share/pkgconfig
+	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin
 left=$(find "$alt" ! -type d)
 [ -z "$left" ] || fail "uninstall (overridden paths) left files behind: $left"
 
 # The build tree's .pc is back to the default paths for the next `make`.
 m lib
-echo "check-install: ok: staged install, shared + static consumers, uninstall clean, path overrides"
+echo "check-install: ok: staged install, shared + static consumers, tools, uninstall clean, path overrides"
