@@ -239,7 +239,31 @@ def filter_():
          [5], compile_('nop'), compile_('nop', max_insns=1))
 
 
-TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset, 'filter': filter_}
+def plan():
+    """Input of tests/fuzz/plan.c: parts, ruleset, filter, programs, attributes, level."""
+    def attrs(**kv):          # attributes 1..7 in order; value = lo + byte
+        order = ['target', 'compat', 'nnp', 'fallback', 'threads', 'companion', 'default']
+        out = []
+        for name in order:
+            out += [1, kv[name]] if name in kv else [0]
+        return out
+
+    def seed(name, parts, body, level, **kv):
+        write('plan', name, bytes([parts] + body + attrs(**kv) + [level]))
+
+    ruleset = [3, 0, 45, 0, 0, 2, 0, 0]            # allow SOCKET, NOP; flags 0/0
+    filt = [2, 0, 0, 0x80, 2, 0, 0x00, 1]          # family == 2 allow; NOP user_data == 1 deny
+    progs = [2, 18, 4, 0x40, 1, 0, 0, 0, 0, 1]     # OPENAT ld [16] jeq; NOP ret #1
+    seed('task-level5', 3, ruleset + filt, 5)
+    seed('task-level4-progs', 5, ruleset + progs, 4, nnp=1)
+    seed('ring-level2', 1, [2, 0, 22, 2, 0x10, 0], 2, target=1)
+    seed('ring-level5-filters', 2, filt, 5, target=1, fallback=1)
+    seed('companion-level3', 0, [], 3, companion=1)
+    seed('soft-default-allow', 2, filt, 3, compat=1, default=1)
+    seed('hard-level1', 1, ruleset, 1, compat=2)
+
+
+TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset, 'filter': filter_, 'plan': plan}
 
 if __name__ == '__main__':
     for t in sys.argv[1:] or TARGETS:
