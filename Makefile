@@ -432,7 +432,10 @@ fuzz-replay: $(REPLAY_BINS)
 #    probe/emulated_kernel_before_5_10, probe/errors_when_the_child_cannot_run,
 #    probe/seccomp_faked_kernels, ring_api/create_reports_kernel_refusals,
 #    ring_api/echild_when_the_probe_cannot_run,
-#    verify/seccomp_kill_on_setup_is_eperm;
+#    verify/seccomp_kill_on_setup_is_eperm,
+#    policy_real/task_fallback_companion_blocks_setup (installs the companion),
+#    policy_faults/emulated_every_step_every_errno (the emulated kernel runs
+#    the companion through the real seccomp checker);
 #  - they compare data the kernel writes through io_uring (a READV into a
 #    buffer, IORING_REGISTER_QUERY results), writes valgrind cannot see, so
 #    it reports the buffers as uninitialised: ring_matrix/liburing_fixed_file,
@@ -449,7 +452,8 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	ring_api/create_reports_kernel_refusals ring_api/echild_when_the_probe_cannot_run \
 	verify/seccomp_kill_on_setup_is_eperm ring_matrix/liburing_fixed_file \
 	emulated/emulated_vs_real_kernel_ring_differential verify/resource_errors \
-	threads/error_codes
+	threads/error_codes policy_real/task_fallback_companion_blocks_setup \
+	policy_faults/emulated_every_step_every_errno
 empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))
