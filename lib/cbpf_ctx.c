@@ -16,8 +16,8 @@
 #define KIO_O_LARGEFILE 0400000ULL
 #elif defined(__powerpc__) || defined(__powerpc64__)
 #define KIO_O_LARGEFILE 0200000ULL
-#elif defined(__x86_64__) || defined(__i386__) || defined(__riscv) || \
-	defined(__s390__) || defined(__loongarch__)
+#elif defined(__x86_64__) || defined(__i386__) || defined(__riscv) || defined(__s390__) || \
+	defined(__loongarch__)
 #define KIO_O_LARGEFILE 0100000ULL
 #else
 #error "O_LARGEFILE of the kernel unknown for this architecture"
@@ -37,11 +37,10 @@
 #define KIO_O_TMPFILE_BIT ((uint64_t)(O_TMPFILE & ~O_DIRECTORY))
 
 /* The kernel's VALID_OPEN_FLAGS (include/linux/fcntl.h). */
-#define KIO_VALID_OPEN_FLAGS                                                     \
-	((uint64_t)(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | \
-		    O_NONBLOCK | O_SYNC | O_DSYNC | O_ASYNC | O_DIRECT |          \
-		    O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH |   \
-		    O_TMPFILE) |                                                  \
+#define KIO_VALID_OPEN_FLAGS                                                                       \
+	((uint64_t)(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK |    \
+		    O_SYNC | O_DSYNC | O_ASYNC | O_DIRECT | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | \
+		    O_CLOEXEC | O_PATH | O_TMPFILE) |                                              \
 	 KIO_O_LARGEFILE)
 /* What O_PATH keeps (fs/open.c O_PATH_FLAGS). */
 #define KIO_O_PATH_FLAGS ((uint64_t)(O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC))
@@ -107,8 +106,7 @@ static int payload_begin(uint8_t *ctx, size_t len, uint32_t op1, uint32_t op2)
 }
 
 /* Documented in include/iouring_restrict/cbpf.h */
-int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type,
-		    uint32_t protocol)
+int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type, uint32_t protocol)
 {
 	int rc = payload_begin(ctx, len, KIO_OP_SOCKET, KIO_OP_SOCKET);
 
@@ -121,8 +119,7 @@ int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type,
 }
 
 /* Documented in include/iouring_restrict/cbpf.h */
-int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode,
-		  uint64_t resolve)
+int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode, uint64_t resolve)
 {
 	int rc;
 
@@ -173,11 +170,15 @@ int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_l
 	memcpy(&family, a, sizeof(family));
 	put32(ctx, IOUR_CTX_OFF_CONNECT_FAMILY, family);
 	if (family == AF_INET && addr_len >= sizeof(struct sockaddr_in)) {
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT, a + offsetof(struct sockaddr_in, sin_port), 2);
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in, sin_addr), 4);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT, a + offsetof(struct sockaddr_in, sin_port),
+		       2);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in, sin_addr),
+		       4);
 	} else if (family == AF_INET6 && addr_len >= sizeof(struct sockaddr_in6)) {
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT, a + offsetof(struct sockaddr_in6, sin6_port), 2);
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in6, sin6_addr), 16);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT,
+		       a + offsetof(struct sockaddr_in6, sin6_port), 2);
+		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR,
+		       a + offsetof(struct sockaddr_in6, sin6_addr), 16);
 	}
 	return 0;
 }

@@ -97,30 +97,48 @@ static void field_name(char *dst, size_t len, uint32_t opcode, uint32_t k)
 static const char *alu_name(uint16_t op)
 {
 	switch (op) {
-	case KBPF_ADD: return "add";
-	case KBPF_SUB: return "sub";
-	case KBPF_MUL: return "mul";
-	case KBPF_DIV: return "div";
-	case KBPF_OR: return "or";
-	case KBPF_AND: return "and";
-	case KBPF_LSH: return "lsh";
-	case KBPF_RSH: return "rsh";
-	case KBPF_NEG: return "neg";
-	case KBPF_MOD: return "mod";
-	case KBPF_XOR: return "xor";
-	default: return NULL;
+	case KBPF_ADD:
+		return "add";
+	case KBPF_SUB:
+		return "sub";
+	case KBPF_MUL:
+		return "mul";
+	case KBPF_DIV:
+		return "div";
+	case KBPF_OR:
+		return "or";
+	case KBPF_AND:
+		return "and";
+	case KBPF_LSH:
+		return "lsh";
+	case KBPF_RSH:
+		return "rsh";
+	case KBPF_NEG:
+		return "neg";
+	case KBPF_MOD:
+		return "mod";
+	case KBPF_XOR:
+		return "xor";
+	default:
+		return NULL;
 	}
 }
 
 static const char *jmp_name(uint16_t op)
 {
 	switch (op) {
-	case KBPF_JA: return "ja";
-	case KBPF_JEQ: return "jeq";
-	case KBPF_JGT: return "jgt";
-	case KBPF_JGE: return "jge";
-	case KBPF_JSET: return "jset";
-	default: return NULL;
+	case KBPF_JA:
+		return "ja";
+	case KBPF_JEQ:
+		return "jeq";
+	case KBPF_JGT:
+		return "jgt";
+	case KBPF_JGE:
+		return "jge";
+	case KBPF_JSET:
+		return "jset";
+	default:
+		return NULL;
 	}
 }
 
@@ -162,7 +180,10 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	case KBPF_LD | KBPF_H | KBPF_IND:
 	case KBPF_LD | KBPF_B | KBPF_IND:
 		snprintf(txt, tlen, "ld%s [x+%u]",
-			 KBPF_SIZE(c) == KBPF_W ? "" : KBPF_SIZE(c) == KBPF_H ? "h" : "b", k);
+			 KBPF_SIZE(c) == KBPF_W ? "" :
+			 KBPF_SIZE(c) == KBPF_H ? "h" :
+						  "b",
+			 k);
 		return;
 	case KBPF_LDX | KBPF_B | KBPF_MSH:
 		snprintf(txt, tlen, "ldxb 4*([%u]&0xf)", k);
@@ -170,7 +191,7 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	case KBPF_LD | KBPF_W | KBPF_LEN:
 	case KBPF_LDX | KBPF_W | KBPF_LEN:
 		snprintf(txt, tlen, "%s len", KBPF_CLASS(c) == KBPF_LD ? "ld" : "ldx");
-		snprintf(rem, rlen, "= %u", IOUR_CTX_SIZE);
+		snprintf(rem, rlen, "= %d", IOUR_CTX_SIZE);
 		return;
 	case KBPF_LD | KBPF_IMM:
 	case KBPF_LDX | KBPF_IMM:
@@ -256,7 +277,7 @@ static const char *upper(char *up, const char *name)
 {
 	size_t i;
 
-	for (i = 0; name[i] && i < 7; i++)
+	for (i = 0; i < 7 && name[i]; i++)
 		up[i] = (char)(name[i] - 'a' + 'A');
 	up[i] = '\0';
 	return up;
@@ -266,7 +287,7 @@ static const char *upper(char *up, const char *name)
  * else the number in hex (*known cleared). */
 static void code_name(char *dst, size_t len, uint16_t c, bool *known)
 {
-	static const char *const cls[] = { "BPF_LD", "BPF_LDX", "BPF_ST", "BPF_STX",
+	static const char *const cls[] = { "BPF_LD",  "BPF_LDX", "BPF_ST",  "BPF_STX",
 					   "BPF_ALU", "BPF_JMP", "BPF_RET", "BPF_MISC" };
 	const char *name;
 	char up[8];
@@ -283,11 +304,13 @@ static void code_name(char *dst, size_t len, uint16_t c, bool *known)
 	case KBPF_LDX | KBPF_W | KBPF_LEN:
 	case KBPF_LDX | KBPF_B | KBPF_MSH:
 		snprintf(dst, len, "%s | %s | %s", cls[KBPF_CLASS(c)],
-			 KBPF_SIZE(c) == KBPF_W ? "BPF_W" : KBPF_SIZE(c) == KBPF_H ? "BPF_H" : "BPF_B",
-			 KBPF_MODE(c) == KBPF_ABS ? "BPF_ABS"
-			 : KBPF_MODE(c) == KBPF_IND ? "BPF_IND"
-			 : KBPF_MODE(c) == KBPF_LEN ? "BPF_LEN"
-						    : "BPF_MSH");
+			 KBPF_SIZE(c) == KBPF_W ? "BPF_W" :
+			 KBPF_SIZE(c) == KBPF_H ? "BPF_H" :
+						  "BPF_B",
+			 KBPF_MODE(c) == KBPF_ABS ? "BPF_ABS" :
+			 KBPF_MODE(c) == KBPF_IND ? "BPF_IND" :
+			 KBPF_MODE(c) == KBPF_LEN ? "BPF_LEN" :
+						    "BPF_MSH");
 		return;
 	case KBPF_LD | KBPF_IMM:
 	case KBPF_LDX | KBPF_IMM:

@@ -27,8 +27,7 @@
  * and the library's own differential tests, which validate once and run
  * many contexts.
  */
-IOUR_INTERNAL uint32_t iour__cbpf_run_unchecked(const struct iour_insn *insns,
-						const uint8_t *ctx,
+IOUR_INTERNAL uint32_t iour__cbpf_run_unchecked(const struct iour_insn *insns, const uint8_t *ctx,
 						uint32_t *executed);
 
 /* The payload size K the newest known kernel reports for `opcode` (0 for

@@ -156,8 +156,8 @@ out:
 }
 
 /* Documented in include/iouring_restrict/cbpf.h */
-int iour_cbpf_run(const struct iour_insn *insns, size_t cnt, const uint8_t *ctx,
-		  size_t ctx_len, struct iour_sim_result *res)
+int iour_cbpf_run(const struct iour_insn *insns, size_t cnt, const uint8_t *ctx, size_t ctx_len,
+		  struct iour_sim_result *res)
 {
 	uint32_t executed, retval;
 	int rc;
@@ -168,6 +168,8 @@ int iour_cbpf_run(const struct iour_insn *insns, size_t cnt, const uint8_t *ctx,
 	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
 	if (rc)
 		return rc;
+	if (!insns) /* unreachable: the validator refuses 0 instructions */
+		return -IOUR_ERRNO__INVALID_PROG;
 	retval = iour__cbpf_run_unchecked(insns, ctx, &executed);
 	res->retval = retval;
 	res->executed = executed;

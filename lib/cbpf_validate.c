@@ -142,8 +142,8 @@ static uint32_t generic_insn(const struct iour_insn *in, size_t pc, size_t cnt)
 		return in->k >= KBPF_MEMWORDS ? IOUR_REJECT_MEM_INDEX : IOUR_REJECT_OK;
 	case KBPF_JMP | KBPF_JA:
 		/* The target pc + 1 + k must be an instruction. */
-		return (uint64_t)in->k >= (uint64_t)(cnt - pc - 1) ? IOUR_REJECT_JUMP
-								   : IOUR_REJECT_OK;
+		return (uint64_t)in->k >= (uint64_t)(cnt - pc - 1) ? IOUR_REJECT_JUMP :
+								     IOUR_REJECT_OK;
 	case KBPF_LD | KBPF_W | KBPF_ABS:
 	case KBPF_LD | KBPF_H | KBPF_ABS:
 	case KBPF_LD | KBPF_B | KBPF_ABS:
@@ -158,8 +158,7 @@ static uint32_t generic_insn(const struct iour_insn *in, size_t pc, size_t cnt)
 		}
 		return IOUR_REJECT_OK;
 	default:
-		if (is_cond_jump(in->code) &&
-		    (pc + in->jt + 1 >= cnt || pc + in->jf + 1 >= cnt))
+		if (is_cond_jump(in->code) && (pc + in->jt + 1 >= cnt || pc + in->jf + 1 >= cnt))
 			return IOUR_REJECT_JUMP;
 		return IOUR_REJECT_OK;
 	}
@@ -281,7 +280,8 @@ static const char *const reject_strs[IOUR_REJECT__MAX] = {
 	[IOUR_REJECT_LENGTH] = "program has 0 or more than 4096 instructions",
 	[IOUR_REJECT_CODE] = "opcode unknown to the classic BPF checker",
 	[IOUR_REJECT_NOT_ALLOWED] = "instruction not allowed in io_uring filters",
-	[IOUR_REJECT_LOAD_OFFSET] = "load offset outside the context, unaligned, or unknown ancillary",
+	[IOUR_REJECT_LOAD_OFFSET] =
+		"load offset outside the context, unaligned, or unknown ancillary",
 	[IOUR_REJECT_DIV_ZERO] = "division or modulo by constant zero",
 	[IOUR_REJECT_SHIFT] = "constant shift by 32 or more",
 	[IOUR_REJECT_MEM_INDEX] = "scratch memory index 16 or more",

@@ -60,7 +60,7 @@ _Static_assert(IOUR_COMPANION_DEFAULT_ERRNO == ENOSYS, "ENOSYS value");
 #define SD_NR 0U   /* offsetof(struct seccomp_data, nr) */
 #define SD_ARCH 4U /* offsetof(struct seccomp_data, arch) */
 
-#define KNOWN_FLAGS                                                           \
+#define KNOWN_FLAGS                                                                \
 	(IOUR_COMPANION_ENTER | IOUR_COMPANION_REGISTER | IOUR_COMPANION_SET_NNP | \
 	 IOUR_COMPANION_ALL_THREADS)
 
@@ -198,7 +198,8 @@ int iour_companion_install(const struct iour_companion_opts *opts)
 	fp.len = (unsigned short)n;
 	fp.filter = (struct sock_filter *)prog;
 	rc = iour__seccomp(SECCOMP_SET_MODE_FILTER,
-			   (flags & IOUR_COMPANION_ALL_THREADS) ? SECCOMP_FILTER_FLAG_TSYNC : 0, &fp);
+			   (flags & IOUR_COMPANION_ALL_THREADS) ? SECCOMP_FILTER_FLAG_TSYNC : 0,
+			   &fp);
 	if (rc == -ENOSYS && !(flags & IOUR_COMPANION_ALL_THREADS)) {
 		/* Kernels before 3.17 have no seccomp(2); prctl does the same. */
 		rc = iour__prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (unsigned long)&fp, 0, 0);

@@ -35,7 +35,8 @@ static const struct err_desc sys_errs[] = {
 	{ E2BIG, "-E2BIG", "Options struct has unknown non-zero fields" },
 	{ ENOSYS, "-ENOSYS", "io_uring is not available (function not implemented)" },
 	{ EOVERFLOW, "-EOVERFLOW", "Value too large" },
-	{ EBADFD, "-EBADFD", "Ring is not in the required state (not R_DISABLED, or already enabled)" },
+	{ EBADFD, "-EBADFD",
+	  "Ring is not in the required state (not R_DISABLED, or already enabled)" },
 	{ EMSGSIZE, "-EMSGSIZE", "Filter payload size does not match the kernel's" },
 	{ EOPNOTSUPP, "-EOPNOTSUPP", "Operation not supported" },
 	{ ENOTSUP == EOPNOTSUPP ? 0 : ENOTSUP, "-ENOTSUP", "Operation not supported" },
@@ -62,19 +63,24 @@ static const struct err_desc lib_errs[] = {
 	{ IOUR_ERRNO__PARSE, "-IOUR_ERRNO__PARSE", "Parse error" },
 };
 
+/* |err| without overflow: -INT_MIN is not an int. */
+static unsigned int magnitude(int err)
+{
+	return err < 0 ? 0U - (unsigned int)err : (unsigned int)err;
+}
+
 static const struct err_desc *lookup(int err)
 {
+	unsigned int mag = magnitude(err);
 	size_t i;
 
-	if (err < 0)
-		err = -err;
-	if (err == 0)
+	if (mag == 0)
 		return NULL;
 	for (i = 0; i < IOUR_ARRAY_SIZE(lib_errs); i++)
-		if (lib_errs[i].code == err)
+		if (lib_errs[i].code > 0 && (unsigned int)lib_errs[i].code == mag)
 			return &lib_errs[i];
 	for (i = 0; i < IOUR_ARRAY_SIZE(sys_errs); i++)
-		if (sys_errs[i].code == err)
+		if (sys_errs[i].code > 0 && (unsigned int)sys_errs[i].code == mag)
 			return &sys_errs[i];
 	return NULL;
 }
@@ -104,7 +110,7 @@ int iour_strerror(int err, char *buf, size_t len)
 	} else if (d) {
 		msg = d->msg;
 	} else {
-		snprintf(tmp, sizeof(tmp), "Unknown error %d", err < 0 ? -err : err);
+		snprintf(tmp, sizeof(tmp), "Unknown error %u", magnitude(err));
 		msg = tmp;
 		rc = -ENOENT;
 	}

@@ -150,6 +150,27 @@ static void opfilter_free(struct iour__opfilter *of)
  * Check one caller comparison (already copied into a full-size struct)
  * and normalise it into *out.  Allocates out->set for set operators.
  */
+/*
+ * How many bytes of a caller's struct iour_cmp of size `sz` to read: the
+ * members that lie entirely within `sz` (a shorter struct from an older
+ * caller); a member cut by `sz` reads as zero, never as a partial value.
+ */
+static size_t cmp_whole_members(size_t sz)
+{
+	static const size_t ends[] = {
+		IOUR_OPTS_END(iour_cmp, addr6), IOUR_OPTS_END(iour_cmp, set_len),
+		IOUR_OPTS_END(iour_cmp, set),   IOUR_OPTS_END(iour_cmp, arg),
+		IOUR_OPTS_END(iour_cmp, value), IOUR_OPTS_END(iour_cmp, op),
+		IOUR_OPTS_END(iour_cmp, field), IOUR_OPTS_END(iour_cmp, sz),
+	};
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(ends); i++)
+		if (ends[i] <= sz)
+			return ends[i];
+	return 0;
+}
+
 static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__cmp *out)
 {
 	uint64_t valid;
@@ -211,8 +232,7 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 	}
 	/* Operand members the operator does not use must be zero. */
 	if ((!uses_value && in->value) || (!uses_arg && in->arg) ||
-	    (!uses_set && (in->set || in->set_len)) ||
-	    (!uses_addr6 && !addr6_zero(in->addr6)))
+	    (!uses_set && (in->set || in->set_len)) || (!uses_addr6 && !addr6_zero(in->addr6)))
 		return -EINVAL;
 
 	out->field = in->field;
@@ -223,8 +243,8 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 	case IOUR_CMP_NE:
 		if (is6) {
 			/* An IPv6 equality is a /128 prefix. */
-			out->op = in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX
-							: IOUR_CMP_NOT_IN_PREFIX;
+			out->op =
+				in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX : IOUR_CMP_NOT_IN_PREFIX;
 			out->arg = 128;
 			memcpy(out->addr6, in->addr6, 16);
 			return 0;
@@ -304,7 +324,8 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 			return -ERANGE;
 		out->arg = in->arg;
 		for (unsigned int i = 0; i < 16; i++) {
-			unsigned int bits = in->arg > 8 * i ? (unsigned int)in->arg - 8 * i : 0;
+			unsigned int bits =
+				in->arg > 8ULL * i ? (unsigned int)(in->arg - 8ULL * i) : 0;
 			uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
 
 			out->addr6[i] = in->addr6[i] & m;
@@ -486,7 +507,7 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 		if (rc)
 			break;
 		memset(&c, 0, sizeof(c));
-		memcpy(&c, in, in->sz < sizeof(c) ? in->sz : sizeof(c));
+		memcpy(&c, in, cmp_whole_members(in->sz));
 		rc = cmp_import(&c, opcode, &rule.cmps[i]);
 		if (rc)
 			break;
@@ -535,8 +556,8 @@ int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t ve
 }
 
 /* Documented in include/iouring_restrict/filter.h */
-int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode,
-			 const struct iour_insn *insns, size_t cnt)
+int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode, const struct iour_insn *insns,
+			 size_t cnt)
 {
 	struct iour__opfilter *of;
 	struct iour_insn *copy;
@@ -605,8 +626,8 @@ int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opcode,
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.sz = info->sz;
 	tmp.nrules = of->nrules;
-	tmp.flags = (of->has_default ? IOUR_OPINFO_HAS_DEFAULT : 0) |
-		    (of->raw ? IOUR_OPINFO_RAW : 0);
+	tmp.flags =
+		(of->has_default ? IOUR_OPINFO_HAS_DEFAULT : 0) | (of->raw ? IOUR_OPINFO_RAW : 0);
 	tmp.default_verdict = of->has_default ? of->default_verdict : f->default_verdict;
 	tmp.raw_cnt = (uint32_t)of->raw_cnt;
 	memcpy(info, &tmp, info->sz < sizeof(tmp) ? info->sz : sizeof(tmp));

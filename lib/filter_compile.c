@@ -70,7 +70,7 @@ static const uint16_t jop_code[4] = { C_JEQ_K, C_JGT_K, C_JGE_K, C_JSET_K };
 /* What A must hold for a test: a context word, raw or transformed. */
 enum { WX_RAW = 0, WX_AND = 1, WX_BSWAP16 = 2, WX_BSWAP32 = 3 };
 #define WX(off, kind, k) ((uint64_t)(off) | (uint64_t)(kind) << 8 | (uint64_t)(k) << 32)
-#define WX_OFF(w) ((uint32_t)((w) & 0xff))
+#define WX_OFF(w) ((uint32_t)((w)&0xff))
 #define WX_KIND(w) ((uint32_t)(((w) >> 8) & 0xff))
 #define WX_K(w) ((uint32_t)((w) >> 32))
 #define WX_NONE UINT64_MAX
@@ -134,16 +134,16 @@ static uint32_t wx_eval(uint64_t wx, uint32_t w)
 
 /* ---- field layout --------------------------------------------------------- */
 struct layout {
-	uint32_t width;   /* 32, 64 or 128 */
-	uint32_t off;     /* 32-bit: the word; 64: the u64; 128: first word */
-	uint32_t wmask;   /* 32-bit: bits of the word that hold value << shift */
-	uint32_t shift;   /* 32-bit: value = (word & wmask) >> shift */
-	uint32_t swap;    /* 0, or 16 / 32: network-order field, little-endian */
-	bool need_and;    /* other bits of the word may be set */
-	bool network;     /* network-order field (port, IPv4) */
+	uint32_t width;    /* 32, 64 or 128 */
+	uint32_t off;      /* 32-bit: the word; 64: the u64; 128: first word */
+	uint32_t wmask;    /* 32-bit: bits of the word that hold value << shift */
+	uint32_t shift;    /* 32-bit: value = (word & wmask) >> shift */
+	uint32_t swap;     /* 0, or 16 / 32: network-order field, little-endian */
+	bool need_and;     /* other bits of the word may be set */
+	bool network;      /* network-order field (port, IPv4) */
 	uint32_t netbytes; /* its size in bytes: 2 or 4 */
-	uint64_t maxv;    /* largest value the field takes */
-	uint32_t guard;   /* 0, or the family the field exists for */
+	uint64_t maxv;     /* largest value the field takes */
+	uint32_t guard;    /* 0, or the family the field exists for */
 };
 
 static void field_layout(uint32_t field, bool be, struct layout *L)
@@ -263,8 +263,8 @@ static uint32_t raw_of(const struct layout *L, uint64_t v, bool be)
 struct node {
 	uint64_t wx;
 	uint32_t k;
-	uint32_t t, f;      /* children; for a leaf, t is the verdict */
-	uint16_t offmask;   /* context words tested in this sub-graph */
+	uint32_t t, f;    /* children; for a leaf, t is the verdict */
+	uint16_t offmask; /* context words tested in this sub-graph */
 	uint8_t jop;
 	uint8_t pad;
 };
@@ -288,8 +288,8 @@ struct memo_ent {
 	uint32_t node;
 	uint32_t result;
 	uint32_t nkn;
-	uint32_t next;     /* chain, index + 1 */
-	size_t kn_at;      /* index into the memo's record arena */
+	uint32_t next; /* chain, index + 1 */
+	size_t kn_at;  /* index into the memo's record arena */
 };
 
 struct cc {
@@ -297,7 +297,7 @@ struct cc {
 	int err;
 	struct node *nodes;
 	uint32_t nnodes, capnodes;
-	uint32_t *htab;    /* hash-cons table: node index + 1, 0 = empty */
+	uint32_t *htab; /* hash-cons table: node index + 1, 0 = empty */
 	uint32_t hcap;
 	/* specialisation */
 	struct kn *kstack;
@@ -312,7 +312,7 @@ struct cc {
 	uint32_t depth;
 	bool aborted;
 	uint32_t ntramp;
-	uint8_t *shared;   /* original nodes with more than one parent */
+	uint8_t *shared; /* original nodes with more than one parent */
 	uint32_t norig;
 };
 
@@ -369,8 +369,7 @@ static bool is_leaf(const struct cc *c, uint32_t n)
 
 /* The hash-consed TEST node; t == f collapses.  On allocation failure
  * c->err is set and a leaf is returned (the caller checks c->err). */
-static uint32_t mk_test(struct cc *c, uint64_t wx, uint8_t jop, uint32_t k,
-			uint32_t t, uint32_t f)
+static uint32_t mk_test(struct cc *c, uint64_t wx, uint8_t jop, uint32_t k, uint32_t t, uint32_t f)
 {
 	uint64_t h;
 	uint32_t s;
@@ -408,8 +407,7 @@ static uint32_t mk_test(struct cc *c, uint64_t wx, uint8_t jop, uint32_t k,
 	n->k = k;
 	n->t = t;
 	n->f = f;
-	n->offmask = (uint16_t)(1U << (WX_OFF(wx) / 4) | c->nodes[t].offmask |
-				c->nodes[f].offmask);
+	n->offmask = (uint16_t)(1U << (WX_OFF(wx) / 4) | c->nodes[t].offmask | c->nodes[f].offmask);
 	c->htab[s] = c->nnodes + 1;
 	return c->nnodes++;
 }
@@ -527,7 +525,8 @@ static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t 
 				node = bg;
 				for (k = j + 1; k-- > i;)
 					if (s[k].t != bg)
-						node = mk_test(c, wx, J_EQ, (uint32_t)s[k].lo, s[k].t, node);
+						node = mk_test(c, wx, J_EQ, (uint32_t)s[k].lo,
+							       s[k].t, node);
 				return node;
 			}
 		}
@@ -589,16 +588,16 @@ static uint32_t map64(struct cc *c, uint64_t hwx, uint64_t lwx, const struct seg
 	size_t i;
 
 	/* close the low map of high value cur_h and add it to `hi` */
-#define FLUSH_HIGH()                                                      \
-	do {                                                              \
-		uint32_t tgt;                                             \
-		if (lo.n == 1)                                            \
-			tgt = lo.v[0].t;                                  \
-		else                                                      \
-			tgt = map32(c, lwx, &lo);                         \
-		if (segv_push(&hi, cur_h, cur_h, tgt))                    \
-			c->err = -ENOMEM;                                 \
-		lo.n = 0;                                                 \
+#define FLUSH_HIGH()                                   \
+	do {                                           \
+		uint32_t tgt;                          \
+		if (lo.n == 1)                         \
+			tgt = lo.v[0].t;               \
+		else                                   \
+			tgt = map32(c, lwx, &lo);      \
+		if (segv_push(&hi, cur_h, cur_h, tgt)) \
+			c->err = -ENOMEM;              \
+		lo.n = 0;                              \
 	} while (0)
 
 	for (i = 0; i < sv->n && !c->err; i++) {
@@ -775,8 +774,8 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 }
 
 /* Build v-domain segments over [0, maxv]: `ivs` -> t, the rest -> f. */
-static int segs_from_intervals(const struct ivl *ivs, size_t n, uint64_t maxv,
-			       uint32_t t, uint32_t f, struct segv *out)
+static int segs_from_intervals(const struct ivl *ivs, size_t n, uint64_t maxv, uint32_t t,
+			       uint32_t f, struct segv *out)
 {
 	uint64_t next = 0;
 
@@ -925,8 +924,8 @@ static uint32_t map_field(struct cc *c, const struct layout *L, const struct seg
 }
 
 /* (word & mask) == val on one 32-bit word, as a node. */
-static uint32_t word_meq(struct cc *c, uint32_t off, uint32_t mask, uint32_t val,
-			 uint32_t t, uint32_t f)
+static uint32_t word_meq(struct cc *c, uint32_t off, uint32_t mask, uint32_t val, uint32_t t,
+			 uint32_t f)
 {
 	if (!mask)
 		return t;
@@ -972,7 +971,9 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 
 		node = yes;
 		for (int w = 3; w >= 0; w--) {
-			uint32_t bits = cmp->arg > 32U * (uint32_t)w ? (uint32_t)cmp->arg - 32U * (uint32_t)w : 0;
+			uint32_t bits = cmp->arg > 32ULL * (uint32_t)w ?
+						(uint32_t)(cmp->arg - 32ULL * (uint32_t)w) :
+						0;
 			uint8_t mb[4];
 
 			if (bits > 32)
@@ -983,7 +984,7 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 				mb[i] = bb >= 8 ? 0xff : (uint8_t)(0xff00 >> bb);
 			}
 			node = word_meq(c, L.off + 4 * (uint32_t)w, load32(mb, c->be),
-					load32(&cmp->addr6[4 * w], c->be), node, no);
+					load32(&cmp->addr6[4 * (size_t)w], c->be), node, no);
 		}
 	} else if (cmp->op == IOUR_CMP_IN_PREFIX || cmp->op == IOUR_CMP_NOT_IN_PREFIX) {
 		/* IPv4 prefix: masked equality on the raw word */
@@ -1046,7 +1047,8 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 		}
 	}
 	if (L.guard)
-		node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, L.guard, node, f);
+		node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, L.guard, node,
+			       f);
 	return node;
 }
 
@@ -1073,7 +1075,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	uint32_t node = rest;
 
 	field_layout(rules[0].cmps[0].field, c->be, &L);
-	ivs = calloc(n, sizeof(*ivs));
+	ivs = calloc(n, sizeof(struct ivl *));
 	nivs = calloc(n, sizeof(*nivs));
 	if (!ivs || !nivs)
 		goto nomem;
@@ -1135,7 +1137,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	}
 	node = map_field(c, &L, &vs);
 	if (L.guard)
-		node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, L.guard, node, rest);
+		node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, L.guard, node,
+			       rest);
 	goto out;
 nomem:
 	c->err = -ENOMEM;
@@ -1487,7 +1490,8 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 		c->mcap = ncap;
 		for (uint32_t i = 0; i < c->nmemo; i++) {
 			struct memo_ent *o = &c->memo[i];
-			uint64_t oh = memo_hash(o->node, o->nkn ? &c->marena[o->kn_at] : NULL, o->nkn);
+			uint64_t oh =
+				memo_hash(o->node, o->nkn ? &c->marena[o->kn_at] : NULL, o->nkn);
 
 			o->next = c->mtab[oh & (ncap - 1)];
 			c->mtab[oh & (ncap - 1)] = i + 1;
@@ -1608,24 +1612,24 @@ static uint32_t specialise(struct cc *c, uint32_t root)
 /* ---- emission ------------------------------------------------------------- */
 struct sinsn {
 	uint16_t code;
-	uint8_t is_jmp;   /* 1: conditional (jt/jf are labels); 2: JA (jt) */
-	uint8_t tramp;    /* inserted trampoline */
+	uint8_t is_jmp; /* 1: conditional (jt/jf are labels); 2: JA (jt) */
+	uint8_t tramp;  /* inserted trampoline */
 	uint32_t k;
-	uint32_t jt, jf;  /* label ids */
+	uint32_t jt, jf; /* label ids */
 	uint32_t uid;
 };
 
 struct emitter {
 	struct sinsn *v;
 	size_t n, cap;
-	uint32_t *lab_uid;   /* label id -> uid of the insn it marks */
+	uint32_t *lab_uid; /* label id -> uid of the insn it marks */
 	size_t nlab, caplab;
 	uint32_t next_uid;
 	uint32_t ntramp;
 };
 
-static int em_push(struct emitter *e, uint16_t code, uint32_t k, uint8_t is_jmp,
-		   uint32_t jt, uint32_t jf)
+static int em_push(struct emitter *e, uint16_t code, uint32_t k, uint8_t is_jmp, uint32_t jt,
+		   uint32_t jf)
 {
 	struct sinsn *s;
 
@@ -1754,8 +1758,7 @@ static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *co
 
 /* Label of the entry point of `to` for a jump from a block that leaves
  * the value of `from_wx` in A. */
-static uint32_t edge_label(const struct cc *c, const uint32_t *index, uint64_t from_wx,
-			   uint32_t to)
+static uint32_t edge_label(const struct cc *c, const uint32_t *index, uint64_t from_wx, uint32_t to)
 {
 	const struct node *n = &c->nodes[to];
 	uint32_t base = 3 * index[to];
@@ -1807,8 +1810,10 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 		for (size_t i = e->n; i-- > 0;) {
 			const struct sinsn *q = &e->v[i];
 
-			nret[2 * i] = q->code == C_RET_K && q->k == 0 ? (uint32_t)i : nret[2 * i + 2];
-			nret[2 * i + 1] = q->code == C_RET_K && q->k == 1 ? (uint32_t)i : nret[2 * i + 3];
+			nret[2 * i] =
+				q->code == C_RET_K && q->k == 0 ? (uint32_t)i : nret[2 * i + 2];
+			nret[2 * i + 1] =
+				q->code == C_RET_K && q->k == 1 ? (uint32_t)i : nret[2 * i + 3];
 		}
 		for (size_t i = e->n; i-- > 0;) {
 			struct sinsn *s = &e->v[i];
@@ -1835,7 +1840,8 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 					for (j = i + 1; j <= lim; j++) {
 						const struct sinsn *q = &e->v[j];
 
-						if (tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k)
+						if (tgt->code == C_RET_K && q->code == C_RET_K &&
+						    q->k == tgt->k)
 							break;
 						if (q->tramp && q->is_jmp == 2 &&
 						    pos[e->lab_uid[q->jt]] == tpos)
@@ -1858,11 +1864,13 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 
 					if (after[j] - i + (nafter - j) > 200)
 						break;
-					if ((tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k) ||
+					if ((tgt->code == C_RET_K && q->code == C_RET_K &&
+					     q->k == tgt->k) ||
 					    (q->is_jmp == 2 && pos[e->lab_uid[q->jt]] == tpos))
 						break;
 				}
-				if (j != (size_t)-1 && nafter && after[j] - i + (nafter - j) <= 200) {
+				if (j != (size_t)-1 && nafter &&
+				    after[j] - i + (nafter - j) <= 200) {
 					if (em_newlabel(e, extra[j].uid, &nl))
 						goto nomem;
 					s = &e->v[i];
@@ -1873,7 +1881,8 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 				/* insert a trampoline after i */
 				{
 					size_t *na = realloc(after, (nafter + 1) * sizeof(*na));
-					struct sinsn *ne = realloc(extra, (nafter + 1) * sizeof(*ne));
+					struct sinsn *ne =
+						realloc(extra, (nafter + 1) * sizeof(*ne));
 					struct sinsn *t;
 
 					if (na)
@@ -1969,7 +1978,7 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	rc = rpo_order(c, root, &order, &count, index);
 	if (rc)
 		goto out;
-	need = calloc(count, 1);
+	need = calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
 	if (!need) {
 		rc = -ENOMEM;
 		goto out;
@@ -1999,7 +2008,7 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 			goto out;
 		}
 	}
-	for (uint32_t i = 0; i < count && !rc; i++) {
+	for (size_t i = 0; i < count && !rc; i++) {
 		const struct node *n = &c->nodes[order[i]];
 
 		e.lab_uid[3 * i] = e.next_uid;
@@ -2043,8 +2052,8 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	p->cnt = e.n;
 	p->kind = IOUR_PROG_FILTER;
 	if (count == 1 && is_leaf(c, root))
-		p->kind = c->nodes[root].t == IOUR_ALLOW ? IOUR_PROG_ALWAYS_ALLOW
-							  : IOUR_PROG_ALWAYS_DENY;
+		p->kind = c->nodes[root].t == IOUR_ALLOW ? IOUR_PROG_ALWAYS_ALLOW :
+							   IOUR_PROG_ALWAYS_DENY;
 	p->pdu_size = payload ? iour__opcode_pdu_size(opcode) : 0;
 	for (size_t i = 0; i < e.n; i++) {
 		const struct sinsn *s = &e.v[i];
@@ -2118,8 +2127,9 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 	of = f->ops[opcode];
 	if (!of)
 		return -ENOENT;
-	if (of->raw)
-		return prog_from_raw(of, opcode, out);
+	if (of->raw) /* max_insns holds for a raw program too */
+		return of->raw_cnt > max_insns ? -IOUR_ERRNO__PROG_TOO_LARGE :
+						 prog_from_raw(of, opcode, out);
 	rc = cc_init(&c, big_endian);
 	if (rc) {
 		cc_fini(&c);
@@ -2152,8 +2162,9 @@ out:
 int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 			 const struct iour_compile_opts *opts, struct iour_prog **out)
 {
-	static const int allowed[] = { EINVAL, E2BIG, ENOENT, IOUR_ERRNO__PROG_TOO_LARGE,
-				       ENOMEM, 0 };
+	static const int allowed[] = {
+		EINVAL, E2BIG, ENOENT, IOUR_ERRNO__PROG_TOO_LARGE, ENOMEM, 0
+	};
 	uint32_t max_insns;
 	int rc;
 
@@ -2169,7 +2180,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 		return -EINVAL;
 	if (!max_insns)
 		max_insns = IOUR_MAX_INSNS;
-	rc = iour__filter_compile_order(f, opcode,
-					__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, max_insns, out);
+	rc = iour__filter_compile_order(f, opcode, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					max_insns, out);
 	return iour__err_public(rc, allowed);
 }

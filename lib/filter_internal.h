@@ -19,11 +19,11 @@
 
 /* A normalised comparison. */
 struct iour__cmp {
-	uint32_t field;    /* enum iour_field */
-	uint32_t op;       /* enum iour_cmp_op */
+	uint32_t field; /* enum iour_field */
+	uint32_t op;    /* enum iour_cmp_op */
 	uint64_t value;
 	uint64_t arg;
-	uint64_t *set;     /* sorted ascending, no duplicates, owned */
+	uint64_t *set; /* sorted ascending, no duplicates, owned */
 	size_t set_len;
 	uint8_t addr6[16]; /* network order; bits beyond a prefix cleared */
 };
@@ -62,9 +62,9 @@ struct iour_prog {
 /* Description of a typed field as the compiler sees it. */
 struct iour__field_info {
 	uint32_t field;
-	uint8_t width;      /* 32 or 64 bits (128 for the IPv6 address) */
-	uint64_t valid;     /* bits a value may have */
-	bool bit_valued;    /* values are bit sets (checked as subsets) */
+	uint8_t width;   /* 32 or 64 bits (128 for the IPv6 address) */
+	uint64_t valid;  /* bits a value may have */
+	bool bit_valued; /* values are bit sets (checked as subsets) */
 };
 
 /* Payload size (K) the kernel uses for an opcode; 0 for none. */
@@ -82,9 +82,8 @@ IOUR_INTERNAL uint64_t iour__field_valid_bits(uint32_t field);
  * programs in the kernel's engine on big-endian contexts.  max_insns is
  * 1..4096.  Returns 0 or -ENOENT, -IOUR_ERRNO__PROG_TOO_LARGE, -ENOMEM.
  */
-IOUR_INTERNAL int iour__filter_compile_order(const struct iour_filter *f,
-					     uint32_t opcode, bool big_endian,
-					     uint32_t max_insns,
+IOUR_INTERNAL int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode,
+					     bool big_endian, uint32_t max_insns,
 					     struct iour_prog **out);
 
 /* Tests only: when not 0, replaces the path-specialisation budget (1 makes

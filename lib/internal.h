@@ -31,26 +31,29 @@
  *   use a newer field still works;
  * - a field is read only if it lies entirely within the caller's sz.
  */
-IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz,
-				   size_t known_sz);
+IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz);
 
+/* Field sizes are taken as sizeof(__typeof__(...)): a plain sizeof of a
+ * pointer field reads as a sizeof(pointer) mistake to clang-tidy. */
 #define IOUR_OPTS_END(TYPE, LAST) \
-	(offsetof(struct TYPE, LAST) + sizeof(((struct TYPE *)0)->LAST))
+	(offsetof(struct TYPE, LAST) + sizeof(__typeof__(((struct TYPE *)0)->LAST)))
 
 /* 0 if valid (or NULL), -EINVAL / -E2BIG otherwise. */
 #define IOUR_OPTS_VALID(opts, TYPE, LAST) \
 	((opts) ? iour__opts_check((opts), (opts)->sz, IOUR_OPTS_END(TYPE, LAST)) : 0)
 
 /* Is FIELD present in the caller's struct? */
-#define IOUR_OPTS_HAS(opts, FIELD) \
-	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), FIELD) + sizeof((opts)->FIELD))
+#define IOUR_OPTS_HAS(opts, FIELD) ((opts) && IOUR_OUT_HAS(opts, FIELD))
 
 /* The caller's value of FIELD, or DEF when absent or opts is NULL. */
-#define IOUR_OPTS_GET(opts, FIELD, DEF) \
-	(IOUR_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DEF))
+#define IOUR_OPTS_GET(opts, FIELD, DEF) (IOUR_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DEF))
 
-/* Same rule for output structs the library fills (sz first). */
-#define IOUR_OUT_HAS(out, FIELD) IOUR_OPTS_HAS(out, FIELD)
+/* Same rule for output structs the library fills (sz first).  `out` must
+ * not be NULL: the library only looks at an output struct it writes to
+ * (a NULL test here would make the static analysers doubt every write that
+ * follows). */
+#define IOUR_OUT_HAS(out, FIELD) \
+	((out)->sz >= offsetof(__typeof__(*(out)), FIELD) + sizeof(__typeof__((out)->FIELD)))
 
 /*
  * The boundary filter for error codes: a public function passes its result

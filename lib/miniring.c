@@ -75,8 +75,8 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 		r->cq_map = r->sq_map;
 		r->cq_map_sz = sq_sz;
 	} else {
-		r->cq_map = mmap(NULL, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-				 fd, (off_t)KIO_OFF_CQ_RING);
+		r->cq_map = mmap(NULL, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+				 (off_t)KIO_OFF_CQ_RING);
 		if (r->cq_map == MAP_FAILED) {
 			r->cq_map = NULL;
 			return -errno;
@@ -84,8 +84,8 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 		r->cq_map_sz = cq_sz;
 	}
 	r->sqes_map_sz = ((size_t)p->sq_entries * sizeof(struct kio_sqe)) << r->sqe_shift;
-	r->sqes_map = mmap(NULL, r->sqes_map_sz, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_POPULATE, fd, (off_t)KIO_OFF_SQES);
+	r->sqes_map = mmap(NULL, r->sqes_map_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			   fd, (off_t)KIO_OFF_SQES);
 	if (r->sqes_map == MAP_FAILED) {
 		r->sqes_map = NULL;
 		r->sqes_map_sz = 0;
@@ -94,7 +94,8 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 
 	r->sq_head = off_ptr(r->sq_map, p->sq_off.head);
 	r->sq_tail = off_ptr(r->sq_map, p->sq_off.tail);
-	r->sq_array = (p->flags & KIO_SETUP_NO_SQARRAY) ? NULL : off_ptr(r->sq_map, p->sq_off.array);
+	r->sq_array =
+		(p->flags & KIO_SETUP_NO_SQARRAY) ? NULL : off_ptr(r->sq_map, p->sq_off.array);
 	r->cq_head = off_ptr(r->cq_map, p->cq_off.head);
 	r->cq_tail = off_ptr(r->cq_map, p->cq_off.tail);
 	r->cqes = off_ptr(r->cq_map, p->cq_off.cqes);
@@ -247,7 +248,8 @@ static void compact_layout(struct kio_params *p, uint32_t flags)
 	p->cq_off.flags = 40;
 	p->cq_off.overflow = 44;
 	p->cq_off.cqes = 64;
-	cqes_end = 64 + (size_t)p->cq_entries * (sizeof(struct kio_cqe) << ((flags & IOUR__SETUP_CQE32) ? 1 : 0));
+	cqes_end = 64 + (size_t)p->cq_entries *
+				(sizeof(struct kio_cqe) << ((flags & IOUR__SETUP_CQE32) ? 1 : 0));
 	if (!(flags & KIO_SETUP_NO_SQARRAY))
 		p->sq_off.array = (uint32_t)((cqes_end + 63) & ~(size_t)63);
 	p->features = KIO_FEAT_SINGLE_MMAP;
@@ -313,8 +315,8 @@ int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p)
 	cq = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_entries);
 	cqm = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_mask);
 	munmap(m, PAGE_GUESS);
-	if (!pow2(sq) || sq > MAX_SQ_ENTRIES || sqm != sq - 1 || !pow2(cq) ||
-	    cq > MAX_CQ_ENTRIES || cqm != cq - 1 || cq < sq)
+	if (!pow2(sq) || sq > MAX_SQ_ENTRIES || sqm != sq - 1 || !pow2(cq) || cq > MAX_CQ_ENTRIES ||
+	    cqm != cq - 1 || cq < sq)
 		return -ENOTTY;
 
 	memset(p, 0, sizeof(*p));
@@ -340,8 +342,7 @@ static void store_rel(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-int iour__ring_submit_one(struct iour__ring *r, const struct kio_sqe *sqe,
-			  struct kio_cqe *cqe_out)
+int iour__ring_submit_one(struct iour__ring *r, const struct kio_sqe *sqe, struct kio_cqe *cqe_out)
 {
 	uint32_t head, tail, slot, chead;
 	struct kio_sqe *dst;
@@ -369,7 +370,8 @@ int iour__ring_submit_one(struct iour__ring *r, const struct kio_sqe *sqe,
 	} else {
 		slot = tail & r->sq_mask;
 	}
-	dst = (struct kio_sqe *)((uint8_t *)r->sqes_map + ((size_t)slot * sizeof(*dst) << r->sqe_shift));
+	dst = (struct kio_sqe *)((uint8_t *)r->sqes_map +
+				 ((size_t)slot * sizeof(*dst) << r->sqe_shift));
 	memset(dst, 0, sizeof(*dst) << r->sqe_shift);
 	memcpy(dst, sqe, sizeof(*dst));
 	ud = UD_MAGIC | (++r->seq & 0xffffffffULL);
@@ -392,8 +394,10 @@ int iour__ring_submit_one(struct iour__ring *r, const struct kio_sqe *sqe,
 	for (;;) {
 		chead = load_acq(r->cq_head);
 		if (load_acq(r->cq_tail) != chead) {
-			const struct kio_cqe *c = (const struct kio_cqe *)(r->cqes +
-				(((size_t)(chead & r->cq_mask) * sizeof(*c)) << r->cqe_shift));
+			const struct kio_cqe *c =
+				(const struct kio_cqe *)(r->cqes + (((size_t)(chead & r->cq_mask) *
+								     sizeof(*c))
+								    << r->cqe_shift));
 
 			if (c->user_data != ud)
 				return -EBUSY;

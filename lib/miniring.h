@@ -49,17 +49,15 @@
 #define IOUR__RING_INIT_FLAGS                                                       \
 	(KIO_SETUP_CLAMP | KIO_SETUP_R_DISABLED | KIO_SETUP_SUBMIT_ALL |            \
 	 IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG | IOUR__SETUP_SQE128 | \
-	 IOUR__SETUP_CQE32 | KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN | \
+	 IOUR__SETUP_CQE32 | KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN |  \
 	 KIO_SETUP_NO_SQARRAY)
 /*
  * Flags an adopted ring may have been created with (iour__ring_from_fd):
  * the above plus those that only influence sizes or the io-wq.
  */
-#define IOUR__RING_ADOPT_FLAGS \
-	(IOUR__RING_INIT_FLAGS | KIO_SETUP_CQSIZE | KIO_SETUP_ATTACH_WQ)
+#define IOUR__RING_ADOPT_FLAGS (IOUR__RING_INIT_FLAGS | KIO_SETUP_CQSIZE | KIO_SETUP_ATTACH_WQ)
 /* Flags that change where things are in the mappings. */
-#define IOUR__RING_LAYOUT_FLAGS \
-	(IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY)
+#define IOUR__RING_LAYOUT_FLAGS (IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY)
 
 /* Opcodes the library prepares itself. */
 #define IOUR__OP_READV 1
@@ -69,9 +67,9 @@
 
 struct iour__ring {
 	int fd;
-	bool owns_fd;        /* iour__ring_exit() closes fd */
-	uint32_t flags;      /* IORING_SETUP_* of the ring */
-	uint32_t features;   /* IORING_FEAT_* reported at setup (0 if adopted) */
+	bool owns_fd;      /* iour__ring_exit() closes fd */
+	uint32_t flags;    /* IORING_SETUP_* of the ring */
+	uint32_t features; /* IORING_FEAT_* reported at setup (0 if adopted) */
 	uint32_t sq_entries;
 	uint32_t cq_entries;
 	uint32_t sq_mask;
@@ -79,9 +77,9 @@ struct iour__ring {
 	unsigned int sqe_shift; /* 1 with SQE128 */
 	unsigned int cqe_shift; /* 1 with CQE32 */
 
-	void *sq_map;       /* SQ ring (and CQ ring with a single mmap) */
+	void *sq_map; /* SQ ring (and CQ ring with a single mmap) */
 	size_t sq_map_sz;
-	void *cq_map;       /* == sq_map with a single mmap */
+	void *cq_map; /* == sq_map with a single mmap */
 	size_t cq_map_sz;
 	void *sqes_map;
 	size_t sqes_map_sz;
@@ -93,7 +91,7 @@ struct iour__ring {
 	uint32_t *cq_tail;
 	uint8_t *cqes;
 
-	uint64_t seq;       /* makes each submission's user_data unique */
+	uint64_t seq; /* makes each submission's user_data unique */
 };
 
 /*

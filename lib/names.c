@@ -140,12 +140,8 @@ static const struct name_ent reg_tab[IOUR_REGISTER__COUNT] = {
 
 /* Indexed by bit number. */
 static const struct name_ent flag_tab[7] = {
-	{ "FIXED_FILE", K(5, 1) },
-	{ "IO_DRAIN", K(5, 2) },
-	{ "IO_LINK", K(5, 3) },
-	{ "IO_HARDLINK", K(5, 5) },
-	{ "ASYNC", K(5, 6) },
-	{ "BUFFER_SELECT", K(5, 7) },
+	{ "FIXED_FILE", K(5, 1) },        { "IO_DRAIN", K(5, 2) }, { "IO_LINK", K(5, 3) },
+	{ "IO_HARDLINK", K(5, 5) },       { "ASYNC", K(5, 6) },    { "BUFFER_SELECT", K(5, 7) },
 	{ "CQE_SKIP_SUCCESS", K(5, 17) },
 };
 
@@ -180,8 +176,7 @@ static int find(const struct name_ent *tab, size_t n, const char *name)
 }
 
 /* Count of entries with since <= kver, and one past the highest such. */
-static void scan(const struct name_ent *tab, size_t n, uint32_t kver,
-		 size_t *count, size_t *last)
+static void scan(const struct name_ent *tab, size_t n, uint32_t kver, size_t *count, size_t *last)
 {
 	size_t i;
 
@@ -196,8 +191,8 @@ static void scan(const struct name_ent *tab, size_t n, uint32_t kver,
 	}
 }
 
-static int list_up_to(const struct name_ent *tab, size_t n, uint32_t kver,
-		      uint32_t *out, size_t cap)
+static int list_up_to(const struct name_ent *tab, size_t n, uint32_t kver, uint32_t *out,
+		      size_t cap)
 {
 	size_t count, last, i, k = 0;
 

@@ -179,7 +179,8 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
 		       const struct iour__pprog *pp, uint32_t flags, uint32_t pdu)
 {
-	struct iour__step *s = add_step(b, target, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
+	struct iour__step *s =
+		add_step(b, target, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
 	struct kio_bpf bpf;
 
 	if (!s || !step_alloc_arg(b, s, sizeof(bpf)))
@@ -251,8 +252,10 @@ static void compute_intent(const struct iour_policy *p, uint8_t *intent, bool *m
 		else if (listed_only)
 			intent[op] = IOUR__V_ALLOW;
 		else
-			intent[op] = p->attr[IOUR_POLICY_ATTR_DEFAULT] == IOUR_POLICY_DEFAULT_ALLOW ?
-					     IOUR__V_ALLOW : IOUR__V_DENY;
+			intent[op] =
+				p->attr[IOUR_POLICY_ATTR_DEFAULT] == IOUR_POLICY_DEFAULT_ALLOW ?
+					IOUR__V_ALLOW :
+					IOUR__V_DENY;
 	}
 }
 
@@ -278,19 +281,21 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 		if (open)
 			note(r, IOUR_DECISION_LOOSENED, IOUR_REASON_NO_FILTERS, op,
 			     "%s: argument rules dropped, opcode allowed unconditionally "
-			     "(no argument filters on this kernel path; fallback open)", name);
+			     "(no argument filters on this kernel path; fallback open)",
+			     name);
 		else
 			note(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_NO_FILTERS, op,
 			     "%s: argument rules cannot be enforced, opcode denied "
-			     "(no argument filters on this kernel path; fallback closed)", name);
+			     "(no argument filters on this kernel path; fallback closed)",
+			     name);
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
 	}
 	if (pp->pdu_size > k) {
 		iour__report_add(r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
 				 IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
 				 "%s: the program reads %u payload bytes but the kernel fills %u; "
-				 "opcode %s (fallback %s)", name, pp->pdu_size, k,
-				 open ? "allowed unconditionally" : "denied",
+				 "opcode %s (fallback %s)",
+				 name, pp->pdu_size, k, open ? "allowed unconditionally" : "denied",
 				 open ? "open" : "closed");
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
 	}
@@ -302,7 +307,8 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 		iour__report_add(r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, op, UINT32_MAX,
 				 (int32_t)k,
 				 "%s: the program reads the first %u of the kernel's %u payload "
-				 "bytes; registered without SZ_STRICT", name, pp->pdu_size, k);
+				 "bytes; registered without SZ_STRICT",
+				 name, pp->pdu_size, k);
 	}
 	return IOUR__V_FILTER;
 }
@@ -324,7 +330,8 @@ static void choose(struct builder *b, struct mech *m)
 	memset(m, 0, sizeof(*m));
 	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING) {
 		if (!t->io_uring) {
-			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING, IOUR_DECISION_NO_OPCODE,
+			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING,
+			     IOUR_DECISION_NO_OPCODE,
 			     "%s: io_uring is not available to this caller", t->name);
 			return;
 		}
@@ -345,9 +352,11 @@ static void choose(struct builder *b, struct mech *m)
 	}
 	if (t->ring_restrict) {
 		m->ring = true;
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_NO_TASK_RESTRICTIONS, IOUR_DECISION_NO_OPCODE,
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_NO_TASK_RESTRICTIONS,
+		     IOUR_DECISION_NO_OPCODE,
 		     "%s: no task restrictions (Linux 7.0+ needed); only rings created "
-		     "through this library are restricted", t->name);
+		     "through this library are restricted",
+		     t->name);
 	} else {
 		iour__report_add(r, IOUR_DECISION_DROPPED,
 				 t->io_uring ? IOUR_REASON_NO_RING_RESTRICTIONS :
@@ -402,10 +411,11 @@ static void report_clamp(struct builder *b, const bool *mentioned, const struct 
 
 	for (op = b->t->op_last; op < IOUR__NOPS; op++) {
 		if (mentioned[op] && b->plan->intent[op] != IOUR__V_DENY)
-			iour__report_add(r, IOUR_DECISION_CLAMPED, IOUR_REASON_UNKNOWN_OPCODE, op,
-					 UINT32_MAX, 0,
-					 "%s: not known to this kernel (IORING_OP_LAST %u); left out",
-					 iour__op_label(op, tmp, sizeof(tmp)), b->t->op_last);
+			iour__report_add(
+				r, IOUR_DECISION_CLAMPED, IOUR_REASON_UNKNOWN_OPCODE, op,
+				UINT32_MAX, 0,
+				"%s: not known to this kernel (IORING_OP_LAST %u); left out",
+				iour__op_label(op, tmp, sizeof(tmp)), b->t->op_last);
 	}
 	for (op = 0; c && op < IOUR__NOPS; op++) {
 		if (iour__bm_test(&c->reg_ops, op)) {
@@ -466,8 +476,8 @@ struct emit {
 	bool deny_rest;
 	bool via_filters; /* no classic set possible: deny through programs */
 	struct iour__clamp *clamp;
-	bool enforcing;   /* out: a restricting step was emitted */
-	bool loosened;    /* out: something could not be expressed */
+	bool enforcing; /* out: a restricting step was emitted */
+	bool loosened;  /* out: something could not be expressed */
 };
 
 /*
@@ -494,11 +504,12 @@ static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 		}
 	} else {
 		note(r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED, IOUR_DECISION_NO_OPCODE,
-		     "%s", target == IOUR_STEP_TASK ?
-			   "the task already has io_uring restrictions: denied opcodes are "
-			   "closed by filters that stack on them" :
-			   "new rings inherit the task's classic set: denied opcodes are "
-			   "closed by ring filters that stack on it");
+		     "%s",
+		     target == IOUR_STEP_TASK ?
+			     "the task already has io_uring restrictions: denied opcodes are "
+			     "closed by filters that stack on them" :
+			     "new rings inherit the task's classic set: denied opcodes are "
+			     "closed by ring filters that stack on it");
 		if (e->eff->reg_restricted || !flags_open(e->eff)) {
 			e->loosened = true;
 			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NOT_EXPRESSIBLE,
@@ -515,7 +526,8 @@ static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 			add_filter(b, target, op, b->p->progs[op],
 				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
 								    (int)op == e->last_filter ?
-							    KIO_BPF_FILTER_DENY_REST : 0),
+							    KIO_BPF_FILTER_DENY_REST :
+							    0),
 				   e->pdu[op]);
 			e->enforcing = true;
 		} else if (v == IOUR__V_DENY && e->via_filters) {
@@ -541,10 +553,11 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
 	bool enforcing_step = false, nnp_needed = false;
 	int last_filter = -1;
-	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	uint32_t op, op_last;
 
 	if (!p || !t || !out)
 		return -EINVAL;
+	op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
@@ -620,8 +633,9 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 			if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
 				add_nnp(&b);
 				r->flags |= IOUR_REPORT_NNP_SET;
-				note(r, IOUR_DECISION_NOTE, IOUR_REASON_NNP, IOUR_DECISION_NO_OPCODE,
-				     "%s", "no_new_privs is set first (the task path needs it or "
+				note(r, IOUR_DECISION_NOTE, IOUR_REASON_NNP,
+				     IOUR_DECISION_NO_OPCODE, "%s",
+				     "no_new_privs is set first (the task path needs it or "
 				     "CAP_SYS_ADMIN); it is inherited and survives execve");
 			} else if (t->priv == IOUR__PRIV_NO) {
 				iour_plan__free(pl);
@@ -639,13 +653,16 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		loosened |= em.loosened;
 		pl->n_task = pl->nsteps;
 		r->mechanism = enforcing_step ? IOUR_MECH_TASK : IOUR_MECH_NONE;
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE, "%s",
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE,
+		     "%s",
 		     "rings that exist already, and rings of other existing threads, are "
 		     "not affected");
 	} else {
 		if (m.companion) {
-			uint32_t e = p->attr[IOUR_POLICY_ATTR_COMPANION] ==
-						     IOUR_POLICY_COMPANION_EPERM ? EPERM : ENOSYS;
+			uint32_t e =
+				p->attr[IOUR_POLICY_ATTR_COMPANION] == IOUR_POLICY_COMPANION_EPERM ?
+					EPERM :
+					ENOSYS;
 
 			nnp_needed = t->priv != IOUR__PRIV_YES && !t->nnp;
 			if (nnp_needed) {
@@ -665,7 +682,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)e,
 					 "io_uring_setup fails with %s for the task and its "
 					 "descendants (seccomp companion); rings created before "
-					 "keep working", e == EPERM ? "EPERM" : "ENOSYS");
+					 "keep working",
+					 e == EPERM ? "EPERM" : "ENOSYS");
 		}
 		pl->n_task = pl->nsteps;
 		if (m.ring) {

@@ -13,11 +13,16 @@
 static const char *restriction_kind(uint16_t k)
 {
 	switch (k) {
-	case KIO_RESTRICTION_REGISTER_OP: return "REGISTER_OP";
-	case KIO_RESTRICTION_SQE_OP: return "SQE_OP";
-	case KIO_RESTRICTION_SQE_FLAGS_ALLOWED: return "SQE_FLAGS_ALLOWED";
-	case KIO_RESTRICTION_SQE_FLAGS_REQUIRED: return "SQE_FLAGS_REQUIRED";
-	default: return "?";
+	case KIO_RESTRICTION_REGISTER_OP:
+		return "REGISTER_OP";
+	case KIO_RESTRICTION_SQE_OP:
+		return "SQE_OP";
+	case KIO_RESTRICTION_SQE_FLAGS_ALLOWED:
+		return "SQE_FLAGS_ALLOWED";
+	case KIO_RESTRICTION_SQE_FLAGS_REQUIRED:
+		return "SQE_FLAGS_REQUIRED";
+	default:
+		return "?";
 	}
 }
 
@@ -105,7 +110,8 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 
 		iour__sb_printf(sb,
 				"io_uring_register(%s, IORING_REGISTER_RESTRICTIONS, arg, %u): "
-				"%u entries, %zu bytes\n", fd, s->nr_args, s->entries, s->arg_len);
+				"%u entries, %zu bytes\n",
+				fd, s->nr_args, s->entries, s->arg_len);
 		if (s->target == IOUR_STEP_TASK) {
 			struct kio_task_restriction h;
 
@@ -131,7 +137,8 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 		struct kio_bpf bpf;
 
 		memcpy(&bpf, s->arg, sizeof(bpf));
-		iour__sb_printf(sb, "io_uring_register(%s, IORING_REGISTER_BPF_FILTER, arg, 1)\n", fd);
+		iour__sb_printf(sb, "io_uring_register(%s, IORING_REGISTER_BPF_FILTER, arg, 1)\n",
+				fd);
 		iour__sb_printf(sb,
 				"      cmd_type %u, opcode %u (%s), flags %s%s%s, pdu_size %u, "
 				"filter_len %u\n",
@@ -140,18 +147,21 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 				bpf.filter.flags ? "" : "0",
 				(bpf.filter.flags & KIO_BPF_FILTER_SZ_STRICT) ? "SZ_STRICT" : "",
 				(bpf.filter.flags & KIO_BPF_FILTER_DENY_REST) ?
-					((bpf.filter.flags & KIO_BPF_FILTER_SZ_STRICT) ? "|DENY_REST" :
-											   "DENY_REST") :
+					((bpf.filter.flags & KIO_BPF_FILTER_SZ_STRICT) ?
+						 "|DENY_REST" :
+						 "DENY_REST") :
 					"",
 				bpf.filter.pdu_size, bpf.filter.filter_len);
 		describe_prog(sb, s->insns, s->insn_cnt, s->opcode);
 		break;
 	}
 	case IOUR_STEP_ENABLE_RINGS:
-		iour__sb_printf(sb, "io_uring_register(ring, IORING_REGISTER_ENABLE_RINGS, NULL, 0)\n");
+		iour__sb_printf(sb,
+				"io_uring_register(ring, IORING_REGISTER_ENABLE_RINGS, NULL, 0)\n");
 		break;
 	case IOUR_STEP_COMPANION:
-		iour__sb_printf(sb, "seccomp(SECCOMP_SET_MODE_FILTER, %u, prog): %zu instructions\n",
+		iour__sb_printf(sb,
+				"seccomp(SECCOMP_SET_MODE_FILTER, %u, prog): %zu instructions\n",
 				s->nr_args, s->insn_cnt);
 		describe_prog(sb, s->insns, s->insn_cnt, IOUR_OPCODE_ANY);
 		break;
@@ -163,9 +173,12 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 static const char *target_origin(uint32_t o)
 {
 	switch (o) {
-	case IOUR__TGT_FORCED: return "forced";
-	case IOUR__TGT_EMULATED: return "emulated";
-	default: return "probed";
+	case IOUR__TGT_FORCED:
+		return "forced";
+	case IOUR__TGT_EMULATED:
+		return "emulated";
+	default:
+		return "probed";
 	}
 }
 
@@ -182,10 +195,12 @@ int iour_plan__describe(const struct iour_plan *plan, char *buf, size_t *len)
 	iour__sb_printf(&sb, "plan for the %s, on %s\n",
 			plan->target_kind == IOUR_POLICY_TARGET_TASK ? "calling task" : "ring",
 			t->name);
-	iour__sb_printf(&sb,
-			"kernel (%s): feature level %u, IORING_OP_LAST %u, IORING_REGISTER_LAST %u, "
-			"%s gates\n", target_origin(t->origin), t->level, t->op_last, t->reg_last,
-			t->split ? "split (7.0+)" : "coupled (before 7.0)");
+	iour__sb_printf(
+		&sb,
+		"kernel (%s): feature level %u, IORING_OP_LAST %u, IORING_REGISTER_LAST %u, "
+		"%s gates\n",
+		target_origin(t->origin), t->level, t->op_last, t->reg_last,
+		t->split ? "split (7.0+)" : "coupled (before 7.0)");
 	if (plan->refused)
 		iour__sb_printf(&sb, "refused: applying this plan fails (hard requirement)\n");
 	iour__sb_printf(&sb, "steps: %zu (%zu task, %zu ring)\n", plan->nsteps, plan->n_task,

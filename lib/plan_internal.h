@@ -34,7 +34,7 @@ struct iour__pprog {
 };
 
 struct iour_policy {
-	struct iour_ruleset *rs;              /* classic part, NULL = none */
+	struct iour_ruleset *rs;               /* classic part, NULL = none */
 	struct iour__pprog *progs[IOUR__NOPS]; /* argument filters, NULL = none */
 	uint32_t attr[IOUR_POLICY_ATTR__MAX];
 };
@@ -53,22 +53,22 @@ struct iour_policy {
  * What the planner knows about the kernel and the task it plans for.
  */
 struct iour__target {
-	uint32_t origin;        /* IOUR__TGT_* */
-	uint32_t level;         /* feature level 0..5 (probe.h's ladder) */
-	uint32_t op_last;       /* IORING_OP_LAST, 0 if unknown */
-	uint32_t reg_last;      /* IORING_REGISTER_LAST, 0 if unknown */
-	bool io_uring;          /* the caller can create rings */
-	bool split;             /* 7.0 gate semantics (per-side) */
-	bool ring_restrict;     /* R_DISABLED + RESTRICTIONS (5.10+) */
-	bool ring_busy;         /* new rings inherit a classic set: -EBUSY */
-	bool task_restrict;     /* classic task sets on fd -1 (7.0+) */
-	bool task_restricted;   /* the task has restrictions already: -EPERM */
-	bool ring_bpf;          /* BPF_FILTER on a ring (7.0+) */
-	bool task_bpf;          /* BPF_FILTER on fd -1 (7.0+) */
-	bool nnp;               /* no_new_privs already set */
-	uint32_t priv;          /* IOUR__PRIV_*: may the task path be used */
+	uint32_t origin;         /* IOUR__TGT_* */
+	uint32_t level;          /* feature level 0..5 (probe.h's ladder) */
+	uint32_t op_last;        /* IORING_OP_LAST, 0 if unknown */
+	uint32_t reg_last;       /* IORING_REGISTER_LAST, 0 if unknown */
+	bool io_uring;           /* the caller can create rings */
+	bool split;              /* 7.0 gate semantics (per-side) */
+	bool ring_restrict;      /* R_DISABLED + RESTRICTIONS (5.10+) */
+	bool ring_busy;          /* new rings inherit a classic set: -EBUSY */
+	bool task_restrict;      /* classic task sets on fd -1 (7.0+) */
+	bool task_restricted;    /* the task has restrictions already: -EPERM */
+	bool ring_bpf;           /* BPF_FILTER on a ring (7.0+) */
+	bool task_bpf;           /* BPF_FILTER on fd -1 (7.0+) */
+	bool nnp;                /* no_new_privs already set */
+	uint32_t priv;           /* IOUR__PRIV_*: may the task path be used */
 	uint8_t pdu[IOUR__NOPS]; /* payload size K per request opcode */
-	char name[96];          /* "Linux 7.0 (forced level 4)" and the like */
+	char name[96];           /* "Linux 7.0 (forced level 4)" and the like */
 };
 
 /* The representative target of a feature level (0..5), as forced. */
@@ -76,8 +76,7 @@ IOUR_INTERNAL int iour__target_for_level(uint32_t level, struct iour__target *t)
 
 /* A target from probe results (iour_probe() or an emulated kernel's). */
 struct iour_features;
-IOUR_INTERNAL int iour__target_from_features(const struct iour_features *f,
-					     struct iour__target *t);
+IOUR_INTERNAL int iour__target_from_features(const struct iour_features *f, struct iour__target *t);
 
 /* The running kernel's target (cached probe; live no_new_privs). */
 IOUR_INTERNAL int iour__target_probe(struct iour__target *t);
@@ -88,13 +87,13 @@ IOUR_INTERNAL int iour__target_probe(struct iour__target *t);
  * payload smaller than the program needs: replace it by `ret #0` (closed)
  * or `ret #1` (open). */
 struct iour__step {
-	uint32_t target;   /* IOUR_STEP_TASK / IOUR_STEP_RING */
-	uint32_t op;       /* enum iour_step_op */
+	uint32_t target; /* IOUR_STEP_TASK / IOUR_STEP_RING */
+	uint32_t op;     /* enum iour_step_op */
 	uint32_t call_op;
 	uint32_t nr_args;
-	uint32_t opcode;   /* request opcode of a filter, else UINT32_MAX */
-	uint32_t entries;  /* restriction entries */
-	uint8_t *arg;      /* owned */
+	uint32_t opcode;  /* request opcode of a filter, else UINT32_MAX */
+	uint32_t entries; /* restriction entries */
+	uint8_t *arg;     /* owned */
 	size_t arg_len;
 	struct iour_insn *insns; /* owned */
 	size_t insn_cnt;
@@ -129,16 +128,16 @@ struct iour_report {
 };
 
 struct iour_plan {
-	uint32_t target_kind;   /* IOUR_POLICY_TARGET_* */
+	uint32_t target_kind; /* IOUR_POLICY_TARGET_* */
 	struct iour__target tgt;
 	uint32_t attr[IOUR_POLICY_ATTR__MAX];
 	struct iour__step *steps;
-	size_t nsteps, n_task;  /* steps[0 .. n_task-1] are task steps */
-	bool refused;           /* COMPAT_HARD said no */
-	bool has_ring_part;     /* apply_ring / create_ring are meaningful */
+	size_t nsteps, n_task;        /* steps[0 .. n_task-1] are task steps */
+	bool refused;                 /* COMPAT_HARD said no */
+	bool has_ring_part;           /* apply_ring / create_ring are meaningful */
 	uint8_t intent[IOUR__NOPS];   /* IOUR__V_* per opcode, as the policy says */
 	uint8_t achieved[IOUR__NOPS]; /* IOUR__V_* per opcode, as planned */
-	struct iour_report rep; /* expected report */
+	struct iour_report rep;       /* expected report */
 };
 
 /* Compile `p` for target `t` (the planner proper: no system call). */
@@ -152,9 +151,8 @@ IOUR_INTERNAL void iour__report_fini(struct iour_report *r);
 IOUR_INTERNAL int iour__report_copy(struct iour_report *dst, const struct iour_report *src);
 /* Record a decision (printf-style text).  Allocation failures set r->oom. */
 IOUR_INTERNAL void iour__report_add(struct iour_report *r, uint32_t kind, uint32_t reason,
-				    uint32_t opcode, uint32_t step, int32_t value,
-				    const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
+				    uint32_t opcode, uint32_t step, int32_t value, const char *fmt,
+				    ...) __attribute__((format(printf, 7, 8)));
 
 /* Text helpers shared by the describers: a growing buffer. */
 struct iour__sb {

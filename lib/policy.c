@@ -191,7 +191,8 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pp
 
 	rc = iour_filter__compile(f, op, NULL, &prog);
 	if (rc)
-		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc : -IOUR_ERRNO__INTERNAL;
+		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
+									    -IOUR_ERRNO__INTERNAL;
 	pp = calloc(1, sizeof(*pp));
 	if (!pp) {
 		iour_prog__free(prog);
@@ -228,7 +229,7 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 
 	if (!p)
 		return -EINVAL;
-	next = calloc(IOUR__NOPS, sizeof(*next));
+	next = calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
 	if (!next)
 		return -ENOMEM;
 	if (f) {

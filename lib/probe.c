@@ -48,11 +48,13 @@ static int32_t setup_ring(uint32_t flags)
 static void probe_opcodes(int fd, struct iour__probe_raw *raw)
 {
 	uint64_t buf[PROBE_BUF_SZ / sizeof(uint64_t)];
-	const struct kio_probe *h = (const struct kio_probe *)buf;
-	const struct kio_probe_op *ops = (const struct kio_probe_op *)(h + 1);
+	const struct kio_probe *h;
+	const struct kio_probe_op *ops;
 	uint32_t i, n;
 
 	memset(buf, 0, sizeof(buf));
+	h = (const struct kio_probe *)buf;
+	ops = (const struct kio_probe_op *)(h + 1);
 	raw->probe = (int32_t)iour__register(fd, KIO_REGISTER_PROBE, buf, 256);
 	if (raw->probe == 0) {
 		raw->probe_last_op = h->last_op;
@@ -165,7 +167,8 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 		fd = raw->rdis;
 		raw->rdis = 0;
 		/* NULL array: -EBUSY if inherited restrictions, else -EINVAL. */
-		raw->ring_reg_null = (int32_t)iour__register(fd, KIO_REGISTER_RESTRICTIONS, NULL, 1);
+		raw->ring_reg_null =
+			(int32_t)iour__register(fd, KIO_REGISTER_RESTRICTIONS, NULL, 1);
 		raw->done |= IOUR__RAW_RDIS;
 		/* A disabled ring's register ops are never gated. */
 		probe_opcodes(fd, raw);
@@ -212,8 +215,8 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 
 	/* Register-opcode limit without QUERY, or when the caller forced a
 	 * level below QUERY's and must see the fallback. */
-	if (raw->rdis == 0 &&
-	    (raw->query != 0 || raw->query_result != 0 || (raw->force >= 0 && raw->force < IOUR_LEVEL_QUERY)))
+	if (raw->rdis == 0 && (raw->query != 0 || raw->query_result != 0 ||
+			       (raw->force >= 0 && raw->force < IOUR_LEVEL_QUERY)))
 		probe_reg_range(raw);
 
 	raw->done |= IOUR__RAW_END;
@@ -360,7 +363,9 @@ uint32_t iour__reg_last_for_op_last(uint32_t op_last)
 {
 	/* IORING_OP_LAST -> the smallest IORING_REGISTER_LAST among the
 	 * kernels that had it (kernel-interface.md 6.1 and 6.2). */
-	static const struct { uint8_t op_last, reg_last; } t[] = {
+	static const struct {
+		uint8_t op_last, reg_last;
+	} t[] = {
 		{ 34, 13 }, /* 5.10 */
 		{ 37, 13 }, /* 5.11-5.14 */
 		{ 40, 20 }, /* 5.15-5.17 */
@@ -465,11 +470,13 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		f->io_uring = IOUR_AVAIL_UNKNOWN;
 	} else {
 		f->setup_err = raw->setup;
-		f->io_uring = (raw->setup == -EFAULT || raw->setup == 0) ? IOUR_AVAIL_YES : IOUR_AVAIL_NO;
+		f->io_uring =
+			(raw->setup == -EFAULT || raw->setup == 0) ? IOUR_AVAIL_YES : IOUR_AVAIL_NO;
 	}
 	usable = f->io_uring == IOUR_AVAIL_YES;
-	const uint32_t absent = usable ? unreached
-				       : (f->io_uring == IOUR_AVAIL_UNKNOWN ? IOUR_AVAIL_UNKNOWN : IOUR_AVAIL_NO);
+	const uint32_t absent =
+		usable ? unreached :
+			 (f->io_uring == IOUR_AVAIL_UNKNOWN ? IOUR_AVAIL_UNKNOWN : IOUR_AVAIL_NO);
 
 	/* (b) per-ring restrictions. */
 	f->ring_restrictions = absent;
@@ -566,8 +573,9 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		f->task_restrictions_err = t;
 		if (t == -EFAULT || t == -EPERM || t == -EACCES) {
 			if (has37) {
-				f->task_restrictions = t == -EFAULT ? IOUR_AVAIL_YES
-					: t == -EPERM ? IOUR_AVAIL_RESTRICTED : IOUR_AVAIL_NO_PRIV;
+				f->task_restrictions = t == -EFAULT ? IOUR_AVAIL_YES :
+						       t == -EPERM  ? IOUR_AVAIL_RESTRICTED :
+								      IOUR_AVAIL_NO_PRIV;
 				f->blind_register = IOUR_AVAIL_YES;
 			} else {
 				f->task_restrictions = IOUR_AVAIL_UNKNOWN;
@@ -698,7 +706,8 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		}
 	} else if (f->probe == IOUR_AVAIL_YES) {
 		op_last = f->probe_last_op + 1;
-		if ((d & IOUR__RAW_RANGE) && raw->range == 0 && raw->range_reg_last > KIO_REGISTER_ENABLE_RINGS) {
+		if ((d & IOUR__RAW_RANGE) && raw->range == 0 &&
+		    raw->range_reg_last > KIO_REGISTER_ENABLE_RINGS) {
 			reg_last = raw->range_reg_last;
 			src = IOUR_LIMITS_PROBE;
 		} else {
@@ -782,8 +791,9 @@ static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kerne
 		__atomic_store_n(&cache, n, __ATOMIC_RELEASE);
 		s = n;
 	}
-	*f = s->f;
-	*lim = s->lim;
+	/* s is not NULL here: the branch above either set it or left. */
+	*f = s->f;     /* cppcheck-suppress nullPointerRedundantCheck */
+	*lim = s->lim; /* cppcheck-suppress nullPointerRedundantCheck */
 out:
 	pthread_mutex_unlock(&cache_lock);
 	return r;
@@ -815,17 +825,48 @@ int iour__probe_limits(struct iour__kernel_limits *lim)
  * smaller struct gets whole fields only. */
 #define FEND(m) (offsetof(struct iour_features, m) + sizeof(((struct iour_features *)0)->m))
 static const uint16_t feature_ends[] = {
-	FEND(level), FEND(kernel_level), FEND(flags), FEND(io_uring), FEND(setup_err),
-	FEND(sysctl_disabled), FEND(sysctl_group), FEND(seccomp_mode), FEND(no_new_privs),
-	FEND(ring_restrictions), FEND(r_disabled_err), FEND(ring_register_err),
-	FEND(enable_rings_err), FEND(op_last), FEND(reg_last), FEND(limits_source),
-	FEND(split_gates), FEND(query), FEND(query_err), FEND(nr_query_opcodes), FEND(probe),
-	FEND(feature_flags), FEND(setup_flags), FEND(enter_flags), FEND(sqe_flags),
-	FEND(probe_err), FEND(probe_last_op), FEND(nr_supported_ops), FEND(blind_register),
-	FEND(supported_ops), FEND(task_restrictions), FEND(task_restrictions_err),
-	FEND(bpf_ring), FEND(bpf_ring_err), FEND(bpf_task), FEND(bpf_task_err),
-	FEND(pdu_socket), FEND(pdu_openat), FEND(pdu_openat2), FEND(pdu_connect),
-	FEND(child_signal), FEND(pad),
+	FEND(level),
+	FEND(kernel_level),
+	FEND(flags),
+	FEND(io_uring),
+	FEND(setup_err),
+	FEND(sysctl_disabled),
+	FEND(sysctl_group),
+	FEND(seccomp_mode),
+	FEND(no_new_privs),
+	FEND(ring_restrictions),
+	FEND(r_disabled_err),
+	FEND(ring_register_err),
+	FEND(enable_rings_err),
+	FEND(op_last),
+	FEND(reg_last),
+	FEND(limits_source),
+	FEND(split_gates),
+	FEND(query),
+	FEND(query_err),
+	FEND(nr_query_opcodes),
+	FEND(probe),
+	FEND(feature_flags),
+	FEND(setup_flags),
+	FEND(enter_flags),
+	FEND(sqe_flags),
+	FEND(probe_err),
+	FEND(probe_last_op),
+	FEND(nr_supported_ops),
+	FEND(blind_register),
+	FEND(supported_ops),
+	FEND(task_restrictions),
+	FEND(task_restrictions_err),
+	FEND(bpf_ring),
+	FEND(bpf_ring_err),
+	FEND(bpf_task),
+	FEND(bpf_task_err),
+	FEND(pdu_socket),
+	FEND(pdu_openat),
+	FEND(pdu_openat2),
+	FEND(pdu_connect),
+	FEND(child_signal),
+	FEND(pad),
 };
 _Static_assert(FEND(pad) == sizeof(struct iour_features), "iour_features has trailing padding");
 _Static_assert(sizeof(struct iour_features) == 224, "iour_features layout changed");
@@ -846,7 +887,8 @@ static void copy_out(const struct iour_features *src, struct iour_features *out)
 			if (feature_ends[i] <= sz)
 				n = feature_ends[i];
 	}
-	memcpy((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t), n - sizeof(size_t));
+	memcpy((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
+	       n - sizeof(size_t));
 	if (sz > sizeof(*src))
 		memset((char *)out + sizeof(*src), 0, sz - sizeof(*src));
 }

@@ -34,34 +34,34 @@ enum { IOUR__PDU_SOCKET, IOUR__PDU_OPENAT, IOUR__PDU_OPENAT2, IOUR__PDU_CONNECT,
  * generation.
  */
 struct iour__probe_raw {
-	uint32_t done;          /* IOUR__RAW_* */
-	int32_t child_signal;   /* set by the parent */
-	int32_t setup;          /* setup(1, NULL) */
-	int32_t rdis;           /* setup(1, {R_DISABLED}): 0 or -errno */
-	int32_t ring_reg_null;  /* register(rdis, RESTRICTIONS, NULL, 1) */
-	int32_t probe;          /* register(ring, PROBE, buf, 256) */
+	uint32_t done;         /* IOUR__RAW_* */
+	int32_t child_signal;  /* set by the parent */
+	int32_t setup;         /* setup(1, NULL) */
+	int32_t rdis;          /* setup(1, {R_DISABLED}): 0 or -errno */
+	int32_t ring_reg_null; /* register(rdis, RESTRICTIONS, NULL, 1) */
+	int32_t probe;         /* register(ring, PROBE, buf, 256) */
 	uint32_t probe_last_op;
 	uint32_t probe_ops_len;
 	struct iour__bitmap probe_ops;
-	int32_t bpf_ring;       /* register(rdis, BPF_FILTER, NULL, 1) */
+	int32_t bpf_ring; /* register(rdis, BPF_FILTER, NULL, 1) */
 	int32_t pdu_err[IOUR__PDU_N];
 	uint32_t pdu[IOUR__PDU_N]; /* written-back pdu_size */
-	int32_t plain;          /* setup(1, {0}): 0 or -errno */
-	int32_t enable;         /* register(plain, ENABLE_RINGS, NULL, 0) */
-	int32_t query;          /* register(-1, QUERY, &hdr, 0) */
-	int32_t query_result;   /* hdr.result */
-	uint32_t query_size;    /* hdr.size after the call */
+	int32_t plain;             /* setup(1, {0}): 0 or -errno */
+	int32_t enable;            /* register(plain, ENABLE_RINGS, NULL, 0) */
+	int32_t query;             /* register(-1, QUERY, &hdr, 0) */
+	int32_t query_result;      /* hdr.result */
+	uint32_t query_size;       /* hdr.size after the call */
 	struct kio_query_opcode q;
-	int32_t task;           /* register(-1, RESTRICTIONS, NULL, 1) */
-	int32_t bpf_task;       /* register(-1, BPF_FILTER, NULL, 1) */
-	int32_t range;          /* 0, or the unexpected -errno that stopped it */
+	int32_t task;     /* register(-1, RESTRICTIONS, NULL, 1) */
+	int32_t bpf_task; /* register(-1, BPF_FILTER, NULL, 1) */
+	int32_t range;    /* 0, or the unexpected -errno that stopped it */
 	uint32_t range_reg_last;
 	/* Filled by the parent. */
 	int32_t sysctl_disabled;
 	int32_t sysctl_group;
 	int32_t seccomp_mode;
 	int32_t no_new_privs;
-	int32_t force;          /* IOUR_FEATURE_LEVEL: -1 unset, -2 invalid, else 0..255 */
+	int32_t force; /* IOUR_FEATURE_LEVEL: -1 unset, -2 invalid, else 0..255 */
 };
 
 /* Run the probe child (fork, wait) and fill *raw; the diagnostics and
@@ -80,8 +80,7 @@ IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
  * sizeof(*f)) and the real kernel limits *lim (which ignore the forced
  * level; zero when unknown).
  */
-IOUR_INTERNAL void iour__probe_interpret(const struct iour__probe_raw *raw,
-					 struct iour_features *f,
+IOUR_INTERNAL void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_features *f,
 					 struct iour__kernel_limits *lim);
 
 /*

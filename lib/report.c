@@ -152,14 +152,22 @@ int iour__sb_out(struct iour__sb *sb, char *buf, size_t *len)
 static const char *kind_str(uint32_t k)
 {
 	switch (k) {
-	case IOUR_DECISION_DROPPED: return "dropped";
-	case IOUR_DECISION_TIGHTENED: return "tightened";
-	case IOUR_DECISION_LOOSENED: return "loosened";
-	case IOUR_DECISION_CLAMPED: return "clamped";
-	case IOUR_DECISION_NEGOTIATED: return "negotiated";
-	case IOUR_DECISION_NOTE: return "note";
-	case IOUR_DECISION_FAILED: return "failed";
-	default: return "?";
+	case IOUR_DECISION_DROPPED:
+		return "dropped";
+	case IOUR_DECISION_TIGHTENED:
+		return "tightened";
+	case IOUR_DECISION_LOOSENED:
+		return "loosened";
+	case IOUR_DECISION_CLAMPED:
+		return "clamped";
+	case IOUR_DECISION_NEGOTIATED:
+		return "negotiated";
+	case IOUR_DECISION_NOTE:
+		return "note";
+	case IOUR_DECISION_FAILED:
+		return "failed";
+	default:
+		return "?";
 	}
 }
 
@@ -327,9 +335,13 @@ int iour_report__describe(const struct iour_report *r, char *buf, size_t *len)
 const char *iour_status_str(int status)
 {
 	switch (status) {
-	case IOUR_STATUS_FULLY: return "fully enforced";
-	case IOUR_STATUS_PARTIALLY: return "partially enforced";
-	case IOUR_STATUS_NOT_ENFORCED: return "not enforced";
-	default: return "unknown";
+	case IOUR_STATUS_FULLY:
+		return "fully enforced";
+	case IOUR_STATUS_PARTIALLY:
+		return "partially enforced";
+	case IOUR_STATUS_NOT_ENFORCED:
+		return "not enforced";
+	default:
+		return "unknown";
 	}
 }

@@ -67,9 +67,11 @@ static void report_fill(struct iour_ring_report *rep, const struct prepared *p, 
 	struct iour_ring_report full;
 	size_t n = 0, i;
 	static const uint16_t ends[] = {
-		REND(registered), REND(enabled), REND(nr_entries), REND(op_last), REND(reg_last),
-		REND(split_gates), REND(n_clamped_sqe_ops), REND(n_clamped_register_ops),
-		REND(clamped_sqe_ops), REND(clamped_register_ops),
+		REND(registered),        REND(enabled),
+		REND(nr_entries),        REND(op_last),
+		REND(reg_last),          REND(split_gates),
+		REND(n_clamped_sqe_ops), REND(n_clamped_register_ops),
+		REND(clamped_sqe_ops),   REND(clamped_register_ops),
 	};
 
 	if (!rep)
@@ -135,9 +137,18 @@ static int apply_prepared(int fd, const struct prepared *p, bool enable,
 int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 		    const struct iour_ring_apply_opts *opts)
 {
-	static const int errs[] = { EINVAL, E2BIG, ENOMSG, EBADF, EOPNOTSUPP, EBADFD, EBUSY,
-				    ENOMEM, ECHILD, IOUR_ERRNO__UNSUPPORTED,
-				    IOUR_ERRNO__KERNEL_MISMATCH, 0 };
+	static const int errs[] = { EINVAL,
+				    E2BIG,
+				    ENOMSG,
+				    EBADF,
+				    EOPNOTSUPP,
+				    EBADFD,
+				    EBUSY,
+				    ENOMEM,
+				    ECHILD,
+				    IOUR_ERRNO__UNSUPPORTED,
+				    IOUR_ERRNO__KERNEL_MISMATCH,
+				    0 };
 	struct iour_ring_report *rep;
 	struct prepared p;
 	uint64_t flags;
@@ -169,18 +180,30 @@ int iour_ring_enable(int ring_fd)
 
 	if (ring_fd < 0)
 		return -EBADF;
-	return iour__err_public(map_register_err(iour__register(ring_fd, KIO_REGISTER_ENABLE_RINGS,
-								  NULL, 0), false), errs);
+	return iour__err_public(
+		map_register_err(iour__register(ring_fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0),
+				 false),
+		errs);
 }
 
 /* Documented in include/iouring_restrict/ring.h */
 int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *rs,
 		     const struct iour_ring_create_opts *opts, int *ring_fd)
 {
-	static const int errs[] = { EINVAL, E2BIG, ENOMSG, EPERM, ENOSYS, ENOMEM, EMFILE, ENFILE,
-				    EBUSY, ECHILD, IOUR_ERRNO__UNSUPPORTED,
-				    IOUR_ERRNO__KERNEL_MISMATCH, 0 };
-	struct kio_params local, *prm = params ? params : &local;
+	static const int errs[] = { EINVAL,
+				    E2BIG,
+				    ENOMSG,
+				    EPERM,
+				    ENOSYS,
+				    ENOMEM,
+				    EMFILE,
+				    ENFILE,
+				    EBUSY,
+				    ECHILD,
+				    IOUR_ERRNO__UNSUPPORTED,
+				    IOUR_ERRNO__KERNEL_MISMATCH,
+				    0 };
+	struct kio_params local = { 0 }, *prm = params ? params : &local;
 	struct iour_ring_report *rep;
 	struct prepared p;
 	uint32_t caller_flags;

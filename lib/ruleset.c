@@ -18,13 +18,14 @@ _Static_assert(sizeof(struct iour_restriction) == sizeof(struct kio_restriction)
 _Static_assert(_Alignof(struct iour_restriction) == _Alignof(struct kio_restriction),
 	       "iour_restriction align");
 _Static_assert(offsetof(struct iour_restriction, opcode) ==
-		       offsetof(struct kio_restriction, opcode), "iour_restriction.opcode");
-_Static_assert(offsetof(struct iour_restriction, arg) ==
-		       offsetof(struct kio_restriction, sqe_op), "iour_restriction.arg");
-_Static_assert(offsetof(struct iour_restriction, resv) ==
-		       offsetof(struct kio_restriction, resv), "iour_restriction.resv");
-_Static_assert(offsetof(struct iour_restriction, resv2) ==
-		       offsetof(struct kio_restriction, resv2), "iour_restriction.resv2");
+		       offsetof(struct kio_restriction, opcode),
+	       "iour_restriction.opcode");
+_Static_assert(offsetof(struct iour_restriction, arg) == offsetof(struct kio_restriction, sqe_op),
+	       "iour_restriction.arg");
+_Static_assert(offsetof(struct iour_restriction, resv) == offsetof(struct kio_restriction, resv),
+	       "iour_restriction.resv");
+_Static_assert(offsetof(struct iour_restriction, resv2) == offsetof(struct kio_restriction, resv2),
+	       "iour_restriction.resv2");
 _Static_assert(IOUR_RESTRICTION_REGISTER_OP == KIO_RESTRICTION_REGISTER_OP &&
 		       IOUR_RESTRICTION_SQE_OP == KIO_RESTRICTION_SQE_OP &&
 		       IOUR_RESTRICTION_SQE_FLAGS_ALLOWED == KIO_RESTRICTION_SQE_FLAGS_ALLOWED &&
@@ -32,7 +33,8 @@ _Static_assert(IOUR_RESTRICTION_REGISTER_OP == KIO_RESTRICTION_REGISTER_OP &&
 	       "restriction kinds");
 _Static_assert(IOUR_SQE__VALID == KIO_SQE_VALID_FLAGS, "SQE flag mask");
 _Static_assert(sizeof(((struct iour_clamp_report *)0)->sqe_ops) ==
-		       sizeof(((struct iour__clamp *)0)->sqe_ops), "clamp bitmap size");
+		       sizeof(((struct iour__clamp *)0)->sqe_ops),
+	       "clamp bitmap size");
 
 /* ---- lifetime ---- */
 
@@ -199,8 +201,7 @@ int iour_ruleset__register_restricted(const struct iour_ruleset *rs)
 }
 
 /* Documented in include/iouring_restrict/ruleset.h */
-int iour_ruleset__sqe_flags(const struct iour_ruleset *rs, uint32_t *allowed,
-			    uint32_t *required)
+int iour_ruleset__sqe_flags(const struct iour_ruleset *rs, uint32_t *allowed, uint32_t *required)
 {
 	if (!rs)
 		return -EINVAL;
@@ -233,8 +234,8 @@ static void put(struct kio_restriction *out, int *n, uint16_t kind, uint8_t arg)
  * clamp record instead.  Returns the number of entries emitted.
  */
 static int put_ops(struct kio_restriction *out, int *n, uint16_t kind, bool restricted,
-		   const struct iour__bitmap *allow, uint32_t last,
-		   struct iour__bitmap *dropped, uint32_t *n_dropped)
+		   const struct iour__bitmap *allow, uint32_t last, struct iour__bitmap *dropped,
+		   uint32_t *n_dropped)
 {
 	int before = *n;
 	unsigned int i;
@@ -254,8 +255,7 @@ static int put_ops(struct kio_restriction *out, int *n, uint16_t kind, bool rest
 	return *n - before;
 }
 
-int iour__ruleset_entries(const struct iour_ruleset *rs,
-			  const struct iour__kernel_limits *lim,
+int iour__ruleset_entries(const struct iour_ruleset *rs, const struct iour__kernel_limits *lim,
 			  struct kio_restriction *out, struct iour__clamp *clamp)
 {
 	struct iour__clamp cl;
@@ -267,8 +267,8 @@ int iour__ruleset_entries(const struct iour_ruleset *rs,
 		return -EINVAL;
 	/* Every kernel with restrictions (5.10+) knows ENABLE_RINGS, which the
 	 * split-gate sentinel needs; opcodes are 8-bit in an entry. */
-	if (lim->op_last < 1 || lim->op_last > 256 ||
-	    lim->reg_last <= KIO_REGISTER_ENABLE_RINGS || lim->reg_last > 256)
+	if (lim->op_last < 1 || lim->op_last > 256 || lim->reg_last <= KIO_REGISTER_ENABLE_RINGS ||
+	    lim->reg_last > 256)
 		return -EINVAL;
 
 	if (rs->flags_decided) {
@@ -361,8 +361,8 @@ static void fill_clamp(struct iour_clamp_report *rep, const struct iour__clamp *
 		memcpy(rep->register_ops, cl->reg_ops.w, sizeof(rep->register_ops));
 }
 
-static int do_export(const struct iour_ruleset *rs, const struct iour_export_opts *opts,
-		     void *buf, size_t *len)
+static int do_export(const struct iour_ruleset *rs, const struct iour_export_opts *opts, void *buf,
+		     size_t *len)
 {
 	struct kio_restriction ents[IOUR__MAX_ENTRIES];
 	struct iour__kernel_limits lim;

@@ -30,13 +30,13 @@ static inline bool iour__bm_test(const struct iour__bitmap *b, unsigned int n)
  * IOUR_OP__COUNT / IOUR_REGISTER__COUNT are ever set in the bitmaps.
  */
 struct iour_ruleset {
-	struct iour__bitmap sqe_ops;  /* allowed request opcodes */
-	struct iour__bitmap reg_ops;  /* allowed register opcodes */
-	bool sqe_restricted;          /* SQE opcodes are an allow-list */
-	bool reg_restricted;          /* register opcodes are an allow-list */
-	bool flags_decided;           /* set_sqe_flags() was called */
-	uint8_t flags_allowed;        /* IOSQE_* allowed, including the required */
-	uint8_t flags_required;       /* IOSQE_* required on every SQE */
+	struct iour__bitmap sqe_ops; /* allowed request opcodes */
+	struct iour__bitmap reg_ops; /* allowed register opcodes */
+	bool sqe_restricted;         /* SQE opcodes are an allow-list */
+	bool reg_restricted;         /* register opcodes are an allow-list */
+	bool flags_decided;          /* set_sqe_flags() was called */
+	uint8_t flags_allowed;       /* IOSQE_* allowed, including the required */
+	uint8_t flags_required;      /* IOSQE_* required on every SQE */
 };
 
 /* What the running (or targeted) kernel accepts and how it enforces. */
@@ -87,7 +87,6 @@ struct iour__clamp {
  */
 IOUR_INTERNAL int iour__ruleset_entries(const struct iour_ruleset *rs,
 					const struct iour__kernel_limits *lim,
-					struct kio_restriction *out,
-					struct iour__clamp *clamp);
+					struct kio_restriction *out, struct iour__clamp *clamp);
 
 #endif /* IOUR_LIB_RULESET_INTERNAL_H */

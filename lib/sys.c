@@ -18,8 +18,8 @@ static long real_setup(void *ctx, uint32_t entries, void *params)
 	return neg(syscall(KIO_NR_SETUP, entries, params));
 }
 
-static long real_enter(void *ctx, int fd, uint32_t to_submit, uint32_t min_complete,
-		       uint32_t flags, const void *arg, size_t argsz)
+static long real_enter(void *ctx, int fd, uint32_t to_submit, uint32_t min_complete, uint32_t flags,
+		       const void *arg, size_t argsz)
 {
 	(void)ctx;
 	return neg(syscall(KIO_NR_ENTER, fd, to_submit, min_complete, flags, arg, argsz));
@@ -31,8 +31,8 @@ static long real_register(void *ctx, int fd, uint32_t opcode, void *arg, uint32_
 	return neg(syscall(KIO_NR_REGISTER, fd, opcode, arg, nr));
 }
 
-static long real_prctl(void *ctx, int option, unsigned long a2, unsigned long a3,
-		       unsigned long a4, unsigned long a5)
+static long real_prctl(void *ctx, int option, unsigned long a2, unsigned long a3, unsigned long a4,
+		       unsigned long a5)
 {
 	(void)ctx;
 	return neg(prctl(option, a2, a3, a4, a5));

@@ -23,15 +23,12 @@
 
 struct iour_sys_ops {
 	long (*io_uring_setup)(void *ctx, uint32_t entries, void *params);
-	long (*io_uring_enter)(void *ctx, int fd, uint32_t to_submit,
-			       uint32_t min_complete, uint32_t flags,
-			       const void *arg, size_t argsz);
-	long (*io_uring_register)(void *ctx, int fd, uint32_t opcode,
-				  void *arg, uint32_t nr_args);
-	long (*prctl)(void *ctx, int option, unsigned long a2,
-		      unsigned long a3, unsigned long a4, unsigned long a5);
-	long (*seccomp)(void *ctx, unsigned int op, unsigned int flags,
-			void *args);
+	long (*io_uring_enter)(void *ctx, int fd, uint32_t to_submit, uint32_t min_complete,
+			       uint32_t flags, const void *arg, size_t argsz);
+	long (*io_uring_register)(void *ctx, int fd, uint32_t opcode, void *arg, uint32_t nr_args);
+	long (*prctl)(void *ctx, int option, unsigned long a2, unsigned long a3, unsigned long a4,
+		      unsigned long a5);
+	long (*seccomp)(void *ctx, unsigned int op, unsigned int flags, void *args);
 	long (*close)(void *ctx, int fd);
 	void *ctx; /* passed as the first argument of every call */
 };
@@ -49,8 +46,8 @@ static inline long iour__setup(uint32_t entries, void *params)
 	const struct iour_sys_ops *o = iour__sys();
 	return o->io_uring_setup(o->ctx, entries, params);
 }
-static inline long iour__enter(int fd, uint32_t to_submit, uint32_t min_complete,
-			       uint32_t flags, const void *arg, size_t argsz)
+static inline long iour__enter(int fd, uint32_t to_submit, uint32_t min_complete, uint32_t flags,
+			       const void *arg, size_t argsz)
 {
 	const struct iour_sys_ops *o = iour__sys();
 	return o->io_uring_enter(o->ctx, fd, to_submit, min_complete, flags, arg, argsz);
@@ -60,8 +57,8 @@ static inline long iour__register(int fd, uint32_t opcode, void *arg, uint32_t n
 	const struct iour_sys_ops *o = iour__sys();
 	return o->io_uring_register(o->ctx, fd, opcode, arg, nr);
 }
-static inline long iour__prctl(int option, unsigned long a2, unsigned long a3,
-			       unsigned long a4, unsigned long a5)
+static inline long iour__prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
+			       unsigned long a5)
 {
 	const struct iour_sys_ops *o = iour__sys();
 	return o->prctl(o->ctx, option, a2, a3, a4, a5);

@@ -273,8 +273,8 @@ struct kio_sqe {
 	uint8_t flags;
 	uint16_t ioprio;
 	int32_t fd;
-	uint64_t off;     /* also addr2 */
-	uint64_t addr;    /* also splice_off_in */
+	uint64_t off;  /* also addr2 */
+	uint64_t addr; /* also splice_off_in */
 	uint32_t len;
 	uint32_t op_flags; /* rw_flags, open_flags, ... */
 	uint64_t user_data;
@@ -339,6 +339,8 @@ _Static_assert(sizeof(struct kio_cqe) == 16, "io_uring_cqe size");
 #define KBPF_TXA 0x80
 #define KBPF_MAXINSNS 4096
 #define KBPF_MEMWORDS 16
+/* clang-format 14 would print ((c)&0x07): keep these as written. */
+/* clang-format off */
 #define KBPF_CLASS(c) ((c) & 0x07)
 #define KBPF_SIZE(c) ((c) & 0x18)
 #define KBPF_MODE(c) ((c) & 0xe0)
@@ -346,5 +348,6 @@ _Static_assert(sizeof(struct kio_cqe) == 16, "io_uring_cqe size");
 #define KBPF_SRC(c) ((c) & 0x08)
 #define KBPF_RVAL(c) ((c) & 0x18)
 #define KBPF_MISCOP(c) ((c) & 0xf8)
+/* clang-format on */
 
 #endif /* IOUR_LIB_UAPI_H */

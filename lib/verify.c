@@ -53,7 +53,7 @@ extern char **environ;
 
 #define VCHAN_MAGIC 0x46525649U /* "IVRF" */
 #define VCHAN_VERSION 1U
-#define VCHAN_DONE 0x454e4f44U  /* "DONE" */
+#define VCHAN_DONE 0x454e4f44U /* "DONE" */
 #define VCHAN_MAX_SIZE (8U << 20)
 
 enum { PHASE_NONE, PHASE_STARTED, PHASE_RING, PHASE_RUN, PHASE_DONE };
@@ -69,10 +69,10 @@ struct vchan_hdr {
 	uint32_t ring_flags;
 	uint32_t reqs_off;
 	uint32_t results_off;
-	uint32_t phase;    /* PHASE_* the serving process reached */
-	int32_t ring_err;  /* -errno: the ring could not be created or used */
-	int32_t exec_err;  /* -errno of a failed execve in the child */
-	uint32_t done;     /* VCHAN_DONE once every result is written */
+	uint32_t phase;   /* PHASE_* the serving process reached */
+	int32_t ring_err; /* -errno: the ring could not be created or used */
+	int32_t exec_err; /* -errno of a failed execve in the child */
+	uint32_t done;    /* VCHAN_DONE once every result is written */
 	uint32_t pad;
 };
 
@@ -203,8 +203,9 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		iov.iov_base = reading ? (void *)buf : (void *)&byte;
 		iov.iov_len = 1;
 		sqe.fd = reading ? p[0] : p[1];
-		sqe.addr = (q->opcode == OP_READV || q->opcode == OP_WRITEV) ? (uintptr_t)&iov
-									    : (uintptr_t)iov.iov_base;
+		sqe.addr = (q->opcode == OP_READV || q->opcode == OP_WRITEV) ?
+				   (uintptr_t)&iov :
+				   (uintptr_t)iov.iov_base;
 		sqe.len = 1;
 		sqe.off = (uint64_t)-1;
 		break;
@@ -232,11 +233,12 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		int family = q->family;
 		sa_family_t fam;
 
-		if (!family && q->addrlen >= sizeof(fam)) {
+		if (!family && addr && q->addrlen >= sizeof(fam)) {
 			memcpy(&fam, addr, sizeof(fam));
 			family = fam;
 		}
-		sock = socket(family, (q->type ? q->type : SOCK_STREAM) | SOCK_CLOEXEC, q->protocol);
+		sock = socket(family, (q->type ? q->type : SOCK_STREAM) | SOCK_CLOEXEC,
+			      q->protocol);
 		if (sock < 0) {
 			rc = -errno;
 			goto failed;
@@ -257,8 +259,8 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		out->res = rc;
 		goto out;
 	}
-	if (cqe.res >= 0 && (q->opcode == OP_SOCKET || q->opcode == OP_OPENAT ||
-			     q->opcode == OP_OPENAT2))
+	if (cqe.res >= 0 &&
+	    (q->opcode == OP_SOCKET || q->opcode == OP_OPENAT || q->opcode == OP_OPENAT2))
 		close(cqe.res);
 	out->res = cqe.res;
 	out->observed = cqe.res == -EACCES ? IOUR_EXPECT_DENY : IOUR_EXPECT_ALLOW;
@@ -568,8 +570,8 @@ static int map_ring_err(int err)
 	case -EBUSY:
 		return -EBUSY;
 	case -EOPNOTSUPP:
-	case -EINVAL:  /* the kernel refused the ring flags */
-	case -EEXIST:  /* a single-issuer ring of another task */
+	case -EINVAL: /* the kernel refused the ring flags */
+	case -EEXIST: /* a single-issuer ring of another task */
 		return -EOPNOTSUPP;
 	default:
 		return -ECHILD;
@@ -626,9 +628,9 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 
 	memfd = memfd_create("iour-verify", MFD_CLOEXEC);
 	if (memfd < 0) {
-		rc = errno == EMFILE || errno == ENFILE ? -EMFILE
-		     : errno == ENOMEM		       ? -ENOMEM
-						       : -ECHILD;
+		rc = errno == EMFILE || errno == ENFILE ? -EMFILE :
+		     errno == ENOMEM                    ? -ENOMEM :
+							  -ECHILD;
 		goto out;
 	}
 	if (ftruncate(memfd, (off_t)size) < 0) {
@@ -779,12 +781,25 @@ out:
 }
 
 /* Documented in include/iouring_restrict/verify.h */
-int iour_verify(const struct iour_verify_req *reqs, size_t nr,
-		struct iour_verify_result *results, const struct iour_verify_opts *opts)
+int iour_verify(const struct iour_verify_req *reqs, size_t nr, struct iour_verify_result *results,
+		const struct iour_verify_opts *opts)
 {
-	static const int allowed[] = { IOUR_ERRNO__NOT_ENFORCED, EINVAL, E2BIG, EOPNOTSUPP, EBADF,
-				       ENOTTY, EBADFD, EBUSY, ENOSYS, EPERM, ENOMEM, EMFILE,
-				       EAGAIN, ETIMEDOUT, ECHILD, 0 };
+	static const int allowed[] = { IOUR_ERRNO__NOT_ENFORCED,
+				       EINVAL,
+				       E2BIG,
+				       EOPNOTSUPP,
+				       EBADF,
+				       ENOTTY,
+				       EBADFD,
+				       EBUSY,
+				       ENOSYS,
+				       EPERM,
+				       ENOMEM,
+				       EMFILE,
+				       EAGAIN,
+				       ETIMEDOUT,
+				       ECHILD,
+				       0 };
 
 	return iour__err_public(verify_impl(reqs, nr, results, opts), allowed);
 }

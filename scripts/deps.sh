@@ -5,8 +5,14 @@
 # `scripts/deps.sh qemu-system-x86`).
 set -eu
 
-PKGS="make gcc g++ clang libclang-rt-14-dev pkgconf libcriterion-dev liburing-dev \
-doxygen python3 abi-dumper abi-compliance-checker gcovr valgrind libseccomp-dev"
+# build: make gcc g++ clang binutils pkgconf; libraries: libcriterion-dev
+# liburing-dev libseccomp-dev; docs: doxygen; scripts: python3;
+# ABI gate: abi-dumper abi-compliance-checker; hardening: libclang-rt-14-dev
+# (libFuzzer and sanitizer runtimes), valgrind, gcovr, clang-tidy, cppcheck,
+# clang-format.
+PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
+doxygen python3 abi-dumper abi-compliance-checker libclang-rt-14-dev valgrind gcovr \
+clang-tidy cppcheck clang-format"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
 missing=""

@@ -140,8 +140,8 @@ struct iour_validate_info {
  *         `reason`.
  * @since 1.0
  */
-IOUR_API int iour_cbpf_validate(const struct iour_insn *insns, size_t cnt,
-				uint32_t flags, struct iour_validate_info *info);
+IOUR_API int iour_cbpf_validate(const struct iour_insn *insns, size_t cnt, uint32_t flags,
+				struct iour_validate_info *info);
 
 /**
  * @brief **iour_cbpf_reject_str()** describes a reject reason.
@@ -193,9 +193,8 @@ struct iour_sim_result {
  *         up to `allowed`.
  * @since 1.0
  */
-IOUR_API int iour_cbpf_run(const struct iour_insn *insns, size_t cnt,
-			   const uint8_t *ctx, size_t ctx_len,
-			   struct iour_sim_result *res);
+IOUR_API int iour_cbpf_run(const struct iour_insn *insns, size_t cnt, const uint8_t *ctx,
+			   size_t ctx_len, struct iour_sim_result *res);
 /** @} */
 
 /** @name Context builders
@@ -225,8 +224,8 @@ IOUR_API int iour_cbpf_run(const struct iour_insn *insns, size_t cnt,
  *         @p opcode is 65 or more, or @p sqe_flags has a bit above 0x7f.
  * @since 1.0
  */
-IOUR_API int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode,
-			      uint32_t sqe_flags, uint64_t user_data);
+IOUR_API int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode, uint32_t sqe_flags,
+			      uint64_t user_data);
 
 /**
  * @brief **iour_ctx_socket()** fills the payload of an IORING_OP_SOCKET
@@ -249,8 +248,8 @@ IOUR_API int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode,
  *         not 12).
  * @since 1.0
  */
-IOUR_API int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family,
-			     uint32_t type, uint32_t protocol);
+IOUR_API int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type,
+			     uint32_t protocol);
 
 /**
  * @brief **iour_ctx_open()** fills the payload of an IORING_OP_OPENAT or
@@ -282,8 +281,8 @@ IOUR_API int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family,
  *         the SQE's 32 bits or @p resolve is not 0.
  * @since 1.0
  */
-IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags,
-			   uint64_t mode, uint64_t resolve);
+IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode,
+			   uint64_t resolve);
 
 /**
  * @brief **iour_ctx_connect()** fills the payload of an IORING_OP_CONNECT
@@ -308,8 +307,7 @@ IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags,
  *         above 128 (the kernel refuses such a request before any filter).
  * @since 1.0
  */
-IOUR_API int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr,
-			      uint32_t addr_len);
+IOUR_API int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_len);
 /** @} */
 
 /** @name Disassembler and exporters
@@ -372,9 +370,8 @@ enum iour_disasm_format {
  *         is 65 or more but not #IOUR_OPCODE_ANY, or @p format is unknown.
  * @since 1.0
  */
-IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt,
-			      uint32_t opcode, uint32_t format, char *buf,
-			      size_t *len);
+IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt, uint32_t opcode,
+			      uint32_t format, char *buf, size_t *len);
 /** @} */
 
 #ifdef __cplusplus

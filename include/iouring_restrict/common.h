@@ -34,7 +34,6 @@
  * @param TYPE the options struct's tag, without `struct`
  * @param NAME the variable to declare
  */
-#define IOUR_OPTS(TYPE, NAME, ...) \
-	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+#define IOUR_OPTS(TYPE, NAME, ...) struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
 
 #endif /* IOURING_RESTRICT_COMMON_H */

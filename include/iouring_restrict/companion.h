@@ -143,8 +143,8 @@ IOUR_API int iour_companion_install(const struct iour_companion_opts *opts);
  *    system-call ABI it does not know.
  * @since 1.0
  */
-IOUR_API int iour_companion_program(const struct iour_companion_opts *opts,
-				    struct iour_insn *insns, size_t cnt);
+IOUR_API int iour_companion_program(const struct iour_companion_opts *opts, struct iour_insn *insns,
+				    size_t cnt);
 
 /**
  * @brief **iour_task_thread_count()** counts the threads of the calling

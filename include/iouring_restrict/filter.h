@@ -147,19 +147,19 @@ enum iour_field {
  * does not use must be zero.
  */
 enum iour_cmp_op {
-	IOUR_CMP_EQ = 1,         /**< v == value */
-	IOUR_CMP_NE = 2,         /**< v != value */
-	IOUR_CMP_LT = 3,         /**< v < value */
-	IOUR_CMP_LE = 4,         /**< v <= value */
-	IOUR_CMP_GT = 5,         /**< v > value */
-	IOUR_CMP_GE = 6,         /**< v >= value */
-	IOUR_CMP_MASKED_EQ = 7,  /**< (v & arg) == value; arg != 0, value within arg */
-	IOUR_CMP_ANY_BITS = 8,   /**< (v & value) != 0; value != 0 */
-	IOUR_CMP_ALL_BITS = 9,   /**< (v & value) == value; value != 0 */
-	IOUR_CMP_NONE_BITS = 10, /**< (v & value) == 0; value != 0 */
-	IOUR_CMP_IN_SET = 11,    /**< v is one of set[0 .. set_len-1]; set_len >= 1 */
-	IOUR_CMP_NOT_IN_SET = 12,  /**< v is none of set[0 .. set_len-1] */
-	IOUR_CMP_IN_RANGE = 13,    /**< value <= v <= arg; value <= arg */
+	IOUR_CMP_EQ = 1,            /**< v == value */
+	IOUR_CMP_NE = 2,            /**< v != value */
+	IOUR_CMP_LT = 3,            /**< v < value */
+	IOUR_CMP_LE = 4,            /**< v <= value */
+	IOUR_CMP_GT = 5,            /**< v > value */
+	IOUR_CMP_GE = 6,            /**< v >= value */
+	IOUR_CMP_MASKED_EQ = 7,     /**< (v & arg) == value; arg != 0, value within arg */
+	IOUR_CMP_ANY_BITS = 8,      /**< (v & value) != 0; value != 0 */
+	IOUR_CMP_ALL_BITS = 9,      /**< (v & value) == value; value != 0 */
+	IOUR_CMP_NONE_BITS = 10,    /**< (v & value) == 0; value != 0 */
+	IOUR_CMP_IN_SET = 11,       /**< v is one of set[0 .. set_len-1]; set_len >= 1 */
+	IOUR_CMP_NOT_IN_SET = 12,   /**< v is none of set[0 .. set_len-1] */
+	IOUR_CMP_IN_RANGE = 13,     /**< value <= v <= arg; value <= arg */
 	IOUR_CMP_NOT_IN_RANGE = 14, /**< v < value or v > arg */
 	/** The address lies in the network of prefix length `arg`
 	 *  (0..32 for IPv4, 0..128 for IPv6) that contains `value` (IPv4) or
@@ -183,9 +183,9 @@ enum iour_cmp_op {
  * @param c third byte
  * @param d last byte
  */
-#define IOUR_IPV4(a, b, c, d) \
-	((uint32_t)(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | \
-		    ((uint32_t)(c) << 8) | (uint32_t)(d)))
+#define IOUR_IPV4(a, b, c, d)                                                              \
+	((uint32_t)(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | \
+		    (uint32_t)(d)))
 
 /**
  * @brief One comparison of a rule.
@@ -214,12 +214,12 @@ struct iour_cmp {
 
 /** @brief Options of iour_filter__new(). */
 struct iour_filter_opts {
-	size_t sz;                /**< sizeof(struct iour_filter_opts) */
+	size_t sz; /**< sizeof(struct iour_filter_opts) */
 	/** Verdict of an opcode that has rules but no
 	 *  iour_filter__set_default(): #IOUR_DENY (the zero default, fail
 	 *  closed) or #IOUR_ALLOW. */
 	uint32_t default_verdict;
-	uint32_t flags;           /**< none defined yet; must be 0 */
+	uint32_t flags; /**< none defined yet; must be 0 */
 };
 
 /**
@@ -232,8 +232,7 @@ struct iour_filter_opts {
  *         -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_filter__new(const struct iour_filter_opts *opts,
-			      struct iour_filter **out);
+IOUR_API int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **out);
 
 /**
  * @brief **iour_filter__free()** releases a filter set.
@@ -250,8 +249,7 @@ IOUR_API void iour_filter__free(struct iour_filter *f);
  * @return 0 on success; -EINVAL if @p f or @p out is NULL; -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_filter__dup(const struct iour_filter *f,
-			       struct iour_filter **out);
+IOUR_API int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out);
 
 /**
  * @brief **iour_filter__add_rule()** appends a rule to an opcode's list.
@@ -288,9 +286,8 @@ IOUR_API int iour_filter__dup(const struct iour_filter *f,
  *  - -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode,
-				   uint32_t verdict, const struct iour_cmp *cmps,
-				   size_t ncmps);
+IOUR_API int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdict,
+				   const struct iour_cmp *cmps, size_t ncmps);
 
 /**
  * @brief **iour_filter__set_default()** sets the verdict for requests of
@@ -306,8 +303,7 @@ IOUR_API int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode,
  *         -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_filter__set_default(struct iour_filter *f, uint32_t opcode,
-				      uint32_t verdict);
+IOUR_API int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t verdict);
 
 /**
  * @brief **iour_filter__set_raw()** installs a caller-written program for
@@ -340,8 +336,7 @@ IOUR_API int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode,
  *         NULL and @p cap is smaller than the count (nothing written).
  * @since 1.0
  */
-IOUR_API int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf,
-				  size_t cap);
+IOUR_API int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf, size_t cap);
 
 /** @brief iour_filter_opinfo::flags: the opcode has an explicit default. */
 #define IOUR_OPINFO_HAS_DEFAULT (1U << 0)
@@ -350,11 +345,12 @@ IOUR_API int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf,
 
 /** @brief What a filter holds for one opcode (iour_filter__opcode_info()). */
 struct iour_filter_opinfo {
-	size_t sz;                /**< sizeof(struct iour_filter_opinfo), set by the caller */
-	uint32_t nrules;          /**< number of rules */
-	uint32_t flags;           /**< IOUR_OPINFO_* */
-	uint32_t default_verdict; /**< the verdict when no rule matches (explicit or the filter's) */
-	uint32_t raw_cnt;         /**< instructions of the raw program, or 0 */
+	size_t sz;       /**< sizeof(struct iour_filter_opinfo), set by the caller */
+	uint32_t nrules; /**< number of rules */
+	uint32_t flags;  /**< IOUR_OPINFO_* */
+	uint32_t
+		default_verdict; /**< the verdict when no rule matches (explicit or the filter's) */
+	uint32_t raw_cnt;        /**< instructions of the raw program, or 0 */
 };
 
 /**
@@ -373,8 +369,8 @@ IOUR_API int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opco
 
 /** @brief Options of iour_filter__compile(). */
 struct iour_compile_opts {
-	size_t sz;          /**< sizeof(struct iour_compile_opts) */
-	uint32_t flags;     /**< none defined yet; must be 0 */
+	size_t sz;      /**< sizeof(struct iour_compile_opts) */
+	uint32_t flags; /**< none defined yet; must be 0 */
 	/** Largest acceptable program, 1..4096; 0 means the kernel's limit
 	 *  (4096). */
 	uint32_t max_insns;
@@ -415,8 +411,7 @@ enum iour_prog_kind {
  * @since 1.0
  */
 IOUR_API int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
-				  const struct iour_compile_opts *opts,
-				  struct iour_prog **out);
+				  const struct iour_compile_opts *opts, struct iour_prog **out);
 
 /**
  * @brief **iour_prog__insns()** returns the program's instructions.

@@ -98,8 +98,7 @@ struct iour_policy_opts {
  *         are not zero; -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_policy__new(const struct iour_policy_opts *opts,
-			      struct iour_policy **out);
+IOUR_API int iour_policy__new(const struct iour_policy_opts *opts, struct iour_policy **out);
 
 /**
  * @brief **iour_policy__free()** releases a policy.
@@ -178,8 +177,7 @@ IOUR_API int iour_policy__set_filter(struct iour_policy *p, const struct iour_fi
  * @since 1.0
  */
 IOUR_API int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode,
-				   const struct iour_insn *insns, size_t cnt,
-				   uint32_t pdu_size);
+				   const struct iour_insn *insns, size_t cnt, uint32_t pdu_size);
 
 /** @brief The policy's attributes (iour_policy__set_attr()). Values are
  *         never renumbered. */
@@ -305,8 +303,7 @@ IOUR_API int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_
  *         unknown.
  * @since 1.0
  */
-IOUR_API int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr,
-				   uint32_t *value);
+IOUR_API int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, uint32_t *value);
 
 /**
  * @brief **iour_policy_attr_bounds()** gives the valid range and the
@@ -318,8 +315,7 @@ IOUR_API int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr,
  * @return 0 on success; -EINVAL if @p attr is unknown.
  * @since 1.0
  */
-IOUR_API int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max,
-				     uint32_t *def);
+IOUR_API int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max, uint32_t *def);
 /** @} */
 
 /** @name Planning
@@ -417,8 +413,7 @@ struct iour_plan_opts {
  *         -ECHILD if the probe child could not run; -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_policy__plan(const struct iour_policy *p,
-			       const struct iour_plan_opts *opts,
+IOUR_API int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
 			       struct iour_plan **out);
 
 /**
@@ -437,15 +432,15 @@ IOUR_API void iour_plan__free(struct iour_plan *plan);
 
 /** @brief The kernel a plan was compiled for (iour_plan__info()). */
 struct iour_plan_info {
-	size_t sz;           /**< set by the caller: sizeof(struct iour_plan_info) */
-	uint32_t target;     /**< enum iour_policy_target */
-	uint32_t level;      /**< feature level 0..5 */
-	uint32_t op_last;    /**< the kernel's IORING_OP_LAST (0 if unknown) */
-	uint32_t reg_last;   /**< the kernel's IORING_REGISTER_LAST (0 if unknown) */
-	uint32_t split_gates;/**< 1 for Linux 7.0+ restriction semantics */
-	uint32_t flags;      /**< IOUR_PLAN_INFO_* */
-	uint32_t task_steps; /**< steps applied by iour_plan__apply_task() */
-	uint32_t ring_steps; /**< steps applied by iour_plan__apply_ring() */
+	size_t sz;            /**< set by the caller: sizeof(struct iour_plan_info) */
+	uint32_t target;      /**< enum iour_policy_target */
+	uint32_t level;       /**< feature level 0..5 */
+	uint32_t op_last;     /**< the kernel's IORING_OP_LAST (0 if unknown) */
+	uint32_t reg_last;    /**< the kernel's IORING_REGISTER_LAST (0 if unknown) */
+	uint32_t split_gates; /**< 1 for Linux 7.0+ restriction semantics */
+	uint32_t flags;       /**< IOUR_PLAN_INFO_* */
+	uint32_t task_steps;  /**< steps applied by iour_plan__apply_task() */
+	uint32_t ring_steps;  /**< steps applied by iour_plan__apply_ring() */
 };
 
 /**
@@ -489,9 +484,9 @@ enum iour_step_target {
 
 /** @brief One step of a plan (iour_plan__step()). */
 struct iour_plan_step {
-	size_t sz;           /**< set by the caller: sizeof(struct iour_plan_step) */
-	uint32_t target;     /**< enum iour_step_target */
-	uint32_t op;         /**< enum iour_step_op */
+	size_t sz;       /**< set by the caller: sizeof(struct iour_plan_step) */
+	uint32_t target; /**< enum iour_step_target */
+	uint32_t op;     /**< enum iour_step_op */
 	/** The system call's operation: the register opcode (11, 37, 12),
 	 *  the prctl option (38) or the seccomp operation (1). */
 	uint32_t call_op;
@@ -500,9 +495,9 @@ struct iour_plan_step {
 	/** The request opcode a filter step registers for; UINT32_MAX for
 	 *  other steps. */
 	uint32_t opcode;
-	uint32_t arg_len;    /**< bytes of the argument (iour_plan__step_arg()) */
-	uint32_t insn_cnt;   /**< instructions of the step's program, or 0 */
-	uint32_t entries;    /**< restriction entries of a RESTRICTIONS step */
+	uint32_t arg_len;  /**< bytes of the argument (iour_plan__step_arg()) */
+	uint32_t insn_cnt; /**< instructions of the step's program, or 0 */
+	uint32_t entries;  /**< restriction entries of a RESTRICTIONS step */
 };
 
 /**
@@ -523,8 +518,7 @@ IOUR_API int iour_plan__step_cnt(const struct iour_plan *plan);
  *         is smaller than its first field; -ERANGE if @p i is not a step.
  * @since 1.0
  */
-IOUR_API int iour_plan__step(const struct iour_plan *plan, size_t i,
-			     struct iour_plan_step *out);
+IOUR_API int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_step *out);
 
 /**
  * @brief **iour_plan__step_arg()** copies the exact argument bytes of one
@@ -538,8 +532,7 @@ IOUR_API int iour_plan__step(const struct iour_plan *plan, size_t i,
  *         size needed).
  * @since 1.0
  */
-IOUR_API int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf,
-				 size_t *len);
+IOUR_API int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len);
 
 /**
  * @brief **iour_plan__step_insns()** copies the cBPF program of a step
@@ -553,8 +546,8 @@ IOUR_API int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *b
  *         @p i is not a step or @p buf is too small.
  * @since 1.0
  */
-IOUR_API int iour_plan__step_insns(const struct iour_plan *plan, size_t i,
-				   struct iour_insn *buf, size_t *cnt);
+IOUR_API int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
+				   size_t *cnt);
 
 /**
  * @brief **iour_plan__describe()** writes the dry run: the kernel the plan
@@ -636,8 +629,7 @@ struct iour_apply_opts {
  *         the steps that took effect); -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_plan__apply_task(const struct iour_plan *plan,
-				   const struct iour_apply_opts *opts,
+IOUR_API int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 				   struct iour_report **report);
 
 /**
@@ -672,8 +664,7 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan,
  * @since 1.0
  */
 IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
-				   const struct iour_apply_opts *opts,
-				   struct iour_report **report);
+				   const struct iour_apply_opts *opts, struct iour_report **report);
 
 /**
  * @brief **iour_plan__create_ring()** creates a ring with
@@ -698,9 +689,9 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *         left behind).
  * @since 1.0
  */
-IOUR_API int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries,
-				    void *params, const struct iour_apply_opts *opts,
-				    int *ring_fd, struct iour_report **report);
+IOUR_API int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,
+				    const struct iour_apply_opts *opts, int *ring_fd,
+				    struct iour_report **report);
 /** @} */
 
 /** @name Reports
@@ -811,9 +802,9 @@ enum iour_reason {
 
 /** @brief One decision of a report (iour_report__decision()). */
 struct iour_decision {
-	size_t sz;        /**< set by the caller: sizeof(struct iour_decision) */
-	uint32_t kind;    /**< enum iour_decision_kind */
-	uint32_t reason;  /**< enum iour_reason */
+	size_t sz;       /**< set by the caller: sizeof(struct iour_decision) */
+	uint32_t kind;   /**< enum iour_decision_kind */
+	uint32_t reason; /**< enum iour_reason */
 	/** The request opcode concerned, or #IOUR_DECISION_NO_OPCODE. */
 	uint32_t opcode;
 	/** The step concerned (index in the plan), or UINT32_MAX. */
@@ -821,7 +812,7 @@ struct iour_decision {
 	/** The errno of a failed step (negative), or the payload size the
 	 *  kernel reported for #IOUR_DECISION_NEGOTIATED; else 0. */
 	int32_t value;
-	uint32_t pad;     /**< 0 */
+	uint32_t pad; /**< 0 */
 	/** One-line explanation; valid as long as the report. */
 	const char *text;
 };
@@ -869,8 +860,7 @@ IOUR_API int iour_report__flags(const struct iour_report *r);
  * @return 0 on success; -EINVAL if @p r is NULL.
  * @since 1.0
  */
-IOUR_API int iour_report__steps(const struct iour_report *r, uint32_t *done,
-				uint32_t *total);
+IOUR_API int iour_report__steps(const struct iour_report *r, uint32_t *done, uint32_t *total);
 
 /**
  * @brief **iour_report__error()** gives the error that stopped the

@@ -68,8 +68,7 @@ struct iour_ruleset_opts {
  *         library knows and an unknown byte is not zero; -ENOMEM.
  * @since 1.0
  */
-IOUR_API int iour_ruleset__new(const struct iour_ruleset_opts *opts,
-			       struct iour_ruleset **out);
+IOUR_API int iour_ruleset__new(const struct iour_ruleset_opts *opts, struct iour_ruleset **out);
 
 /**
  * @brief **iour_ruleset__free()** releases a restriction set.
@@ -139,8 +138,7 @@ IOUR_API int iour_ruleset__allow_register_op(struct iour_ruleset *rs, uint32_t o
  *         no register opcode has that name.
  * @since 1.0
  */
-IOUR_API int iour_ruleset__allow_register_op_name(struct iour_ruleset *rs,
-						  const char *name);
+IOUR_API int iour_ruleset__allow_register_op_name(struct iour_ruleset *rs, const char *name);
 
 /**
  * @brief **iour_ruleset__deny_all_sqe_ops()** makes the SQE side an empty
@@ -255,10 +253,10 @@ IOUR_API int iour_ruleset__sqe_flags(const struct iour_ruleset *rs, uint32_t *al
 
 /** @brief Kinds of restriction entries (`enum io_uring_register_restriction_op`). */
 enum iour_restriction_kind {
-	IOUR_RESTRICTION_REGISTER_OP = 0,        /**< allow one register opcode */
-	IOUR_RESTRICTION_SQE_OP = 1,             /**< allow one request opcode */
-	IOUR_RESTRICTION_SQE_FLAGS_ALLOWED = 2,  /**< set the allowed SQE flags */
-	IOUR_RESTRICTION_SQE_FLAGS_REQUIRED = 3  /**< set the required SQE flags */
+	IOUR_RESTRICTION_REGISTER_OP = 0,       /**< allow one register opcode */
+	IOUR_RESTRICTION_SQE_OP = 1,            /**< allow one request opcode */
+	IOUR_RESTRICTION_SQE_FLAGS_ALLOWED = 2, /**< set the allowed SQE flags */
+	IOUR_RESTRICTION_SQE_FLAGS_REQUIRED = 3 /**< set the required SQE flags */
 };
 
 /**
@@ -267,10 +265,10 @@ enum iour_restriction_kind {
  *        argument of `IORING_REGISTER_RESTRICTIONS`.
  */
 struct iour_restriction {
-	uint16_t opcode;    /**< enum iour_restriction_kind */
-	uint8_t arg;        /**< register opcode, request opcode or flag mask */
-	uint8_t resv;       /**< 0 */
-	uint32_t resv2[3];  /**< 0 */
+	uint16_t opcode;   /**< enum iour_restriction_kind */
+	uint8_t arg;       /**< register opcode, request opcode or flag mask */
+	uint8_t resv;      /**< 0 */
+	uint32_t resv2[3]; /**< 0 */
 };
 
 /** @brief Export for kernels before 7.0: registering any set gates both sides. */
@@ -286,9 +284,9 @@ struct iour_restriction {
  *        (n % 64) of word n / 64.
  */
 struct iour_clamp_report {
-	size_t sz;              /**< sizeof(struct iour_clamp_report) */
-	uint32_t n_sqe_ops;     /**< allowed request opcodes dropped */
-	uint32_t n_register_ops;/**< allowed register opcodes dropped */
+	size_t sz;                /**< sizeof(struct iour_clamp_report) */
+	uint32_t n_sqe_ops;       /**< allowed request opcodes dropped */
+	uint32_t n_register_ops;  /**< allowed register opcodes dropped */
 	uint64_t sqe_ops[4];      /**< bitmap of the dropped request opcodes */
 	uint64_t register_ops[4]; /**< bitmap of the dropped register opcodes */
 };
@@ -303,7 +301,7 @@ struct iour_clamp_report {
  * probe module.
  */
 struct iour_export_opts {
-	size_t sz;          /**< sizeof(struct iour_export_opts) */
+	size_t sz; /**< sizeof(struct iour_export_opts) */
 	/** Target kernel version, IOUR_KVER(maj, min), from which the limits
 	 *  and the gate semantics below default (iour_opcode_last(),
 	 *  iour_register_op_last(), split from 7.0); 0 = the newest known. */
@@ -354,8 +352,7 @@ struct iour_export_opts {
  * @since 1.0
  */
 IOUR_API int iour_ruleset__export(const struct iour_ruleset *rs,
-				  const struct iour_export_opts *opts, void *buf,
-				  size_t *len);
+				  const struct iour_export_opts *opts, void *buf, size_t *len);
 
 /** @} */
 

@@ -152,12 +152,12 @@ struct iour_verify_result {
  *        30-second timeout).
  */
 struct iour_verify_opts {
-	size_t sz;            /**< sizeof(struct iour_verify_opts) */
-	uint32_t flags;       /**< #IOUR_VERIFY_RING_FD or 0 */
-	int32_t ring_fd;      /**< with #IOUR_VERIFY_RING_FD: the ring to check,
+	size_t sz;              /**< sizeof(struct iour_verify_opts) */
+	uint32_t flags;         /**< #IOUR_VERIFY_RING_FD or 0 */
+	int32_t ring_fd;        /**< with #IOUR_VERIFY_RING_FD: the ring to check,
 				   an open io_uring descriptor of the caller
 				   (otherwise must be 0) */
-	uint32_t ring_flags;  /**< IORING_SETUP_* flags.  Without
+	uint32_t ring_flags;    /**< IORING_SETUP_* flags.  Without
 				   #IOUR_VERIFY_RING_FD: the flags the child
 				   creates its ring with (CLAMP, SUBMIT_ALL,
 				   COOP_TASKRUN, TASKRUN_FLAG, SQE128, CQE32,
@@ -167,9 +167,9 @@ struct iour_verify_opts {
 				   change how it is driven; the above plus
 				   CQSIZE, ATTACH_WQ and R_DISABLED are
 				   accepted, SINGLE_ISSUER is not) */
-	uint32_t timeout_ms;  /**< how long the child may take, in ms; 0 means
+	uint32_t timeout_ms;    /**< how long the child may take, in ms; 0 means
 				   30000.  The child is killed after that */
-	const char *exec_path; /**< NULL, or a program the child executes
+	const char *exec_path;  /**< NULL, or a program the child executes
 				    first; it must call **iour_verify_serve()** */
 	char *const *exec_argv; /**< argument vector for @c exec_path
 				     (NULL-terminated), or NULL for
@@ -254,8 +254,7 @@ struct iour_verify_opts {
  * @since 1.0
  */
 IOUR_API int iour_verify(const struct iour_verify_req *reqs, size_t nr,
-			 struct iour_verify_result *results,
-			 const struct iour_verify_opts *opts);
+			 struct iour_verify_result *results, const struct iour_verify_opts *opts);
 
 /**
  * @brief **iour_verify_serve()** runs the check that **iour_verify()**

@@ -29,8 +29,7 @@
  * @param min minor version to compare with
  */
 #define IOUR_VERSION_AT_LEAST(maj, min) \
-	(IOUR_VERSION_MAJOR > (maj) || \
-	 (IOUR_VERSION_MAJOR == (maj) && IOUR_VERSION_MINOR >= (min)))
+	(IOUR_VERSION_MAJOR > (maj) || (IOUR_VERSION_MAJOR == (maj) && IOUR_VERSION_MINOR >= (min)))
 
 #ifdef __cplusplus
 extern "C" {

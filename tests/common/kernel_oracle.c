@@ -110,7 +110,10 @@ int oracle_seccomp_accepts(const struct iour_insn *insns, size_t cnt)
 		shared[0] = r == 0 ? 0 : -errno;
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) < 0) {
+	/* Retry on EINTR: callers may run timers (libFuzzer's -timeout). */
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
 		rc = -errno;
 	} else {
 		rc = shared[0];
