@@ -37,7 +37,8 @@ static bool avail(uint32_t a)
 
 int iour__target_from_features(const struct iour_features *f, struct iour__target *t)
 {
-	if (!f || !t || f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
+	if (!f || !t ||
+	    f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
 		return -EINVAL;
 	/* Limits the restriction entries cannot be built for. */
 	if (f->op_last > 256 || f->reg_last > 256 ||
@@ -58,7 +59,8 @@ int iour__target_from_features(const struct iour_features *f, struct iour__targe
 	t->ring_bpf = t->ring_restrict && avail(f->bpf_ring);
 	t->nnp = f->no_new_privs == 1;
 	t->priv = t->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
-		  f->task_restrictions == IOUR_AVAIL_NO_PRIV ? IOUR__PRIV_NO : IOUR__PRIV_UNKNOWN;
+		  f->task_restrictions == IOUR_AVAIL_NO_PRIV       ? IOUR__PRIV_NO :
+								     IOUR__PRIV_UNKNOWN;
 	t->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
 	t->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
 	t->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
@@ -165,7 +167,8 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 			filter = true;
 			uses_uring = true;
 			if (task ? !k->task_bpf : !k->ring_bpf)
-				missing = task ? "task-level BPF filters" : "ring-level BPF filters";
+				missing =
+					task ? "task-level BPF filters" : "ring-level BPF filters";
 			break;
 		case IOUR_STEP_ENABLE_RINGS:
 			uses_uring = true;
@@ -181,24 +184,27 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 	if (!uses_uring || !k->io_uring)
 		return 0;
 	if (missing) {
-		snprintf(why, len, "the plan was compiled for %s, which has %s; %s does not: "
-			 "nothing applied", t->name, missing, k->name);
+		snprintf(why, len,
+			 "the plan was compiled for %s, which has %s; %s does not: "
+			 "nothing applied",
+			 t->name, missing, k->name);
 		return -IOUR_ERRNO__KERNEL_MISMATCH;
 	}
-	if ((set || filter) && (t->op_last != k->op_last ||
-				(set && t->reg_last != k->reg_last))) {
-		snprintf(why, len, "the plan was compiled for %s (IORING_OP_LAST %u, "
+	if ((set || filter) && (t->op_last != k->op_last || (set && t->reg_last != k->reg_last))) {
+		snprintf(why, len,
+			 "the plan was compiled for %s (IORING_OP_LAST %u, "
 			 "IORING_REGISTER_LAST %u); %s has %u and %u, so its %s would mean "
-			 "something else there: nothing applied", t->name, t->op_last,
-			 t->reg_last, k->name, k->op_last, k->reg_last,
+			 "something else there: nothing applied",
+			 t->name, t->op_last, t->reg_last, k->name, k->op_last, k->reg_last,
 			 set ? "restriction entries" : "filters");
 		return -IOUR_ERRNO__KERNEL_MISMATCH;
 	}
 	if (ring_set && t->split != k->split) {
-		snprintf(why, len, "the plan was compiled for %s, with %s gate semantics; %s "
+		snprintf(why, len,
+			 "the plan was compiled for %s, with %s gate semantics; %s "
 			 "has %s gates, so the ring's classic set would gate other register "
-			 "opcodes: nothing applied", t->name, gates(t->split), k->name,
-			 gates(k->split));
+			 "opcodes: nothing applied",
+			 t->name, gates(t->split), k->name, gates(k->split));
 		return -IOUR_ERRNO__KERNEL_MISMATCH;
 	}
 	return 0;
@@ -206,8 +212,7 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 
 /* Refuse, before the first system call, a plan that means something else
  * on the running kernel; the report says why. */
-static int check_kernel(const struct iour_plan *pl, size_t first, size_t end,
-			struct iour_report *r)
+static int check_kernel(const struct iour_plan *pl, size_t first, size_t end, struct iour_report *r)
 {
 	struct iour__target k;
 	char why[512];
@@ -219,8 +224,10 @@ static int check_kernel(const struct iour_plan *pl, size_t first, size_t end,
 	if (rc == 0)
 		rc = iour__plan_compat(pl, first, end, &k, why, sizeof(why));
 	else
-		snprintf(why, sizeof(why), "the running kernel could not be probed (%s): "
-			 "nothing applied", iour_errname(rc));
+		snprintf(why, sizeof(why),
+			 "the running kernel could not be probed (%s): "
+			 "nothing applied",
+			 iour_errname(rc));
 	if (rc == 0)
 		return 0;
 	r->status = IOUR_STATUS_NOT_ENFORCED;
@@ -241,10 +248,10 @@ struct exec {
 	const struct iour_plan *pl;
 	struct iour_report *r;
 	int ring_fd;
-	size_t first, end;   /* steps to run */
-	size_t done;         /* steps that took effect */
-	bool effect;         /* an irreversible step took effect */
-	bool enforcing;      /* a restriction took effect */
+	size_t first, end; /* steps to run */
+	size_t done;       /* steps that took effect */
+	bool effect;       /* an irreversible step took effect */
+	bool enforcing;    /* a restriction took effect */
 	uint8_t achieved[IOUR__NOPS];
 };
 
@@ -275,7 +282,8 @@ static long do_filter(struct exec *x, size_t i, int fd)
 		iour__report_add(x->r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, s->opcode,
 				 (uint32_t)i, (int32_t)k,
 				 "%s: the kernel's payload is %u bytes, the program reads %u; "
-				 "registered again without SZ_STRICT", name, k, want);
+				 "registered again without SZ_STRICT",
+				 name, k, want);
 		memcpy(&bpf, s->arg, sizeof(bpf));
 		bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
 		bpf.filter.filter_ptr = (uint64_t)(uintptr_t)s->insns;
@@ -286,8 +294,9 @@ static long do_filter(struct exec *x, size_t i, int fd)
 	bpf.filter.flags &= ~KIO_BPF_FILTER_SZ_STRICT;
 	bpf.filter.pdu_size = 0;
 	bpf.filter.filter_len = 1;
-	bpf.filter.filter_ptr = (uint64_t)(uintptr_t)(s->fallback == IOUR_POLICY_FALLBACK_OPEN ?
-								    ret_allow : ret_deny);
+	bpf.filter.filter_ptr =
+		(uint64_t)(uintptr_t)(s->fallback == IOUR_POLICY_FALLBACK_OPEN ? ret_allow :
+										 ret_deny);
 	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
 	if (rc == 0) {
 		bool open = s->fallback == IOUR_POLICY_FALLBACK_OPEN;
@@ -337,12 +346,18 @@ static long run_step(struct exec *x, size_t i)
 static const char *step_name(uint32_t op)
 {
 	switch (op) {
-	case IOUR_STEP_SET_NNP: return "PR_SET_NO_NEW_PRIVS";
-	case IOUR_STEP_RESTRICTIONS: return "IORING_REGISTER_RESTRICTIONS";
-	case IOUR_STEP_BPF_FILTER: return "IORING_REGISTER_BPF_FILTER";
-	case IOUR_STEP_ENABLE_RINGS: return "IORING_REGISTER_ENABLE_RINGS";
-	case IOUR_STEP_COMPANION: return "seccomp companion";
-	default: return "?";
+	case IOUR_STEP_SET_NNP:
+		return "PR_SET_NO_NEW_PRIVS";
+	case IOUR_STEP_RESTRICTIONS:
+		return "IORING_REGISTER_RESTRICTIONS";
+	case IOUR_STEP_BPF_FILTER:
+		return "IORING_REGISTER_BPF_FILTER";
+	case IOUR_STEP_ENABLE_RINGS:
+		return "IORING_REGISTER_ENABLE_RINGS";
+	case IOUR_STEP_COMPANION:
+		return "seccomp companion";
+	default:
+		return "?";
 	}
 }
 
@@ -361,8 +376,8 @@ static void account_failure(struct exec *x, size_t i, long rc)
 
 	r->error = (int32_t)rc;
 	r->flags |= IOUR_REPORT_STOPPED;
-	iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
-			 s->opcode, (uint32_t)i, (int32_t)rc,
+	iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED, s->opcode, (uint32_t)i,
+			 (int32_t)rc,
 			 "step %zu (%s%s%s) failed with %s; %zu of %zu steps took effect", i + 1,
 			 step_name(s->op), s->opcode != UINT32_MAX ? " for " : "",
 			 s->opcode != UINT32_MAX ? iour__op_label(s->opcode, tmp, sizeof(tmp)) : "",
@@ -375,14 +390,15 @@ static void account_failure(struct exec *x, size_t i, long rc)
 			if (!x->enforcing)
 				break;
 			loosened = true;
-			iour__report_add(r, IOUR_DECISION_DROPPED, IOUR_REASON_STEP_FAILED,
-					 m->opcode, (uint32_t)j, (int32_t)rc,
-					 m->intent == IOUR__V_DENY ?
-						 "%s: its deny filter is not registered; the "
-						 "opcode stays as the existing restrictions leave it" :
-						 "%s: its argument filter is not registered; the "
-						 "opcode is allowed without argument checks",
-					 iour__op_label(m->opcode, tmp, sizeof(tmp)));
+			iour__report_add(
+				r, IOUR_DECISION_DROPPED, IOUR_REASON_STEP_FAILED, m->opcode,
+				(uint32_t)j, (int32_t)rc,
+				m->intent == IOUR__V_DENY ?
+					"%s: its deny filter is not registered; the "
+					"opcode stays as the existing restrictions leave it" :
+					"%s: its argument filter is not registered; the "
+					"opcode is allowed without argument checks",
+				iour__op_label(m->opcode, tmp, sizeof(tmp)));
 			break;
 		case IOUR_STEP_ENABLE_RINGS:
 			if (x->enforcing) {
@@ -470,9 +486,21 @@ static int finish(struct iour_report *r, int rc, struct iour_report **report)
 	return rc;
 }
 
-static const int task_errs[] = { EINVAL, E2BIG, EBUSY, EACCES, EPERM, ENOMEM, EFAULT, ENOSYS,
-				 EMSGSIZE, EOVERFLOW, ECHILD, IOUR_ERRNO__UNSUPPORTED,
-				 IOUR_ERRNO__KERNEL_MISMATCH, IOUR_ERRNO__PARTIAL, 0 };
+static const int task_errs[] = { EINVAL,
+				 E2BIG,
+				 EBUSY,
+				 EACCES,
+				 EPERM,
+				 ENOMEM,
+				 EFAULT,
+				 ENOSYS,
+				 EMSGSIZE,
+				 EOVERFLOW,
+				 ECHILD,
+				 IOUR_ERRNO__UNSUPPORTED,
+				 IOUR_ERRNO__KERNEL_MISMATCH,
+				 IOUR_ERRNO__PARTIAL,
+				 0 };
 
 static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 {
@@ -523,10 +551,11 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	r->threads = threads > 0 ? threads : 0;
 	if (threads > 1) {
 		r->flags |= IOUR_REPORT_OTHER_THREADS;
-		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_THREADS, IOUR_DECISION_NO_OPCODE,
-				 UINT32_MAX, threads,
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_THREADS,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, threads,
 				 "%d other thread(s) exist; they and the rings they create are "
-				 "not restricted", threads - 1);
+				 "not restricted",
+				 threads - 1);
 		if (plan->attr[IOUR_POLICY_ATTR_THREADS] == IOUR_POLICY_THREADS_REFUSE) {
 			r->status = IOUR_STATUS_NOT_ENFORCED;
 			r->mechanism = IOUR_MECH_NONE;
@@ -552,16 +581,15 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 			r->flags &= ~(IOUR_REPORT_TIGHTENED | IOUR_REPORT_NNP_SET);
 			r->flags |= IOUR_REPORT_LOOSENED;
 			r->error = (int32_t)pre;
-			iour__report_add(r, IOUR_DECISION_FAILED,
-					 pre == -EPERM ? IOUR_REASON_ALREADY_RESTRICTED :
-							 IOUR_REASON_NNP,
-					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)pre, "%s",
-					 pre == -EPERM ?
-						 "the task already has io_uring restrictions; a "
-						 "classic task set cannot be registered again" :
-						 "the task has neither no_new_privs nor "
-						 "CAP_SYS_ADMIN and the policy does not set "
-						 "no_new_privs: nothing applied");
+			iour__report_add(
+				r, IOUR_DECISION_FAILED,
+				pre == -EPERM ? IOUR_REASON_ALREADY_RESTRICTED : IOUR_REASON_NNP,
+				IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)pre, "%s",
+				pre == -EPERM ? "the task already has io_uring restrictions; a "
+						"classic task set cannot be registered again" :
+						"the task has neither no_new_privs nor "
+						"CAP_SYS_ADMIN and the policy does not set "
+						"no_new_privs: nothing applied");
 			return finish(r, (int)pre, report);
 		}
 	}
@@ -577,15 +605,45 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	return finish(r, iour__err_public(rc, task_errs), report);
 }
 
-static const int ring_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
-				 ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ECHILD,
-				 IOUR_ERRNO__UNSUPPORTED, IOUR_ERRNO__KERNEL_MISMATCH,
-				 IOUR_ERRNO__PARTIAL, 0 };
+static const int ring_errs[] = { EINVAL,
+				 E2BIG,
+				 EBADFD,
+				 EBUSY,
+				 EBADF,
+				 EOPNOTSUPP,
+				 EACCES,
+				 ENOMEM,
+				 EFAULT,
+				 EMSGSIZE,
+				 EOVERFLOW,
+				 EEXIST,
+				 ECHILD,
+				 IOUR_ERRNO__UNSUPPORTED,
+				 IOUR_ERRNO__KERNEL_MISMATCH,
+				 IOUR_ERRNO__PARTIAL,
+				 0 };
 /* create_ring adds io_uring_setup's errors. */
-static const int create_errs[] = { EINVAL, E2BIG, EBADFD, EBUSY, EBADF, EOPNOTSUPP, EACCES,
-				   ENOMEM, EFAULT, EMSGSIZE, EOVERFLOW, EEXIST, ENXIO, EPERM,
-				   ENOSYS, EMFILE, ENFILE, ECHILD, IOUR_ERRNO__UNSUPPORTED,
-				   IOUR_ERRNO__KERNEL_MISMATCH, 0 };
+static const int create_errs[] = { EINVAL,
+				   E2BIG,
+				   EBADFD,
+				   EBUSY,
+				   EBADF,
+				   EOPNOTSUPP,
+				   EACCES,
+				   ENOMEM,
+				   EFAULT,
+				   EMSGSIZE,
+				   EOVERFLOW,
+				   EEXIST,
+				   ENXIO,
+				   EPERM,
+				   ENOSYS,
+				   EMFILE,
+				   ENFILE,
+				   ECHILD,
+				   IOUR_ERRNO__UNSUPPORTED,
+				   IOUR_ERRNO__KERNEL_MISMATCH,
+				   0 };
 
 static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 		       struct iour_report **r)
@@ -649,7 +707,8 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 			   struct iour_report **report)
 {
 	struct iour_report *r = NULL;
-	struct kio_params local, *pp = params ? params : &local;
+	struct kio_params local = { 0 };
+	struct kio_params *pp = params ? params : &local;
 	struct exec x;
 	long fd;
 	int rc;
@@ -666,8 +725,6 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
 	if (rc)
 		return finish(r, iour__err_public(rc, create_errs), report);
-	if (!params)
-		memset(&local, 0, sizeof(local));
 	pp->flags |= KIO_SETUP_R_DISABLED;
 	fd = iour__setup(entries, pp);
 	if (fd < 0) {
