@@ -467,7 +467,8 @@ fuzz-replay: $(REPLAY_BINS)
 #    probe/seccomp_faked_kernels, ring_api/create_reports_kernel_refusals,
 #    ring_api/echild_when_the_probe_cannot_run,
 #    verify/seccomp_kill_on_setup_is_eperm,
-#    policy_real/task_fallback_companion_blocks_setup (installs the companion),
+#    policy_real/task_fallback_companion_blocks_setup and
+#    policy_compat/real_kernel_feature_level_env (install the companion),
 #    policy_faults/emulated_every_step_every_errno (the emulated kernel runs
 #    the companion through the real seccomp checker);
 #  - they compare data the kernel writes through io_uring (a READV into a
@@ -487,7 +488,8 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	verify/seccomp_kill_on_setup_is_eperm ring_matrix/liburing_fixed_file \
 	emulated/emulated_vs_real_kernel_ring_differential verify/resource_errors \
 	threads/error_codes policy_real/task_fallback_companion_blocks_setup \
-	policy_faults/emulated_every_step_every_errno
+	policy_faults/emulated_every_step_every_errno \
+	policy_compat/real_kernel_feature_level_env
 empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))

@@ -401,10 +401,11 @@ static int lowered_task_child(void *arg, struct child_msg *m)
 
 	CHK(m, iour_policy__plan(p, NULL, &pl) == 0);
 	rc = iour_plan__apply_task(pl, NULL, &rep);
-	CHKF(m, rc == 0, "apply_task: %s", iour_errname(rc));
-	CHK(m, iour_report__mechanism(rep) & IOUR_MECH_COMPANION);
+	if (rc == 0 && !(iour_report__mechanism(rep) & IOUR_MECH_COMPANION))
+		rc = -IOUR_ERRNO__INTERNAL;
 	iour_report__free(rep);
 	iour_plan__free(pl);
+	CHKF(m, rc == 0, "apply_task (companion mechanism expected): %s", iour_errname(rc));
 	return 0;
 }
 
