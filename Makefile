@@ -51,6 +51,10 @@ CC ?= cc
 CXX ?= c++
 AR ?= ar
 DOXYGEN ?= doxygen
+# scripts/need.sh WHAT:PACKAGE: a step that needs a tool first checks for it
+# and, if it is missing, names the Debian package (scripts/deps.sh installs
+# them all) instead of failing with the tool's own message.
+NEED := scripts/need.sh
 SAN ?=
 
 WARN := -Wall -Wextra -Werror
@@ -125,7 +129,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols check-oldkernel check-live live-tests check-newkernel FORCE
+	check-symbols check-oldkernel check-live live-tests check-newkernel need-libs FORCE
 
 all: lib examples tools
 
@@ -188,6 +192,13 @@ $(O)/tools/%: tools/%.c $(TOOL_CLI_SRCS) $(TOOL_CLI_HDRS) $(TOOL_DEPS) $(HDRS)
 	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_CLI_SRCS) $(TOOL_LIBS) $(LDFLAGS)
 
 # ---- tests: every tests/unit/*.c is a Criterion file; one binary.
+# The headers the tests and examples include, checked once before the first
+# of them is compiled (order-only: it never makes anything out of date).
+need-libs:
+	$(Q)$(NEED) /usr/include/criterion/criterion.h:libcriterion-dev \
+		/usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
+$(TEST_OBJS) $(LIVE_OBJS) $(EXAMPLES): | need-libs
+
 $(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -236,6 +247,7 @@ test-run: $(UNIT) examples tools
 # sanitized shared objects cannot be linked with -z defs).  The tools are
 # rebuilt sanitized too, and the tests run those.
 test-asan:
+	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.asan-x86_64.a:libclang-rt-14-dev /usr/include/criterion/criterion.h:libcriterion-dev
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -247,6 +259,7 @@ test-asan:
 		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/live -j1 $(LIVE_ARGS)
 
 check-headers:
+	$(Q)$(NEED) g++:g++ clang:clang
 	$(call msg,HDRS,c99 c11 c++)
 	@mkdir -p $(O)/hdr
 	$(Q)printf '#include <iouring_restrict/iouring_restrict.h>\nint main(void) { return iour_version_major() == 0; }\n' > $(O)/hdr/t.c
@@ -266,6 +279,7 @@ check-symbols: $(SHARED_REAL)
 	$(Q)scripts/check-symbols.sh $(SHARED_REAL) $(MAP) abi/symbols.txt
 
 doc:
+	$(Q)$(NEED) doxygen:doxygen
 	$(call msg,DOXYGEN,doc/Doxyfile)
 	@mkdir -p $(O)/doc
 	$(Q)( cat doc/Doxyfile; echo "OUTPUT_DIRECTORY = $(O)/doc" ) | $(DOXYGEN) - > $(O)/doc/doxygen.log
@@ -353,6 +367,7 @@ lint:
 	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check
 
 tidy: $(TIDY_STAMPS)
+	$(Q)$(NEED) clang-tidy:clang-tidy
 
 # clang-tidy on each library source (the headers it includes are checked
 # through HeaderFilterRegex); a stamp per file keeps re-runs incremental.
@@ -371,6 +386,7 @@ $(O)/lint/%.tidy: lib/%.c $(HDRS) .clang-tidy
 CPPCHECK_ARCH := $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | \
 	sed -n 's/^\#define \(__\(x86_64\|i386\|aarch64\|arm\|powerpc64\|powerpc\|riscv\|s390\|loongarch\)__\) .*/-D\1/p')
 cppcheck:
+	$(Q)$(NEED) cppcheck:cppcheck
 	$(call msg,CPPCHECK,lib/)
 	$(Q)$(CPPCHECK) --quiet --enable=warning,portability,performance --error-exitcode=1 \
 		--inline-suppr --suppress=preprocessorErrorDirective --std=c11 -D_GNU_SOURCE \
@@ -378,6 +394,7 @@ cppcheck:
 
 # On failure: the files and a diff of what `make format` would change.
 format-check:
+	$(Q)$(NEED) clang-format:clang-format
 	$(call msg,FORMAT,lib/ include/ (check))
 	$(Q)$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) > /dev/null 2>&1 || { \
 		for f in $(FORMAT_FILES); do \
@@ -412,6 +429,7 @@ FUZZ_CFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Itests/common -It
 FUZZ_COMMON := tests/common/kernel_oracle.c
 
 fuzz-build:
+	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 	$(Q)$(SUBMAKE) O=$(FUZZ_O) CC=clang SAN=fuzz CFLAGS='-O1 -g' $(FUZZ_LIB)
 	$(Q)$(SUBMAKE) fuzz-bins
 
@@ -502,6 +520,7 @@ space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))
 VALGRIND_REPLAY_MAX ?= 300
 test-valgrind: $(UNIT) examples tools $(REPLAY_BINS)
+	$(Q)$(NEED) valgrind:valgrind
 	$(call msg,VALGRIND,$(UNIT) $(VALGRIND_FILTER))
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools VALGRIND='$(VALGRIND)' \
 		scripts/valgrind-run.sh --criterion $(O)/valgrind/unit $(UNIT) -j2 \
@@ -533,6 +552,7 @@ GCOVR_ARGS = --root . --object-directory $(COV_O) --filter 'lib/' --exclude-unre
 # ... Cannot open"); those messages are filtered out, their counts lost.
 COV_CFLAGS := -O0 -g --coverage -fprofile-update=atomic
 coverage-run:
+	$(Q)$(NEED) gcovr:gcovr
 	$(Q)if [ -d $(COV_O) ]; then find $(COV_O) -name '*.gcda' -delete; fi
 	$(Q)mkdir -p $(COV_O) && gcc $(COV_CFLAGS) -c tests/coverage/gcov_exit.c -o $(COV_O)/gcov_exit.o
 	$(Q){ $(SUBMAKE) O=$(COV_O) CC=gcc CFLAGS='$(COV_CFLAGS)' \
@@ -561,6 +581,7 @@ ABI_DUMPER ?= abi-dumper
 ABI_CHECKER ?= abi-compliance-checker
 
 $(ABI_O)/current.dump: FORCE
+	$(Q)$(NEED) abi-dumper:abi-dumper ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper
 	$(Q)$(SUBMAKE) O=$(ABI_O) CFLAGS='-O0 -g' $(ABI_SO)
 	$(call msg,ABIDUMP,$@)
 	$(Q)$(ABI_DUMPER) $(ABI_SO) -o $@ -lver $(VERSION) \
@@ -568,6 +589,7 @@ $(ABI_O)/current.dump: FORCE
 		|| { cat $(ABI_O)/abi-dumper.log; exit 1; }
 
 check-abi: check-symbols $(ABI_O)/current.dump
+	$(Q)$(NEED) abi-compliance-checker:abi-compliance-checker ctags:universal-ctags
 	$(Q)if [ ! -f $(ABI_BASELINE) ]; then \
 		echo "check-abi: NO BASELINE: $(ABI_BASELINE) does not exist yet, so layer (c)"; \
 		echo "check-abi: (binary compatibility) is skipped; layers (a) and (b) passed."; \
@@ -590,6 +612,7 @@ abi-dump: $(ABI_O)/current.dump
 # ---- install check: DESTDIR staging with PREFIX=/usr, a consumer built
 # with pkg-config (shared, and --static), then uninstall leaves nothing.
 check-install: lib
+	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils
 	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' scripts/check-install.sh
 
 install: lib tools

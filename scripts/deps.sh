@@ -1,25 +1,53 @@
 #!/bin/sh
-# Install the Debian packages the build, tests, docs and benchmarks need,
-# calling apt-get only for packages that are absent.  Safe to run repeatedly.
+# Install the Debian packages that every make target in the README and
+# .ci/run needs, and the tools those tools call, calling apt-get only for
+# what is absent.  Safe to run repeatedly.
+#
+# Two lists, both checked:
+# - PKGS: Debian packages, checked with dpkg-query;
+# - CMDS: "command:package" pairs, checked with command -v.  This catches a
+#   tool that a package only recommends (abi-compliance-checker calls ctags,
+#   which its package merely recommends, and apt-get runs here with
+#   --no-install-recommends) and a command removed by hand.
+# After installing, every command of CMDS must be found; otherwise the script
+# names the command and the package, and fails.
+#
 # Extra package names may be given as arguments (make check-oldkernel runs
-# `scripts/deps.sh qemu-system-x86`).
+# `scripts/deps.sh qemu-system-x86`); "command:package" arguments add to CMDS.
 set -eu
 
 # build: make gcc g++ clang binutils pkgconf; libraries: libcriterion-dev
-# liburing-dev libseccomp-dev; docs: doxygen; scripts: python3;
-# ABI gate: abi-dumper abi-compliance-checker; hardening: libclang-rt-14-dev
-# (libFuzzer and sanitizer runtimes), valgrind, gcovr, clang-tidy, cppcheck,
-# clang-format.
+# liburing-dev libseccomp-dev; docs: doxygen; scripts: python3 (bench-merge,
+# mkinitramfs), coreutils' timeout; ABI gate: abi-dumper (calls eu-readelf
+# from elfutils and vtable-dumper), abi-compliance-checker (calls ctags from
+# universal-ctags, only recommended by its package); hardening:
+# libclang-rt-14-dev (libFuzzer and sanitizer runtimes), valgrind, gcovr,
+# clang-tidy, cppcheck, clang-format.
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
-doxygen python3 abi-dumper abi-compliance-checker libclang-rt-14-dev valgrind gcovr \
-clang-tidy cppcheck clang-format"
-[ $# -gt 0 ] && PKGS="$PKGS $*"
+doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format"
+CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
+pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
+abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
+ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
+valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
+clang-format:clang-format"
+for a in "$@"; do
+	case $a in
+	*:*) CMDS="$CMDS $a" ;;
+	*) PKGS="$PKGS $a" ;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $p"
 	fi
+done
+for c in $CMDS; do
+	command -v "${c%%:*}" >/dev/null 2>&1 && continue
+	case " $missing " in *" ${c#*:} "*) ;; *) missing="$missing ${c#*:}" ;; esac
 done
 [ -z "$missing" ] && exit 0
 
@@ -28,5 +56,15 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# A package installed but whose command is gone is reinstalled.
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends --reinstall $missing >/dev/null
+
+bad=0
+for c in $CMDS; do
+	if ! command -v "${c%%:*}" >/dev/null 2>&1; then
+		echo "deps: command '${c%%:*}' still missing after installing Debian package '${c#*:}'" >&2
+		bad=1
+	fi
+done
+exit $bad
