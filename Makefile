@@ -488,7 +488,10 @@ fuzz-replay: $(REPLAY_BINS)
 #    policy_real/task_fallback_companion_blocks_setup and
 #    policy_compat/real_kernel_feature_level_env (install the companion),
 #    policy_faults/emulated_every_step_every_errno (the emulated kernel runs
-#    the companion through the real seccomp checker);
+#    the companion through the real seccomp checker),
+#    ring_fds/sqpoll_ring_inherited_across_exec and
+#    cli/exec_deny_existing_closes_inherited_sqpoll_ring (the companion, and
+#    an SQPOLL ring whose completions the kernel writes);
 #  - they compare data the kernel writes through io_uring (a READV into a
 #    buffer, IORING_REGISTER_QUERY results), writes valgrind cannot see, so
 #    it reports the buffers as uninitialised: ring_matrix/liburing_fixed_file,
@@ -514,7 +517,8 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	policy_faults/emulated_every_step_every_errno \
 	policy_compat/real_kernel_feature_level_env policy_compat/probe_failure_applies_nothing \
 	policy_compat/emulated_7_0_lowered_to_level_3 \
-	policy_compat/emulated_forced_levels_on_each_generation
+	policy_compat/emulated_forced_levels_on_each_generation \
+	ring_fds/sqpoll_ring_inherited_across_exec cli/exec_deny_existing_closes_inherited_sqpoll_ring
 empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))

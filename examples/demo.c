@@ -201,14 +201,16 @@ static void policy_section(const struct iour_ruleset *rs)
 	    !iour_policy__plan(pol, NULL, &pl)) {
 		const struct iour_report *er = iour_plan__report(pl);
 
-		printf("   For the calling task instead, the plan would be %s (mechanism %s%s).\n",
+		int mech = iour_report__mechanism(er);
+
+		printf("   For the calling task instead, the plan would be %s (%s).\n",
 		       iour_status_str(iour_report__status(er)),
-		       (iour_report__mechanism(er) & IOUR_MECH_TASK) ? "task restrictions"
-								       : "rings made through "
-									 "the library",
-		       (iour_report__flags(er) & IOUR_REPORT_RING_ONLY)
-			       ? "; other rings of the task would not be restricted"
-			       : "");
+		       (mech & IOUR_MECH_TASK) ? "mechanism task restrictions"
+		       : (mech & IOUR_MECH_COMPANION)
+			       ? "mechanism seccomp companion: io_uring_setup would fail for the "
+				 "task and its children"
+			       : "nothing restricts the task; only rings made through the "
+				 "library would be restricted");
 		iour_plan__free(pl);
 	}
 	iour_policy__free(pol);

@@ -221,8 +221,10 @@ static int verify_task_child(const struct iour_plan *pl, const bool *listed, boo
 	struct checks c;
 	int mech = iour_report__mechanism(planned), rc, bad = 0, fd = -1;
 
+	struct iour_plan_info info = { .sz = sizeof(info) };
+
 	/* The library's own ring, made before anything blocks io_uring. */
-	if ((iour_report__flags(planned) & IOUR_REPORT_RING_ONLY) &&
+	if (!(mech & IOUR_MECH_TASK) && !iour_plan__info(pl, &info) && info.ring_steps > 0 &&
 	    (rc = iour_plan__create_ring(pl, 8, NULL, NULL, &fd, NULL)))
 		return fail("create_ring", rc);
 	rc = iour_plan__apply_task(pl, NULL, &rep);

@@ -321,7 +321,7 @@ struct mech {
 	bool filters;   /* argument filters available on the chosen path */
 };
 
-static void choose(struct builder *b, struct mech *m)
+static void choose(struct builder *b, struct mech *m, bool restricts)
 {
 	const struct iour__target *t = b->t;
 	const struct iour_policy *p = b->p;
@@ -366,7 +366,9 @@ static void choose(struct builder *b, struct mech *m)
 					       "(Linux 5.10+ needed)" :
 					       "io_uring is not available to this caller");
 	}
-	if (p->attr[IOUR_POLICY_ATTR_COMPANION] != IOUR_POLICY_COMPANION_NONE)
+	/* Degrade closed (the default): a policy that restricts something,
+	 * for a task the kernel cannot restrict, blocks io_uring_setup. */
+	if (p->attr[IOUR_POLICY_ATTR_COMPANION] != IOUR_POLICY_COMPANION_NONE && restricts)
 		m->companion = true;
 }
 
@@ -538,6 +540,39 @@ static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 	}
 }
 
+/*
+ * A task target on a kernel without task restrictions: the report
+ * describes the task, and what the ring part does for rings created
+ * through the library is kept aside for iour_plan__apply_ring() and
+ * iour_plan__create_ring().  With the companion, the task can create no
+ * ring (partially enforced, tightened); without it nothing restricts the
+ * task (not enforced: zero steps apply to it).
+ */
+static void task_without_task_path(struct iour_plan *pl, bool companion)
+{
+	struct iour_report *r = &pl->rep;
+
+	pl->ring_rep = true;
+	pl->ring_status = r->status;
+	pl->ring_mech = r->mechanism & ~(IOUR_MECH_COMPANION | IOUR_MECH_TASK);
+	pl->ring_flags = r->flags;
+	r->mechanism &= IOUR_MECH_COMPANION | IOUR_MECH_TASK;
+	if (companion) {
+		r->status = IOUR_STATUS_PARTIALLY;
+		r->flags &= ~(IOUR_REPORT_LOOSENED | IOUR_REPORT_RING_ONLY);
+		r->flags |= IOUR_REPORT_TIGHTENED;
+		return;
+	}
+	r->status = IOUR_STATUS_NOT_ENFORCED;
+	r->flags &= ~IOUR_REPORT_TIGHTENED;
+	r->flags |= IOUR_REPORT_LOOSENED;
+	iour__report_add(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_TASK_RESTRICTIONS,
+			 IOUR_DECISION_NO_OPCODE, UINT32_MAX, 0, "%s",
+			 "nothing restricts the task: it and its descendants can create "
+			 "unrestricted rings (IOUR_POLICY_ATTR_COMPANION would make "
+			 "io_uring_setup fail instead)");
+}
+
 int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		     struct iour_plan **out)
 {
@@ -586,7 +621,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	}
 
 	/* 2. mechanism */
-	choose(&b, &m);
+	choose(&b, &m, restricts);
 
 	/* 3. achieved verdicts on the chosen path */
 	for (op = 0; op < IOUR__NOPS; op++) {
@@ -737,6 +772,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		r->flags |= IOUR_REPORT_LOOSENED;
 	if (tightened)
 		r->flags |= IOUR_REPORT_TIGHTENED;
+	if (pl->target_kind == IOUR_POLICY_TARGET_TASK && !m.task && restricts)
+		task_without_task_path(pl, m.companion);
 
 	/* Compatibility level. */
 	if (r->status != IOUR_STATUS_FULLY &&
@@ -758,6 +795,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		r->mechanism = IOUR_MECH_NONE;
 		r->flags = IOUR_REPORT_PLANNED | (restricts ? IOUR_REPORT_LOOSENED : 0);
+		pl->ring_rep = false;
 		note(r, IOUR_DECISION_DROPPED,
 		     hard ? IOUR_REASON_COMPAT_HARD : IOUR_REASON_COMPAT_SOFT,
 		     IOUR_DECISION_NO_OPCODE, "%s",

@@ -674,6 +674,11 @@ static void ring_exec_init(struct exec *x, const struct iour_plan *plan, struct 
 	memcpy(x->achieved, plan->achieved, sizeof(x->achieved));
 	/* A task plan's ring part restricts only this ring. */
 	r->mechanism &= ~(IOUR_MECH_COMPANION | IOUR_MECH_TASK);
+	if (plan->ring_rep) {
+		r->status = plan->ring_status;
+		r->mechanism = plan->ring_mech;
+		r->flags = plan->ring_flags & ~IOUR_REPORT_PLANNED;
+	}
 }
 
 /* Documented in include/iouring_restrict/policy.h */

@@ -138,6 +138,10 @@ struct iour_plan {
 	uint8_t intent[IOUR__NOPS];   /* IOUR__V_* per opcode, as the policy says */
 	uint8_t achieved[IOUR__NOPS]; /* IOUR__V_* per opcode, as planned */
 	struct iour_report rep;       /* expected report */
+	/* A task plan without task restrictions: status, mechanism and flags
+	 * of a report on its ring part (rep describes the task). */
+	bool ring_rep;
+	uint32_t ring_status, ring_mech, ring_flags;
 };
 
 /* Compile `p` for target `t` (the planner proper: no system call). */

@@ -21,9 +21,14 @@
  * - By default only `io_uring_setup` is denied, so rings that exist already
  *   keep working: the restricted ring the library created before installing
  *   the companion remains usable, which is the point of the combination.
- *   `io_uring_enter` and `io_uring_register` can be denied too; then no
- *   ring at all is usable any more by the task and its children, including
- *   rings received over a socket.
+ *   `io_uring_enter` and `io_uring_register` can be denied too; then the
+ *   task and its children can no longer submit to or wait on any ring
+ *   through a system call.  That is not enough on its own: a ring created
+ *   with `IORING_SETUP_SQPOLL` is served by a kernel thread that reads the
+ *   submission queue from shared memory, so a task that still holds such a
+ *   ring's fd (it can map it again) or mapping submits requests with no
+ *   system call at all while the ring's owner keeps that thread awake.  See
+ *   "Rings that exist already" below.
  * - The filter checks the system-call ABI first, as seccomp filters must:
  *   on x86-64 a 32-bit (ia32) process, or a 64-bit one using `int 0x80`,
  *   reaches io_uring under the i386 numbers, and x32 numbers carry bit 30;
@@ -36,6 +41,31 @@
  * installs a seccomp filter only for a task that has `no_new_privs` set or
  * holds CAP_SYS_ADMIN in its user namespace; the companion sets
  * `no_new_privs` only when asked (#IOUR_COMPANION_SET_NNP).
+ *
+ * **Rings that exist already.**  To make every existing ring unreachable
+ * for a program about to be executed, deny `io_uring_enter` and
+ * `io_uring_register` (#IOUR_COMPANION_ENTER, #IOUR_COMPANION_REGISTER),
+ * close every io_uring fd of the calling thread
+ * (**iour_ring_fds_close()**), then `execve`: the new program starts with
+ * no io_uring fd and no mapping of any ring (execve drops every mapping,
+ * and the kernel drops the thread's registered ring fds), cannot create a
+ * ring, and cannot receive one: Linux 6.18 refuses io_uring fds in
+ * `SCM_RIGHTS` messages (EINVAL) and refuses to reopen them through
+ * `/proc/PID/fd` (ENXIO); an older kernel that still passes ring fds over
+ * sockets lets a received ring be mapped and fed through its memory.
+ * What remains, and is outside what the companion can stop
+ * (doc/security.md lists it too):
+ * - without the `execve`, closing the fds does not unmap rings the caller
+ *   mapped: a mapped SQPOLL ring stays usable through its memory until it
+ *   is unmapped;
+ * - a process allowed to ptrace a ring's owner (same user, no Yama
+ *   restriction, or CAP_SYS_PTRACE) can copy the owner's ring fd with
+ *   `pidfd_getfd(2)`, or write into the owner's mapping of the ring, and
+ *   so submit through it; such a process controls the owner anyway;
+ * - other processes that hold a ring (a child forked before, the ring's
+ *   owner) are not affected at all;
+ * - a ring fd with the close-on-exec flag is closed by `execve` in any
+ *   case; one without it survives unless closed first.
  *
  * Threads: a seccomp filter, like io_uring's task restrictions, is attached
  * to the calling thread and inherited by threads and processes it creates
@@ -55,7 +85,9 @@ extern "C" {
 
 /** @name Flags for iour_companion_opts::flags
  *  @{ */
-/** @brief Deny `io_uring_enter` as well: existing rings stop working. */
+/** @brief Deny `io_uring_enter` as well: existing rings can no longer be
+ *  entered (an SQPOLL ring can still be fed through its memory: close its
+ *  fds with iour_ring_fds_close() before `execve`). */
 #define IOUR_COMPANION_ENTER (1U << 0)
 /** @brief Deny `io_uring_register` as well. */
 #define IOUR_COMPANION_REGISTER (1U << 1)
@@ -164,6 +196,67 @@ IOUR_API int iour_companion_program(const struct iour_companion_opts *opts, stru
  * @since 1.0
  */
 IOUR_API int iour_task_thread_count(void);
+
+/** @name Flags for iour_ring_fds_close()
+ *  @{ */
+/** @brief Close nothing: fail with -EBUSY if the calling thread holds any
+ *  io_uring fd. */
+#define IOUR_RING_FDS_REFUSE (1U << 0)
+/** @} */
+
+/**
+ * @brief **iour_ring_fds()** lists the io_uring file descriptors of the
+ *        calling thread's file table.  Two-call sizing: call with @p fds
+ *        NULL to learn the count.
+ *
+ * A descriptor is an io_uring ring when its `/proc/thread-self/fd` link
+ * reads `anon_inode:[io_uring]`; the table is the one an `execve` by this
+ * thread keeps (shared with the other threads unless one unshared it).
+ * Without procfs the answer is an error, never "none": a directory that is
+ * not procfs counts as missing procfs.  The list is a snapshot: other
+ * threads may open or close descriptors at any time.
+ *
+ * @param fds destination array in ascending order, or NULL to query the
+ *        count.
+ * @param cnt number of elements in @p fds (ignored when @p fds is NULL).
+ * @return the number of io_uring fds (>= 0), written to @p fds unless it is
+ *         NULL; or a negative error code:
+ *  - -ERANGE: there are more than @p cnt (the first @p cnt are written);
+ *  - -ENOENT: `/proc/thread-self/fd` cannot be read or is not procfs;
+ *  - -EMFILE: no file descriptor is available;
+ *  - -ENOMEM: the kernel is out of memory.
+ * @since 1.0
+ */
+IOUR_API int iour_ring_fds(int *fds, size_t cnt);
+
+/**
+ * @brief **iour_ring_fds_close()** closes every io_uring file descriptor
+ *        of the calling thread's file table (see **iour_ring_fds()**), or
+ *        with #IOUR_RING_FDS_REFUSE refuses if there is any.
+ *
+ * Call it just before `execve`, after installing the companion with
+ * #IOUR_COMPANION_ENTER and #IOUR_COMPANION_REGISTER, so that the new
+ * program can reach no ring that exists: it closes the gap of an SQPOLL
+ * ring, whose inherited fd could be mapped again and fed through memory
+ * alone.  Closing an fd does not unmap a ring the caller mapped (execve
+ * does), and a ring stays alive while any process holds it; the limits are
+ * listed at the top of this file.
+ *
+ * @param flags 0 (close them all) or #IOUR_RING_FDS_REFUSE.
+ * @return the number of fds closed (>= 0; 0 with #IOUR_RING_FDS_REFUSE);
+ *         or a negative error code, in which case nothing was closed
+ *         unless stated:
+ *  - -EINVAL: unknown @p flags;
+ *  - -EBUSY: with #IOUR_RING_FDS_REFUSE, the thread holds an io_uring fd;
+ *    without it, an io_uring fd was still there after closing (another
+ *    thread opened one meanwhile; those found first were closed);
+ *  - -ENOENT: `/proc/thread-self/fd` cannot be read or is not procfs, so
+ *    the fds cannot be found (fail closed: do not execute);
+ *  - -EMFILE: no file descriptor is available;
+ *  - -ENOMEM: the kernel is out of memory.
+ * @since 1.0
+ */
+IOUR_API int iour_ring_fds_close(uint32_t flags);
 
 #ifdef __cplusplus
 }

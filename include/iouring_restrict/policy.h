@@ -43,10 +43,16 @@
  * every ring the task and its descendants create later.  Anything that
  * differs is #IOUR_STATUS_PARTIALLY with #IOUR_REPORT_LOOSENED (some
  * request the policy forbids may succeed) and/or #IOUR_REPORT_TIGHTENED
- * (some request the policy allows is denied).  In particular, restricting
- * only the rings created through this library on a kernel without task
- * restrictions is never "fully" enforced: other code can still create an
- * unrestricted ring unless the seccomp companion blocks `io_uring_setup`.
+ * (some request the policy allows is denied).  On a kernel without task
+ * restrictions the report of a task plan describes the task: by default
+ * (#IOUR_POLICY_ATTR_COMPANION, degrade closed) the seccomp companion makes
+ * `io_uring_setup` fail, so the task is #IOUR_STATUS_PARTIALLY enforced
+ * with #IOUR_REPORT_TIGHTENED and mechanism #IOUR_MECH_COMPANION alone;
+ * without the companion no step applies to the task and it is
+ * #IOUR_STATUS_NOT_ENFORCED (#IOUR_REPORT_LOOSENED, #IOUR_REPORT_RING_ONLY):
+ * the plan's ring part then restricts only rings created through
+ * iour_plan__create_ring() or iour_plan__apply_ring(), whose own reports
+ * describe that ring.
  *
  * **Rings that exist already** are never affected by task restrictions
  * (the kernel copies the task's set into a ring when the ring is created).
@@ -203,7 +209,7 @@ enum iour_policy_attr {
 	IOUR_POLICY_ATTR_THREADS = 5,
 	/** The seccomp companion installed by a task plan on kernels without
 	 *  task restrictions: enum iour_policy_companion.  Default
-	 *  #IOUR_POLICY_COMPANION_NONE. */
+	 *  #IOUR_POLICY_COMPANION_ENOSYS (degrade closed). */
 	IOUR_POLICY_ATTR_COMPANION = 6,
 	/** The verdict of request opcodes the policy does not mention:
 	 *  enum iour_policy_default.  Default #IOUR_POLICY_DEFAULT_DENY. */
@@ -265,11 +271,17 @@ enum iour_policy_threads {
 
 /** @brief Values of #IOUR_POLICY_ATTR_COMPANION. */
 enum iour_policy_companion {
-	/** No seccomp companion. */
+	/** No seccomp companion: on kernels without task restrictions nothing
+	 *  restricts the task, and its reports say #IOUR_STATUS_NOT_ENFORCED
+	 *  (best effort: only rings created through the plan are restricted). */
 	IOUR_POLICY_COMPANION_NONE = 0,
-	/** On kernels without task restrictions, install a seccomp filter
-	 *  that makes `io_uring_setup` fail with ENOSYS for the task and its
-	 *  descendants (libuv, Tokio and others then fall back to epoll). */
+	/** The default.  On kernels without task restrictions, when the policy
+	 *  restricts anything, install a seccomp filter that makes
+	 *  `io_uring_setup` fail with ENOSYS for the task and its descendants
+	 *  (libuv, Tokio and others then fall back to epoll); rings that exist
+	 *  already keep working, and so does a ring the plan created before
+	 *  iour_plan__apply_task().  The companion needs no_new_privs or
+	 *  CAP_SYS_ADMIN, like task restrictions (#IOUR_POLICY_ATTR_NNP). */
 	IOUR_POLICY_COMPANION_ENOSYS = 1,
 	/** The same with EPERM. */
 	IOUR_POLICY_COMPANION_EPERM = 2

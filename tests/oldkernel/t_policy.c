@@ -44,6 +44,20 @@ static void check_plan(void)
 	struct iour_report *rep = NULL;
 	const struct iour_report *r;
 
+	/* The default degrades closed: the companion blocks io_uring_setup. */
+	CHECK_EQ("policy: plan for 6.1 (default companion)", iour_policy__plan(p, NULL, &pl), 0);
+	if (!pl)
+		return;
+	r = iour_plan__report(pl);
+	CHECK_EQ("policy: companion: partial", iour_report__status(r), IOUR_STATUS_PARTIALLY);
+	CHECK_EQ("policy: companion: mechanism", iour_report__mechanism(r), IOUR_MECH_COMPANION);
+	CHECK("policy: companion: tightened, not loosened",
+	      (iour_report__flags(r) & (IOUR_REPORT_TIGHTENED | IOUR_REPORT_LOOSENED)) ==
+		      IOUR_REPORT_TIGHTENED);
+	iour_plan__free(pl);
+	pl = NULL;
+	/* Without it nothing restricts the task: "not enforced". */
+	iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION, IOUR_POLICY_COMPANION_NONE);
 	CHECK_EQ("policy: plan for 6.1", iour_policy__plan(p, NULL, &pl), 0);
 	if (!pl)
 		return;
@@ -55,13 +69,14 @@ static void check_plan(void)
 	CHECK_EQ("policy: no task steps", info.task_steps, 0);
 	CHECK_EQ("policy: ring part (RESTRICTIONS, ENABLE)", info.ring_steps, 2);
 	r = iour_plan__report(pl);
-	CHECK_EQ("policy: task fallback is partial", iour_report__status(r), IOUR_STATUS_PARTIALLY);
-	CHECK_EQ("policy: mechanism", iour_report__mechanism(r), IOUR_MECH_RING_DISABLED);
+	CHECK_EQ("policy: task fallback is not enforced", iour_report__status(r),
+		 IOUR_STATUS_NOT_ENFORCED);
+	CHECK_EQ("policy: mechanism", iour_report__mechanism(r), IOUR_MECH_NONE);
 	CHECK("policy: ring-only, loosened",
 	      (iour_report__flags(r) & (IOUR_REPORT_RING_ONLY | IOUR_REPORT_LOOSENED)) ==
 		      (IOUR_REPORT_RING_ONLY | IOUR_REPORT_LOOSENED));
 	CHECK_EQ("policy: apply_task (no task steps)", iour_plan__apply_task(pl, NULL, &rep), 0);
-	CHECK_EQ("policy: apply_task status", iour_report__status(rep), IOUR_STATUS_PARTIALLY);
+	CHECK_EQ("policy: apply_task status", iour_report__status(rep), IOUR_STATUS_NOT_ENFORCED);
 	iour_report__free(rep);
 	iour_plan__free(pl);
 	iour_policy__free(p);

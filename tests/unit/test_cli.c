@@ -20,9 +20,11 @@
 #include <sys/mman.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sqpoll_attack.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define MAX_ARGS 64
@@ -899,6 +901,98 @@ Test(cli, exec_companion_blocks_rings_in_the_command_only)
 	run_free(&r);
 }
 
+/*
+ * An SQPOLL ring leaked into the launcher (its fd without close-on-exec)
+ * and kept awake by its owner: the command maps it again and submits an
+ * FTRUNCATE of the owner's file through shared memory, with no system call
+ * the companion could deny.  --deny-existing closes the fd before execve.
+ */
+Test(cli, exec_deny_existing_closes_inherited_sqpoll_ring)
+{
+	struct sqpoll_owner o;
+	struct run r;
+	int rc = sqpoll_owner_init(&o);
+
+	tool_path();
+	if (rc == -EPERM || rc == -EINVAL)
+		cr_skip_test("SQPOLL rings are not available here (%d)", rc);
+	cr_assert_eq(rc, 0, "owner setup: %d", rc);
+
+	/* the attack, under --deny-existing: no ring left to map */
+	run_env(&r, o.env, "exec", "--no-new-privs", "--deny-existing", "--", o.self, NULL);
+	cr_expect_eq(r.status, SQPOLL_NO_RING, "status %d, stdout %s, stderr %s", r.status, r.out,
+		     r.err);
+	cr_expect_eq(sqpoll_owner_file_size(&o), 4096, "the owner's file was truncated");
+	cr_expect(strstr(r.err, "; 1 io_uring fd closed"), "%s", r.err);
+	run_free(&r);
+
+	/* refuse instead: the command does not run at all */
+	run_env(&r, o.env, "exec", "--no-new-privs", "--deny-existing", "--existing-rings", "refuse",
+		"--", o.self, NULL);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect_eq(r.out_len, 0, "%s", r.out);
+	cr_expect(strstr(r.err, "holds io_uring fds"), "%s", r.err);
+	cr_expect_eq(sqpoll_owner_file_size(&o), 4096);
+	run_free(&r);
+
+	/* keeping them is not allowed with --deny-existing */
+	run_env(&r, o.env, "exec", "--deny-existing", "--existing-rings", "keep", "--", o.self,
+		NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_eq(sqpoll_owner_file_size(&o), 4096);
+	run_free(&r);
+
+	/* without --deny-existing the ring is kept, as the line says, and the
+	 * attack works: the check above is not vacuous */
+	run_env(&r, o.env, "exec", "--no-new-privs", "--", o.self, NULL);
+	cr_expect_eq(r.status, SQPOLL_DONE, "status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "ftruncate res=0"), "%s", r.out);
+	cr_expect(strstr(r.err, "; 1 inherited io_uring fd kept usable"), "%s", r.err);
+	cr_expect_eq(sqpoll_owner_file_size(&o), 0, "the attack did not truncate the file");
+	run_free(&r);
+	sqpoll_owner_fini(&o);
+}
+
+/* The line on stderr: what is enforced, by which mechanism, on which
+ * kernel; --quiet silences it. */
+Test(cli, exec_reports_one_line)
+{
+	struct utsname u;
+	char want[512];
+	struct run r;
+
+	cr_assert_eq(uname(&u), 0);
+	run(&r, "exec", "--no-new-privs", "--", "true");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(want, sizeof(want),
+		 "iour-restrict: on Linux %s: io_uring_setup fails with ENOSYS for the command "
+		 "and all it starts (seccomp companion); no_new_privs set\n",
+		 u.release);
+	cr_expect_str_eq(r.err, want);
+	run_free(&r);
+
+	run(&r, "exec", "--companion-errno", "EPERM", "--deny-existing", "--", "true");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(want, sizeof(want),
+		 "iour-restrict: on Linux %s: io_uring_setup fails with EPERM for the command "
+		 "and all it starts (seccomp companion); io_uring_enter and io_uring_register "
+		 "fail too; 0 io_uring fds closed\n",
+		 u.release);
+	cr_expect_str_eq(r.err, want);
+	run_free(&r);
+
+	run(&r, "exec", "--quiet", "--companion-errno", "7", "--", "true");
+	cr_assert_eq(r.status, 0);
+	cr_expect_str_eq(r.err, "");
+	run_free(&r);
+	run(&r, "exec", "-q", "--", "sh", "-c", "echo hi >&2");
+	cr_expect_str_eq(r.err, "hi\n");
+	run_free(&r);
+	run(&r, "exec", "--companion-errno", "7", "--", "true");
+	cr_expect(strstr(r.err, "fails with errno 7 for"), "%s", r.err);
+	run_free(&r);
+}
+
 /* ---- help and usage errors */
 
 Test(cli, help_for_every_command)
@@ -996,6 +1090,8 @@ static const char *const bad[][12] = {
 	{ "exec", "--companion-errno", "EFOO", "--", "true" },
 	{ "exec", "--companion-errno", "5000", "--", "true" },
 	{ "exec", "--frobnicate", "--", "true" },
+	{ "exec", "--existing-rings", "drop", "--", "true" },
+	{ "exec", "--deny-existing", "--existing-rings", "keep", "--", "true" },
 };
 
 Test(cli, usage_errors_exit_2_with_a_message)

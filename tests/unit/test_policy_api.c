@@ -152,7 +152,8 @@ Test(policy_api, attributes_and_bounds)
 	struct iour_policy *p = mk();
 	uint32_t a, lo, hi, def, v;
 	static const uint32_t maxes[] = { 0, 1, 2, 1, 1, 1, 2, 1 };
-	static const uint32_t defs[] = { 0, 0, 0, 1, 0, 0, 0, 0 };
+	/* COMPANION defaults to ENOSYS: a task target degrades closed. */
+	static const uint32_t defs[] = { 0, 0, 0, 1, 0, 0, 1, 0 };
 
 	for (a = IOUR_POLICY_ATTR__MIN + 1; a < IOUR_POLICY_ATTR__MAX; a++) {
 		cr_assert_eq(iour_policy_attr_bounds(a, &lo, &hi, &def), 0);
@@ -238,14 +239,32 @@ Test(policy_api, plan_errors)
 		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
 		f.op_last = f.reg_last = 0;
 	}
-	/* A kernel without io_uring (all zero features): a plan that says so. */
+	/* A kernel without io_uring (all zero features): a plan that says so;
+	 * by default the companion still blocks io_uring_setup (degrade
+	 * closed: io_uring may become usable later, e.g. by sysctl). */
 	f.sz = sizeof(f);
 	{
 		IOUR_OPTS(iour_plan_opts, o, .features = &f);
+		const struct iour_report *r;
+
 		cr_assert_eq(iour_policy__plan(p, &o, &pl), 0);
-		cr_expect_eq(iour_report__status(iour_plan__report(pl)), IOUR_STATUS_NOT_ENFORCED);
+		r = iour_plan__report(pl);
+		cr_expect_eq(iour_report__status(r), IOUR_STATUS_PARTIALLY);
+		cr_expect_eq(iour_report__mechanism(r), IOUR_MECH_COMPANION);
+		cr_expect_geq(iour_plan__step_cnt(pl), 1); /* no_new_privs, companion */
+		iour_plan__free(pl);
+		cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION,
+						   IOUR_POLICY_COMPANION_NONE),
+			     0);
+		cr_assert_eq(iour_policy__plan(p, &o, &pl), 0);
+		r = iour_plan__report(pl);
+		cr_expect_eq(iour_report__status(r), IOUR_STATUS_NOT_ENFORCED);
+		cr_expect_eq(iour_report__mechanism(r), IOUR_MECH_NONE);
 		cr_expect_eq(iour_plan__step_cnt(pl), 0);
 		iour_plan__free(pl);
+		cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION,
+						   IOUR_POLICY_COMPANION_ENOSYS),
+			     0);
 	}
 	/* NNP_KEEP with known missing privileges: refused at planning. */
 	f.level = 4;
@@ -509,8 +528,11 @@ Test(policy_api, levels_and_compat_matrix)
 					cr_expect_eq(st, IOUR_STATUS_FULLY, "level %u target %u", level,
 						     target);
 				} else if (compat == IOUR_POLICY_COMPAT_BEST_EFFORT) {
-					cr_expect_eq(st, level >= 2 ? IOUR_STATUS_PARTIALLY :
-								      IOUR_STATUS_NOT_ENFORCED,
+					/* a task: the default companion blocks setup */
+					cr_expect_eq(st,
+						     level >= 2 || target == IOUR_POLICY_TARGET_TASK ?
+							     IOUR_STATUS_PARTIALLY :
+							     IOUR_STATUS_NOT_ENFORCED,
 						     "level %u target %u", level, target);
 				} else {
 					cr_expect_eq(st, IOUR_STATUS_NOT_ENFORCED);

@@ -232,11 +232,13 @@ Test(policy_real, ring_classic_only_fully)
 	iour_policy__free(p);
 }
 
-/* Task target without task restrictions: the ring mechanism, never
- * "fully". */
+/* Task target without task restrictions and without the companion:
+ * nothing restricts the task ("not enforced"), the ring part restricts the
+ * library's rings. */
 Test(policy_real, task_fallback_best_effort)
 {
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_TASK);
+	uint32_t done = 9, total = 9;
 	struct iour_plan *pl;
 	const struct iour_report *exp;
 	struct iour_report *rep = NULL;
@@ -252,24 +254,32 @@ Test(policy_real, task_fallback_best_effort)
 	static const struct iour_insn deny[] = { { 0x06, 0, 0, 0 } };
 
 	cr_assert_eq(iour_policy__set_prog(p, OP_SOCKET, deny, 1, 0), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION,
+					   IOUR_POLICY_COMPANION_NONE),
+		     0);
 	pl = plan_or_die(p);
 	exp = iour_plan__report(pl);
 	cr_assert_eq(iour_plan__info(pl, &info), 0);
 	cr_expect_eq(info.task_steps, 0);
 	cr_expect_eq(info.ring_steps, 2);
-	cr_expect_eq(iour_report__status(exp), IOUR_STATUS_PARTIALLY);
-	cr_expect_eq(iour_report__mechanism(exp), IOUR_MECH_RING_DISABLED);
+	cr_expect_eq(iour_report__status(exp), IOUR_STATUS_NOT_ENFORCED);
+	cr_expect_eq(iour_report__mechanism(exp), IOUR_MECH_NONE);
 	cr_expect_eq(iour_report__flags(exp),
 		     IOUR_REPORT_LOOSENED | IOUR_REPORT_RING_ONLY | IOUR_REPORT_PLANNED);
 	cr_assert_eq(iour_plan__apply_task(pl, NULL, &rep), 0);
-	cr_expect_eq(iour_report__status(rep), IOUR_STATUS_PARTIALLY);
+	cr_expect_eq(iour_report__status(rep), IOUR_STATUS_NOT_ENFORCED);
+	cr_expect_eq(iour_report__mechanism(rep), IOUR_MECH_NONE);
 	cr_expect(iour_report__flags(rep) & IOUR_REPORT_RING_ONLY);
+	cr_expect(iour_report__flags(rep) & IOUR_REPORT_LOOSENED);
+	cr_assert_eq(iour_report__steps(rep, &done, &total), 0);
+	cr_expect(done == 0 && total == 0);
 	cr_expect_geq(iour_report__threads(rep), 1);
 	iour_report__free(rep);
 	/* The library's rings are restricted ... */
 	memset(&params, 0, sizeof(params));
 	cr_assert_eq(iour_plan__create_ring(pl, 8, &params, NULL, &fd, &rep), 0);
 	cr_expect_eq(iour_report__status(rep), IOUR_STATUS_PARTIALLY);
+	cr_expect_eq(iour_report__mechanism(rep), IOUR_MECH_RING_DISABLED);
 	map_ring(fd, &params, &ring);
 	check_enforced(&ring);
 	io_uring_queue_exit(&ring);
@@ -454,10 +464,11 @@ static int companion_child(void *varg, struct child_msg *m)
 	CHKF(m, rc == 0, "apply_task: %s", iour_errname(rc));
 	CHKF(m, iour_report__status(rep) == IOUR_STATUS_PARTIALLY, "status %d",
 	     iour_report__status(rep));
-	CHKF(m, iour_report__mechanism(rep) == (IOUR_MECH_RING_DISABLED | IOUR_MECH_COMPANION),
-	     "mechanism %#x", iour_report__mechanism(rep));
+	/* The report describes the task: the companion, nothing else. */
+	CHKF(m, iour_report__mechanism(rep) == IOUR_MECH_COMPANION, "mechanism %#x",
+	     iour_report__mechanism(rep));
 	CHK(m, iour_report__flags(rep) & IOUR_REPORT_TIGHTENED);
-	CHK(m, !(iour_report__flags(rep) & IOUR_REPORT_LOOSENED));
+	CHK(m, !(iour_report__flags(rep) & (IOUR_REPORT_LOOSENED | IOUR_REPORT_RING_ONLY)));
 	iour_report__free(rep);
 	s = raw_setup();
 	CHKF(m, s == -a->err, "io_uring_setup after the companion: %ld", s);
