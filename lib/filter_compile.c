@@ -1252,9 +1252,11 @@ static bool rule_reads_ipv4(const struct iour__rule *r)
 /*
  * The whole rule list of an opcode as a graph.  In the PLAIN view, every
  * rule reads the context as it is.  Otherwise the request is an AF_INET6
- * connect to an IPv4-mapped address and a rule holds when it holds in
- * either view (filter.h, IOUR_FILTER_ADDR4_LITERAL): the M6 reading first,
- * falling back to the M4 reading, then to the rules after it.
+ * connect to an IPv4-mapped address (filter.h, IOUR_FILTER_ADDR4_LITERAL):
+ * an allow rule holds when it holds in the M4 reading (it admits the IPv4
+ * connect the request becomes), a deny rule when it holds in either
+ * reading (the M6 one first, falling back to the M4 one, then to the rules
+ * after it).
  */
 static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uint32_t dflt)
 {
@@ -1285,9 +1287,14 @@ static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uin
 		{
 			uint32_t leaf = cc_leaf(r->verdict), alt = node;
 
-			if (mapped && rule_reads_ipv4(r)) {
+			if (mapped && (r->verdict == IOUR_ALLOW || rule_reads_ipv4(r))) {
 				c->view = VIEW_M4;
 				alt = compile_conj(c, r, leaf, node);
+				if (r->verdict == IOUR_ALLOW) {
+					node = alt;
+					i--;
+					continue;
+				}
 			}
 			if (mapped)
 				c->view = VIEW_M6;
@@ -1298,12 +1305,20 @@ static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uin
 	return node;
 }
 
-/* Does any rule read the family or an IPv4 address? */
+/* Does any rule read the family or an address?  (An allow rule on addr6
+ * does not hold for a mapped request, see compile_rules().) */
 static bool rules_read_ipv4(const struct iour__opfilter *of)
 {
-	for (uint32_t i = 0; i < of->nrules; i++)
-		if (rule_reads_ipv4(&of->rules[i]))
+	for (uint32_t i = 0; i < of->nrules; i++) {
+		const struct iour__rule *r = &of->rules[i];
+
+		if (rule_reads_ipv4(r))
 			return true;
+		for (uint32_t k = 0; k < r->ncmps; k++)
+			if (r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR6 &&
+			    r->verdict == IOUR_ALLOW)
+				return true;
+	}
 	return false;
 }
 
@@ -1311,7 +1326,7 @@ static bool rules_read_ipv4(const struct iour__opfilter *of)
  * CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to an IPv4-mapped
  * address (family AF_INET6, address ::ffff:0:0/96) take a graph of their
  * own, compiled in the mapped views; all other requests take the plain
- * graph.  Needed only when some rule reads the family or an IPv4 address:
+ * graph.  Needed only when some rule reads the family or an address:
  * otherwise both views read a mapped request exactly as the plain graph
  * does.
  */

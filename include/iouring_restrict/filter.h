@@ -121,9 +121,9 @@ enum iour_field {
 
 	/** CONNECT (16, Linux 7.2+): the address family; valid values
 	 *  0..65535.  0 when the address is shorter than a family.  A
-	 *  connect to an IPv4-mapped IPv6 address also counts as `AF_INET`
-	 *  unless #IOUR_FILTER_ADDR4_LITERAL is set (see "IPv4-mapped
-	 *  destinations" below). */
+	 *  connect to an IPv4-mapped IPv6 address is judged as `AF_INET`
+	 *  (deny rules: also as `AF_INET6`) unless #IOUR_FILTER_ADDR4_LITERAL
+	 *  is set (see "IPv4-mapped destinations" below). */
 	IOUR_FIELD_CONNECT_FAMILY = 48,
 	/** CONNECT: the destination port in host byte order; valid values
 	 *  0..65535.  0 unless the family is `AF_INET` or `AF_INET6` and the
@@ -142,9 +142,10 @@ enum iour_field {
 	/** CONNECT: the IPv6 destination, 16 bytes in struct iour_cmp::addr6.
 	 *  Only #IOUR_CMP_EQ, #IOUR_CMP_NE, #IOUR_CMP_IN_PREFIX and
 	 *  #IOUR_CMP_NOT_IN_PREFIX apply.  **A comparison on this field holds
-	 *  only for `AF_INET6` requests**, its negated forms included.  It
-	 *  sees the 16 bytes as given, IPv4-mapped addresses included
-	 *  (`addr6 in ::ffff:0:0/96` holds for them). */
+	 *  only for `AF_INET6` requests**, its negated forms included.  For
+	 *  an IPv4-mapped address it holds only in a deny rule, unless
+	 *  #IOUR_FILTER_ADDR4_LITERAL is set (see "IPv4-mapped destinations"
+	 *  below). */
 	IOUR_FIELD_CONNECT_ADDR6 = 51
 };
 
@@ -228,16 +229,22 @@ struct iour_cmp {
  * **IPv4-mapped destinations.**  An `AF_INET6` socket that connects to
  * `::ffff:a.b.c.d` (the IPv4-mapped form, `::ffff:0:0/96`) reaches the
  * IPv4 host a.b.c.d: the kernel turns the connect into an IPv4 one.  So,
- * by default, a CONNECT rule holds for such a request when it holds for
- * the request as the kernel sends it (family `AF_INET6`, `addr6` the 16
- * bytes) **or** for the equivalent IPv4 connect (family `AF_INET`,
- * `addr4` a.b.c.d, the same port; `addr6` comparisons do not hold for
- * it).  Hence `addr4 in 10.0.0.0/8` and `family == AF_INET, addr4 in
- * 10.0.0.0/8` also hold for `::ffff:10.0.0.1`, whether the rule denies
- * (no bypass through an IPv6 socket) or allows (an allow-list of IPv4
- * hosts also admits their mapped form); an `addr6` rule keeps holding for
- * the mapped bytes.  Rules are still tried in order and the first that
- * holds decides.  Only this form is treated as IPv4: the kernel sends the
+ * by default, CONNECT rules judge such a request as that IPv4 connect
+ * (family `AF_INET`, `addr4` a.b.c.d, the same port; `addr6` comparisons
+ * do not hold for it), and deny rules also as the request is given
+ * (family `AF_INET6`, `addr6` the 16 bytes):
+ *  - an #IOUR_ALLOW rule holds for it when it holds for the IPv4 connect;
+ *  - an #IOUR_DENY rule holds for it when it holds for the IPv4 connect
+ *    or for the request as given.
+ *
+ * Rules are still tried in order and the first that holds decides.  Hence
+ * `addr4 in 10.0.0.0/8` and `family == AF_INET, addr4 in 10.0.0.0/8`
+ * hold for `::ffff:10.0.0.1`, whether they deny (no bypass through an
+ * IPv6 socket) or allow (an allow-list of IPv4 hosts admits their mapped
+ * form); `family == AF_INET6` or `addr6 in ::/0` in an allow rule does not
+ * admit a mapped address (an allow-list of IPv6 destinations does not
+ * open IPv4 ones), while `addr6 in ::ffff:0:0/96` in a deny rule still
+ * refuses all of them.  Only this form is treated as IPv4: the kernel sends the
  * IPv4-compatible form `::a.b.c.d` and the IPv4-translated form
  * `::ffff:0:a.b.c.d` as ordinary IPv6 packets (only a translator on the
  * network, such as NAT64 for `64:ff9b::/96`, turns them into IPv4), so

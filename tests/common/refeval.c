@@ -143,9 +143,15 @@ uint32_t ref_eval(const struct ref_policy *p, const struct ref_req *r)
 	struct ref_req v4;
 	bool mapped = !p->addr4_literal && ipv4_mapped(r, &v4);
 
-	for (size_t i = 0; i < p->nrules; i++)
-		if (rule_holds(&p->rules[i], r) || (mapped && rule_holds(&p->rules[i], &v4)))
-			return p->rules[i].verdict;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ref_rule *ru = &p->rules[i];
+
+		/* a mapped request: allowed only as the IPv4 connect it is,
+		 * denied as that or as the request as given */
+		if (mapped ? rule_holds(ru, &v4) || (ru->verdict == IOUR_DENY && rule_holds(ru, r))
+			   : rule_holds(ru, r))
+			return ru->verdict;
+	}
 	return p->has_default ? p->dflt : p->filter_dflt;
 }
 

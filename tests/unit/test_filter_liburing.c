@@ -372,6 +372,26 @@ Test(filter_liburing, connect_ipv4_mapped)
 	expect(only, CONNECT, v6("::ffff:127.0.0.1", 80), 1, "allow-list, mapped");
 	expect(only, CONNECT, v6("::ffff:127.0.0.2", 80), 0, "allow-list, mapped other");
 	expect(only, CONNECT, v6("::1", 80), 0, "allow-list, v6");
+	/* allowing IPv6 destinations does not open IPv4 ones through the
+	 * mapped form */
+	{
+		struct iour_filter *mix = filt(IOUR_DENY), *any6 = filt(IOUR_DENY);
+		struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR6,
+				      .op = IOUR_CMP_IN_PREFIX, .arg = 0 };
+
+		rule(mix, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX,
+		     IOUR_IPV4(10, 0, 0, 0), 8);
+		rule(mix, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET6, 0);
+		expect(mix, CONNECT, v6("::ffff:127.0.0.1", 80), 0, "allow AF_INET6, mapped");
+		expect(mix, CONNECT, v6("::ffff:10.1.2.3", 80), 1, "allow AF_INET6, mapped 10/8");
+		expect(mix, CONNECT, v6("::1", 80), 1, "allow AF_INET6, v6");
+		expect(mix, CONNECT, v4("127.0.0.1", 80), 0, "allow AF_INET6, v4");
+		cr_assert_eq(iour_filter__add_rule(any6, CONNECT, IOUR_ALLOW, &c, 1), 0);
+		expect(any6, CONNECT, v6("::ffff:127.0.0.1", 80), 0, "allow ::/0, mapped");
+		expect(any6, CONNECT, v6("2001:db8::1", 80), 1, "allow ::/0, v6");
+		iour_filter__free(mix);
+		iour_filter__free(any6);
+	}
 	/* the opt-out: literal families */
 	rule(lit, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX,
 	     IOUR_IPV4(10, 0, 0, 0), 8);
