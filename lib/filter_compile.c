@@ -1343,8 +1343,7 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 		       node, plain);
 	node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, node, plain);
 	node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, node, plain);
-	return mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node,
-		       plain);
+	return mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node, plain);
 }
 
 /* ---- path specialisation -------------------------------------------------- */
