@@ -136,7 +136,7 @@ enum iour_field {
 	 *  10.0.0.1" and is false for an IPv6 or Unix request.  An IPv4
 	 *  destination is an `AF_INET` request or, unless
 	 *  #IOUR_FILTER_ADDR4_LITERAL is set, an `AF_INET6` request to the
-	 *  IPv4-mapped address `::ffff:a.b.c.d`, which the kernel connects to
+	 *  IPv4-mapped address (<tt>\::ffff:a.b.c.d</tt>), which the kernel connects to
 	 *  a.b.c.d over IPv4 (see "IPv4-mapped destinations" below). */
 	IOUR_FIELD_CONNECT_ADDR4 = 50,
 	/** CONNECT: the IPv6 destination, 16 bytes in struct iour_cmp::addr6.
@@ -227,7 +227,7 @@ struct iour_cmp {
  *        only `AF_INET` requests ("literal family" semantics).
  *
  * **IPv4-mapped destinations.**  An `AF_INET6` socket that connects to
- * `::ffff:a.b.c.d` (the IPv4-mapped form, `::ffff:0:0/96`) reaches the
+ * <tt>\::ffff:a.b.c.d</tt> (the IPv4-mapped form, <tt>\::ffff:0:0/96</tt>) reaches the
  * IPv4 host a.b.c.d: the kernel turns the connect into an IPv4 one.  So,
  * by default, CONNECT rules judge such a request as that IPv4 connect
  * (family `AF_INET`, `addr4` a.b.c.d, the same port; `addr6` comparisons
@@ -239,21 +239,22 @@ struct iour_cmp {
  *
  * Rules are still tried in order and the first that holds decides.  Hence
  * `addr4 in 10.0.0.0/8` and `family == AF_INET, addr4 in 10.0.0.0/8`
- * hold for `::ffff:10.0.0.1`, whether they deny (no bypass through an
+ * hold for <tt>\::ffff:10.0.0.1</tt>, whether they deny (no bypass through an
  * IPv6 socket) or allow (an allow-list of IPv4 hosts admits their mapped
- * form); `family == AF_INET6` or `addr6 in ::/0` in an allow rule does not
+ * form); `family == AF_INET6` or <tt>addr6 in \::/0</tt> in an allow rule does not
  * admit a mapped address (an allow-list of IPv6 destinations does not
- * open IPv4 ones), while `addr6 in ::ffff:0:0/96` in a deny rule still
+ * open IPv4 ones), while <tt>addr6 in \::ffff:0:0/96</tt> in a deny rule still
  * refuses all of them.  Only this form is treated as IPv4: the kernel sends the
- * IPv4-compatible form `::a.b.c.d` and the IPv4-translated form
- * `::ffff:0:a.b.c.d` as ordinary IPv6 packets (only a translator on the
+ * IPv4-compatible form <tt>\::a.b.c.d</tt> and the IPv4-translated form
+ * <tt>\::ffff:0:a.b.c.d</tt> as ordinary IPv6 packets (only a translator on the
  * network, such as NAT64 for `64:ff9b::/96`, turns them into IPv4), so
  * `addr6` rules govern them.
  *
  * With this flag, the program compares the context literally: `addr4`
  * holds only for `AF_INET` requests and `family` is the family the
  * request gives.  A policy that sets it and denies IPv4 destinations
- * must also deny `addr6 in ::ffff:0:0/96` (or AF_INET6 sockets), or
+ * must also deny the mapped prefix with an `addr6` rule (or AF_INET6
+ * sockets), or
  * IPv6 sockets bypass it.  The flag changes only programs for CONNECT.
  * @since 1.0
  */
