@@ -1305,8 +1305,24 @@ static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uin
 	return node;
 }
 
-/* Does any rule read the family or an address?  (An allow rule on addr6
- * does not hold for a mapped request, see compile_rules().) */
+/* Can an addr6 comparison hold for some IPv4-mapped address? */
+static bool addr6_may_hold_mapped(const struct iour__cmp *cmp)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint64_t bits = cmp->arg < 96 ? cmp->arg : 96;
+
+	if (cmp->op != IOUR_CMP_IN_PREFIX)
+		return true;
+	/* the prefix's bits beyond its length are zero (filter.c) */
+	for (uint64_t b = 0; b < bits; b++)
+		if (((cmp->addr6[b / 8] ^ mapped[b / 8]) >> (7 - b % 8)) & 1)
+			return false;
+	return true;
+}
+
+/* Does any rule read the family or an IPv4 address, or allow on an IPv6
+ * address that may be mapped?  (An allow rule on addr6 does not hold for
+ * a mapped request, see compile_rules().) */
 static bool rules_read_ipv4(const struct iour__opfilter *of)
 {
 	for (uint32_t i = 0; i < of->nrules; i++) {
@@ -1316,7 +1332,7 @@ static bool rules_read_ipv4(const struct iour__opfilter *of)
 			return true;
 		for (uint32_t k = 0; k < r->ncmps; k++)
 			if (r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR6 &&
-			    r->verdict == IOUR_ALLOW)
+			    r->verdict == IOUR_ALLOW && addr6_may_hold_mapped(&r->cmps[k]))
 				return true;
 	}
 	return false;
