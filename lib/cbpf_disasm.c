@@ -10,6 +10,20 @@
 
 #include "cbpf_internal.h"
 
+/* struct seccomp_data and the SECCOMP_RET_* actions (linux/seccomp.h),
+ * spelt here so that the listing does not depend on the build's headers. */
+#define SECCOMP_DATA_SIZE 64
+#define SECCOMP_ACTION_MASK 0xffff0000U
+#define SECCOMP_DATA_MASK 0x0000ffffU
+#define SECCOMP_ACT_KILL_PROCESS 0x80000000U
+#define SECCOMP_ACT_KILL_THREAD 0x00000000U
+#define SECCOMP_ACT_TRAP 0x00030000U
+#define SECCOMP_ACT_ERRNO 0x00050000U
+#define SECCOMP_ACT_USER_NOTIF 0x7fc00000U
+#define SECCOMP_ACT_TRACE 0x7ff00000U
+#define SECCOMP_ACT_LOG 0x7ffc0000U
+#define SECCOMP_ACT_ALLOW 0x7fff0000U
+
 struct out {
 	char *buf; /* NULL while counting */
 	size_t n;
@@ -94,6 +108,56 @@ static void field_name(char *dst, size_t len, uint32_t opcode, uint32_t k)
 	snprintf(dst, len, "pdu+%u", k - IOUR_CTX_OFF_PDU);
 }
 
+/* The name of the seccomp_data word at byte k (k < 64, k % 4 == 0). */
+static void seccomp_field_name(char *dst, size_t len, uint32_t k)
+{
+	if (k == 0)
+		snprintf(dst, len, "nr");
+	else if (k == 4)
+		snprintf(dst, len, "arch");
+	else if (k < 16)
+		snprintf(dst, len, "instruction_pointer.%s", half(k, 8));
+	else
+		snprintf(dst, len, "args[%u].%s", (k - 16) / 8, half(k, 16 + (k - 16) / 8 * 8));
+}
+
+/* A seccomp return value: SECCOMP_RET_<action>, with its data where the
+ * action has some. */
+static void seccomp_ret(char *dst, size_t len, uint32_t k)
+{
+	uint32_t data = k & SECCOMP_DATA_MASK;
+
+	switch (k & SECCOMP_ACTION_MASK) {
+	case SECCOMP_ACT_KILL_PROCESS:
+		snprintf(dst, len, "SECCOMP_RET_KILL_PROCESS");
+		break;
+	case SECCOMP_ACT_KILL_THREAD:
+		snprintf(dst, len, "SECCOMP_RET_KILL_THREAD");
+		break;
+	case SECCOMP_ACT_TRAP:
+		snprintf(dst, len, "SECCOMP_RET_TRAP(%u)", data);
+		break;
+	case SECCOMP_ACT_ERRNO:
+		snprintf(dst, len, "SECCOMP_RET_ERRNO(%u)", data);
+		break;
+	case SECCOMP_ACT_USER_NOTIF:
+		snprintf(dst, len, "SECCOMP_RET_USER_NOTIF");
+		break;
+	case SECCOMP_ACT_TRACE:
+		snprintf(dst, len, "SECCOMP_RET_TRACE(%u)", data);
+		break;
+	case SECCOMP_ACT_LOG:
+		snprintf(dst, len, "SECCOMP_RET_LOG");
+		break;
+	case SECCOMP_ACT_ALLOW:
+		snprintf(dst, len, "SECCOMP_RET_ALLOW");
+		break;
+	default:
+		snprintf(dst, len, "unknown action: kills the process");
+		break;
+	}
+}
+
 static const char *alu_name(uint16_t op)
 {
 	switch (op) {
@@ -151,9 +215,11 @@ static void imm(char *dst, size_t len, uint32_t k)
 		snprintf(dst, len, "#0x%x", k);
 }
 
-/* One instruction as text: mnemonic in `txt`, optional remark in `rem`. */
-static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, char *txt,
-		      size_t tlen, char *rem, size_t rlen)
+/* One instruction as text: mnemonic in `txt`, optional remark in `rem`.
+ * `seccomp`: the program is a seccomp filter (struct seccomp_data,
+ * SECCOMP_RET_* returns), else an io_uring filter of `opcode`. */
+static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, bool seccomp,
+		      char *txt, size_t tlen, char *rem, size_t rlen)
 {
 	uint16_t c = in->code;
 	uint32_t k = in->k;
@@ -163,13 +229,18 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	rem[0] = '\0';
 	switch (c) {
 	case KBPF_LD | KBPF_W | KBPF_ABS:
-		if (k < IOUR_CTX_SIZE && !(k & 3)) {
+		if (seccomp && k < SECCOMP_DATA_SIZE && !(k & 3)) {
+			seccomp_field_name(a, sizeof(a), k);
+			snprintf(txt, tlen, "ld %s", a);
+			snprintf(rem, rlen, "[%u]", k);
+		} else if (!seccomp && k < IOUR_CTX_SIZE && !(k & 3)) {
 			field_name(a, sizeof(a), opcode, k);
 			snprintf(txt, tlen, "ld %s", a);
 			snprintf(rem, rlen, "[%u]", k);
 		} else {
 			snprintf(txt, tlen, "ld [%u]", k);
-			snprintf(rem, rlen, "outside the io_uring context");
+			snprintf(rem, rlen, "outside %s",
+				 seccomp ? "seccomp_data" : "the io_uring context");
 		}
 		return;
 	case KBPF_LD | KBPF_H | KBPF_ABS:
@@ -191,7 +262,7 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	case KBPF_LD | KBPF_W | KBPF_LEN:
 	case KBPF_LDX | KBPF_W | KBPF_LEN:
 		snprintf(txt, tlen, "%s len", KBPF_CLASS(c) == KBPF_LD ? "ld" : "ldx");
-		snprintf(rem, rlen, "= %d", IOUR_CTX_SIZE);
+		snprintf(rem, rlen, "= %d", seccomp ? SECCOMP_DATA_SIZE : IOUR_CTX_SIZE);
 		return;
 	case KBPF_LD | KBPF_IMM:
 	case KBPF_LDX | KBPF_IMM:
@@ -215,11 +286,14 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	case KBPF_RET | KBPF_K:
 		imm(a, sizeof(a), k);
 		snprintf(txt, tlen, "ret %s", a);
-		snprintf(rem, rlen, "%s", k ? "allow" : "deny");
+		if (seccomp)
+			seccomp_ret(rem, rlen, k);
+		else
+			snprintf(rem, rlen, "%s", k ? "allow" : "deny");
 		return;
 	case KBPF_RET | KBPF_A:
 		snprintf(txt, tlen, "ret a");
-		snprintf(rem, rlen, "allow if A != 0");
+		snprintf(rem, rlen, "%s", seccomp ? "the action in A" : "allow if A != 0");
 		return;
 	case KBPF_ALU | KBPF_NEG:
 		snprintf(txt, tlen, "neg");
@@ -254,7 +328,8 @@ static void insn_text(const struct iour_insn *in, size_t pc, uint32_t opcode, ch
 	snprintf(rem, rlen, "unknown instruction");
 }
 
-static void emit_text(struct out *o, const struct iour_insn *insns, size_t cnt, uint32_t opcode)
+static void emit_text(struct out *o, const struct iour_insn *insns, size_t cnt, uint32_t opcode,
+		      bool seccomp)
 {
 	char txt[128], rem[64], lab[24];
 	size_t pc, width = 2, m;
@@ -263,7 +338,7 @@ static void emit_text(struct out *o, const struct iour_insn *insns, size_t cnt, 
 		width++;
 	width += 2; /* "L" + digits + ":" + one space */
 	for (pc = 0; pc < cnt; pc++) {
-		insn_text(&insns[pc], pc, opcode, txt, sizeof(txt), rem, sizeof(rem));
+		insn_text(&insns[pc], pc, opcode, seccomp, txt, sizeof(txt), rem, sizeof(rem));
 		snprintf(lab, sizeof(lab), "L%u:", (unsigned)pc);
 		if (rem[0])
 			outf(o, "%-*s%-30s ; %s\n", (int)width, lab, txt, rem);
@@ -375,7 +450,8 @@ static void c_k(char *dst, size_t len, uint16_t code, uint32_t k)
 		snprintf(dst, len, "0x%x", k);
 }
 
-static void emit_c(struct out *o, const struct iour_insn *insns, size_t cnt, uint32_t opcode)
+static void emit_c(struct out *o, const struct iour_insn *insns, size_t cnt, uint32_t opcode,
+		   bool seccomp)
 {
 	char txt[128], rem[64], code[48], kb[16];
 	size_t pc;
@@ -385,7 +461,7 @@ static void emit_c(struct out *o, const struct iour_insn *insns, size_t cnt, uin
 		const struct iour_insn *in = &insns[pc];
 		bool known, cond;
 
-		insn_text(in, pc, opcode, txt, sizeof(txt), rem, sizeof(rem));
+		insn_text(in, pc, opcode, seccomp, txt, sizeof(txt), rem, sizeof(rem));
 		code_name(code, sizeof(code), in->code, &known);
 		c_k(kb, sizeof(kb), in->code, in->k);
 		cond = known && KBPF_CLASS(in->code) == KBPF_JMP && KBPF_OP(in->code) != KBPF_JA;
@@ -406,10 +482,12 @@ static void emit_c(struct out *o, const struct iour_insn *insns, size_t cnt, uin
 static void emit(struct out *o, const struct iour_insn *insns, size_t cnt, uint32_t opcode,
 		 uint32_t format)
 {
-	if (format == IOUR_DISASM_TEXT)
-		emit_text(o, insns, cnt, opcode);
+	bool seccomp = format & IOUR_DISASM_SECCOMP;
+
+	if ((format & ~IOUR_DISASM_SECCOMP) == IOUR_DISASM_TEXT)
+		emit_text(o, insns, cnt, opcode, seccomp);
 	else
-		emit_c(o, insns, cnt, opcode);
+		emit_c(o, insns, cnt, opcode, seccomp);
 }
 
 /* Documented in include/iouring_restrict/cbpf.h */
@@ -417,15 +495,19 @@ int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt, uint32_t opcode,
 		     char *buf, size_t *len)
 {
 	struct out o = { NULL, 0 };
+	uint32_t base = format & ~IOUR_DISASM_SECCOMP;
 	size_t need;
 
 	if (!len || (!insns && cnt > 0) || cnt > IOUR_MAX_INSNS)
 		return -EINVAL;
 	if (opcode != IOUR_OPCODE_ANY && opcode >= KIO_OP_LAST_NEWEST)
 		return -EINVAL;
-	if (format != IOUR_DISASM_TEXT && format != IOUR_DISASM_C_ARRAY &&
-	    format != IOUR_DISASM_RAW)
+	if (base != IOUR_DISASM_TEXT && base != IOUR_DISASM_C_ARRAY && base != IOUR_DISASM_RAW)
 		return -EINVAL;
+	/* a seccomp program has no io_uring opcode */
+	if ((format & IOUR_DISASM_SECCOMP) && opcode != IOUR_OPCODE_ANY)
+		return -EINVAL;
+	format = base == IOUR_DISASM_RAW ? base : format;
 
 	if (format == IOUR_DISASM_RAW) {
 		need = cnt * sizeof(*insns);

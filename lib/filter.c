@@ -363,7 +363,7 @@ int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **o
 {
 	static const int allowed[] = { EINVAL, E2BIG, ENOMEM, 0 };
 	struct iour_filter *f;
-	uint32_t dv;
+	uint32_t dv, flags;
 	int rc;
 
 	if (!out)
@@ -372,12 +372,14 @@ int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **o
 	if (rc)
 		return iour__err_public(rc, allowed);
 	dv = IOUR_OPTS_GET(opts, default_verdict, (uint32_t)IOUR_DENY);
-	if (!verdict_ok(dv) || IOUR_OPTS_GET(opts, flags, 0U))
+	flags = IOUR_OPTS_GET(opts, flags, 0U);
+	if (!verdict_ok(dv) || (flags & ~(uint32_t)IOUR_FILTER_ADDR4_LITERAL))
 		return -EINVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	f->default_verdict = dv;
+	f->flags = flags;
 	*out = f;
 	return 0;
 }
@@ -460,6 +462,7 @@ int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
 	if (!c)
 		return -ENOMEM;
 	c->default_verdict = f->default_verdict;
+	c->flags = f->flags;
 	for (unsigned int i = 0; i < IOUR__NOPCODES; i++) {
 		if (!f->ops[i])
 			continue;

@@ -292,8 +292,17 @@ struct memo_ent {
 	size_t kn_at;  /* index into the memo's record arena */
 };
 
+/* How compile_cmp() reads CONNECT's family and addresses (see
+ * compile_mapped()).  PLAIN: the context as it is.  M6 and M4: the request
+ * is known to be AF_INET6 to an IPv4-mapped address; M6 reads it as given
+ * (family AF_INET6, no IPv4 address), M4 as the IPv4 connect it becomes
+ * (family AF_INET, the IPv4 address in the last address word, no IPv6
+ * address). */
+enum { VIEW_PLAIN = 0, VIEW_M6 = 1, VIEW_M4 = 2 };
+
 struct cc {
 	bool be;
+	uint8_t view;
 	int err;
 	struct node *nodes;
 	uint32_t nnodes, capnodes;
@@ -956,6 +965,64 @@ static uint32_t word_bits(struct cc *c, uint32_t op, uint32_t off, uint32_t m, u
 	}
 }
 
+/* Does a scalar comparison hold for the value v?  (For fields whose value
+ * a view fixes.) */
+static bool value_holds(const struct iour__cmp *cmp, uint64_t v)
+{
+	size_t i;
+
+	switch (cmp->op) {
+	case IOUR_CMP_EQ:
+		return v == cmp->value;
+	case IOUR_CMP_NE:
+		return v != cmp->value;
+	case IOUR_CMP_LT:
+		return v < cmp->value;
+	case IOUR_CMP_LE:
+		return v <= cmp->value;
+	case IOUR_CMP_GT:
+		return v > cmp->value;
+	case IOUR_CMP_GE:
+		return v >= cmp->value;
+	case IOUR_CMP_MASKED_EQ:
+		return (v & cmp->arg) == cmp->value;
+	case IOUR_CMP_ANY_BITS:
+		return (v & cmp->value) != 0;
+	case IOUR_CMP_ALL_BITS:
+		return (v & cmp->value) == cmp->value;
+	case IOUR_CMP_NONE_BITS:
+		return (v & cmp->value) == 0;
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET:
+		for (i = 0; i < cmp->set_len && cmp->set[i] != v; i++)
+			;
+		return (i < cmp->set_len) == (cmp->op == IOUR_CMP_IN_SET);
+	case IOUR_CMP_IN_RANGE:
+		return cmp->value <= v && v <= cmp->arg;
+	case IOUR_CMP_NOT_IN_RANGE:
+		return v < cmp->value || v > cmp->arg;
+	default:
+		return false;
+	}
+}
+
+/* Adjusts an address field's layout to the current mapped view; false
+ * when the view has no such address (every comparison on it is false). */
+static bool view_layout(const struct cc *c, struct layout *L)
+{
+	if (L->guard == AF_INET) {
+		if (c->view != VIEW_M4)
+			return false;
+		L->off = IOUR_CTX_OFF_CONNECT_ADDR + 12; /* ::ffff:a.b.c.d */
+		L->guard = 0;
+	} else if (L->guard == AF_INET6) {
+		if (c->view != VIEW_M6)
+			return false;
+		L->guard = 0; /* the mapped test checked the family */
+	}
+	return true;
+}
+
 /* Compile one comparison: a node that goes to t when it holds, else f. */
 static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t t, uint32_t f)
 {
@@ -963,6 +1030,12 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 	uint32_t node = f;
 
 	field_layout(cmp->field, c->be, &L);
+	if (c->view != VIEW_PLAIN) {
+		if (cmp->field == IOUR_FIELD_CONNECT_FAMILY)
+			return value_holds(cmp, c->view == VIEW_M4 ? AF_INET : AF_INET6) ? t : f;
+		if (!view_layout(c, &L))
+			return f;
+	}
 
 	if (L.width == 128) {
 		/* IPv6 prefix: whole words by equality, the partial word masked */
@@ -1052,10 +1125,11 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 	return node;
 }
 
-static bool rule_mergeable(const struct iour__rule *r)
+static bool rule_mergeable(const struct cc *c, const struct iour__rule *r)
 {
 	return r->ncmps == 1 && r->cmps[0].field != IOUR_FIELD_CONNECT_ADDR6 &&
-	       op_is_interval(r->cmps[0].op);
+	       op_is_interval(r->cmps[0].op) &&
+	       (c->view == VIEW_PLAIN || r->cmps[0].field != IOUR_FIELD_CONNECT_FAMILY);
 }
 
 /*
@@ -1075,6 +1149,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	uint32_t node = rest;
 
 	field_layout(rules[0].cmps[0].field, c->be, &L);
+	if (c->view != VIEW_PLAIN && !view_layout(c, &L))
+		return rest;
 	ivs = calloc(n, sizeof(struct ivl *));
 	nivs = calloc(n, sizeof(*nivs));
 	if (!ivs || !nivs)
@@ -1154,36 +1230,136 @@ out:
 	return node;
 }
 
-/* The whole rule list of an opcode as a graph. */
+/* A rule's conjunction in the current view: to t when it holds, else f. */
+static uint32_t compile_conj(struct cc *c, const struct iour__rule *r, uint32_t t, uint32_t f)
+{
+	for (uint32_t k = r->ncmps; k-- > 0 && !c->err;)
+		t = compile_cmp(c, &r->cmps[k], t, f);
+	return t;
+}
+
+/* Does the rule compare a field that the IPv4 view of a mapped request
+ * reads differently from the request as given? */
+static bool rule_reads_ipv4(const struct iour__rule *r)
+{
+	for (uint32_t k = 0; k < r->ncmps; k++)
+		if (r->cmps[k].field == IOUR_FIELD_CONNECT_FAMILY ||
+		    r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR4)
+			return true;
+	return false;
+}
+
+/*
+ * The whole rule list of an opcode as a graph.  In the PLAIN view, every
+ * rule reads the context as it is.  Otherwise the request is an AF_INET6
+ * connect to an IPv4-mapped address (filter.h, IOUR_FILTER_ADDR4_LITERAL):
+ * an allow rule holds when it holds in the M4 reading (it admits the IPv4
+ * connect the request becomes), a deny rule when it holds in either
+ * reading (the M6 one first, falling back to the M4 one, then to the rules
+ * after it).
+ */
 static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uint32_t dflt)
 {
 	uint32_t node = cc_leaf(dflt);
 	size_t i = of->nrules;
+	bool mapped = c->view != VIEW_PLAIN;
 
 	while (i > 0 && !c->err) {
 		const struct iour__rule *r = &of->rules[i - 1];
 		size_t j = i - 1;
 
-		if (rule_mergeable(r)) {
-			while (j > 0 && rule_mergeable(&of->rules[j - 1]) &&
+		if (rule_mergeable(c, r)) {
+			while (j > 0 && rule_mergeable(c, &of->rules[j - 1]) &&
 			       of->rules[j - 1].cmps[0].field == r->cmps[0].field)
 				j--;
 			if (i - j >= 2) {
+				/* one field, read the same in both views except
+				 * addr4, which only the M4 view has */
+				if (mapped)
+					c->view = r->cmps[0].field == IOUR_FIELD_CONNECT_ADDR4 ?
+							  VIEW_M4 :
+							  VIEW_M6;
 				node = compile_run(c, &of->rules[j], i - j, node);
 				i = j;
 				continue;
 			}
 		}
 		{
-			uint32_t s = cc_leaf(r->verdict);
+			uint32_t leaf = cc_leaf(r->verdict), alt = node;
 
-			for (uint32_t k = r->ncmps; k-- > 0 && !c->err;)
-				s = compile_cmp(c, &r->cmps[k], s, node);
-			node = s;
+			if (mapped && (r->verdict == IOUR_ALLOW || rule_reads_ipv4(r))) {
+				c->view = VIEW_M4;
+				alt = compile_conj(c, r, leaf, node);
+				if (r->verdict == IOUR_ALLOW) {
+					node = alt;
+					i--;
+					continue;
+				}
+			}
+			if (mapped)
+				c->view = VIEW_M6;
+			node = compile_conj(c, r, leaf, alt);
 		}
 		i--;
 	}
 	return node;
+}
+
+/* Can an addr6 comparison hold for some IPv4-mapped address? */
+static bool addr6_may_hold_mapped(const struct iour__cmp *cmp)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint64_t bits = cmp->arg < 96 ? cmp->arg : 96;
+
+	if (cmp->op != IOUR_CMP_IN_PREFIX)
+		return true;
+	/* the prefix's bits beyond its length are zero (filter.c) */
+	for (uint64_t b = 0; b < bits; b++)
+		if (((cmp->addr6[b / 8] ^ mapped[b / 8]) >> (7 - b % 8)) & 1)
+			return false;
+	return true;
+}
+
+/* Does any rule read the family or an IPv4 address, or allow on an IPv6
+ * address that may be mapped?  (An allow rule on addr6 does not hold for
+ * a mapped request, see compile_rules().) */
+static bool rules_read_ipv4(const struct iour__opfilter *of)
+{
+	for (uint32_t i = 0; i < of->nrules; i++) {
+		const struct iour__rule *r = &of->rules[i];
+
+		if (rule_reads_ipv4(r))
+			return true;
+		for (uint32_t k = 0; k < r->ncmps; k++)
+			if (r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR6 &&
+			    r->verdict == IOUR_ALLOW && addr6_may_hold_mapped(&r->cmps[k]))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to an IPv4-mapped
+ * address (family AF_INET6, address ::ffff:0:0/96) take a graph of their
+ * own, compiled in the mapped views; all other requests take the plain
+ * graph.  Needed only when some rule reads the family or an address:
+ * otherwise both views read a mapped request exactly as the plain graph
+ * does.
+ */
+static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, uint32_t dflt,
+			       uint32_t plain)
+{
+	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
+	uint32_t node;
+
+	c->view = VIEW_M6;
+	node = compile_rules(c, of, dflt);
+	c->view = VIEW_PLAIN;
+	node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ, load32(ffff, c->be),
+		       node, plain);
+	node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, node, plain);
+	node = mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, node, plain);
+	return mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node, plain);
 }
 
 /* ---- path specialisation -------------------------------------------------- */
@@ -2118,7 +2294,7 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 {
 	const struct iour__opfilter *of;
 	struct cc c;
-	uint32_t root, sroot;
+	uint32_t root, sroot, dflt;
 	int rc;
 
 	memset(&last_stats, 0, sizeof(last_stats));
@@ -2135,7 +2311,11 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 		cc_fini(&c);
 		return rc;
 	}
-	root = compile_rules(&c, of, of->has_default ? of->default_verdict : f->default_verdict);
+	dflt = of->has_default ? of->default_verdict : f->default_verdict;
+	root = compile_rules(&c, of, dflt);
+	if (!c.err && opcode == KIO_OP_CONNECT && !(f->flags & IOUR_FILTER_ADDR4_LITERAL) &&
+	    rules_read_ipv4(of))
+		root = compile_mapped(&c, of, dflt, root);
 	if (c.err) {
 		rc = c.err;
 		goto out;

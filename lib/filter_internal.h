@@ -47,6 +47,7 @@ struct iour__opfilter {
 
 struct iour_filter {
 	uint32_t default_verdict;
+	uint32_t flags; /* IOUR_FILTER_* of struct iour_filter_opts */
 	struct iour__opfilter *ops[IOUR__NOPCODES];
 };
 

@@ -72,13 +72,15 @@ static void describe_entries(struct iour__sb *sb, const struct kio_restriction *
 	}
 }
 
+/* `seccomp`: the companion's program, else an io_uring filter of `opcode`. */
 static void describe_prog(struct iour__sb *sb, const struct iour_insn *insns, size_t cnt,
-			  uint32_t opcode)
+			  uint32_t opcode, bool seccomp)
 {
+	uint32_t fmt = IOUR_DISASM_TEXT | (seccomp ? IOUR_DISASM_SECCOMP : 0);
 	size_t len = 0;
 	char *text, *line, *save = NULL;
 
-	if (iour_cbpf_disasm(insns, cnt, opcode, IOUR_DISASM_TEXT, NULL, &len)) {
+	if (iour_cbpf_disasm(insns, cnt, opcode, fmt, NULL, &len)) {
 		iour__sb_printf(sb, "        (program of %zu instructions)\n", cnt);
 		return;
 	}
@@ -87,7 +89,7 @@ static void describe_prog(struct iour__sb *sb, const struct iour_insn *insns, si
 		sb->oom = true;
 		return;
 	}
-	if (iour_cbpf_disasm(insns, cnt, opcode, IOUR_DISASM_TEXT, text, &len) == 0) {
+	if (iour_cbpf_disasm(insns, cnt, opcode, fmt, text, &len) == 0) {
 		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			iour__sb_printf(sb, "        %s\n", line);
 	}
@@ -152,7 +154,7 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 						 "DENY_REST") :
 					"",
 				bpf.filter.pdu_size, bpf.filter.filter_len);
-		describe_prog(sb, s->insns, s->insn_cnt, s->opcode);
+		describe_prog(sb, s->insns, s->insn_cnt, s->opcode, false);
 		break;
 	}
 	case IOUR_STEP_ENABLE_RINGS:
@@ -163,7 +165,7 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 		iour__sb_printf(sb,
 				"seccomp(SECCOMP_SET_MODE_FILTER, %u, prog): %zu instructions\n",
 				s->nr_args, s->insn_cnt);
-		describe_prog(sb, s->insns, s->insn_cnt, IOUR_OPCODE_ANY);
+		describe_prog(sb, s->insns, s->insn_cnt, IOUR_OPCODE_ANY, true);
 		break;
 	default:
 		iour__sb_printf(sb, "?\n");

@@ -320,6 +320,16 @@ enum iour_disasm_format {
 };
 /** @brief Pass as the opcode to iour_cbpf_disasm() to name no payload. */
 #define IOUR_OPCODE_ANY UINT32_MAX
+/**
+ * @brief Flag ORed into the format of iour_cbpf_disasm(): the program is a
+ *        seccomp filter, not an io_uring one.
+ *
+ * Its loads are named by `struct seccomp_data` and its returns by the
+ * `SECCOMP_RET_*` action they select (the seccomp companion,
+ * iour_companion_program(), is such a program).  The opcode must be
+ * #IOUR_OPCODE_ANY.
+ */
+#define IOUR_DISASM_SECCOMP (1U << 8)
 
 /**
  * @brief **iour_cbpf_disasm()** renders a program as a listing, a C
@@ -342,6 +352,16 @@ enum iour_disasm_format {
  * Instructions io_uring refuses are still shown (`ldh [k]`, `ld [x+k]`,
  * `mod`, `.insn code, jt, jf, k` for an unknown code).
  *
+ * With #IOUR_DISASM_SECCOMP ORed into @p format, the program is listed as
+ * a seccomp filter: loads are `ld nr`, `ld arch`,
+ * `ld instruction_pointer.lo` / `.hi`, `ld args[0].lo` .. `args[5].hi`
+ * (offsets 0 to 60; anything else is remarked `outside seccomp_data`),
+ * `ld len` is remarked `= 64`, `ret #k` is remarked with its action
+ * (`SECCOMP_RET_ALLOW`, `SECCOMP_RET_ERRNO(38)`, `SECCOMP_RET_KILL_PROCESS`,
+ * `SECCOMP_RET_KILL_THREAD`, `SECCOMP_RET_TRAP(n)`, `SECCOMP_RET_TRACE(n)`,
+ * `SECCOMP_RET_LOG`, `SECCOMP_RET_USER_NOTIF`, or `unknown action: kills
+ * the process`), `ret a` `the action in A`.
+ *
  * #IOUR_DISASM_C_ARRAY gives `struct sock_filter filter[] = { ... };` with
  * one `BPF_STMT()`/`BPF_JUMP()` per instruction (a plain `{ code, jt, jf,
  * k }` initialiser for unknown codes or non-jumps with non-zero jt/jf),
@@ -361,13 +381,16 @@ enum iour_disasm_format {
  * @param cnt number of instructions, 0 to 4096.
  * @param opcode the request opcode whose payload names to use (below 65),
  *        or #IOUR_OPCODE_ANY.
- * @param format an enum iour_disasm_format value.
+ * @param format an enum iour_disasm_format value, optionally ORed with
+ *        #IOUR_DISASM_SECCOMP (no effect on #IOUR_DISASM_RAW).
  * @param buf destination, or NULL to ask for the size.
  * @param len in: size of @p buf; out: bytes needed or written.
  * @return 0 on success; -ERANGE if @p buf is too small (*len then holds the
  *         size needed and @p buf is untouched); -EINVAL if @p len is NULL,
  *         @p insns is NULL with @p cnt > 0, @p cnt is above 4096, @p opcode
- *         is 65 or more but not #IOUR_OPCODE_ANY, or @p format is unknown.
+ *         is 65 or more but not #IOUR_OPCODE_ANY, @p format is unknown
+ *         (or has #IOUR_DISASM_SECCOMP with an opcode other than
+ *         #IOUR_OPCODE_ANY).
  * @since 1.0
  */
 IOUR_API int iour_cbpf_disasm(const struct iour_insn *insns, size_t cnt, uint32_t opcode,

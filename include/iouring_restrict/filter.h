@@ -120,7 +120,10 @@ enum iour_field {
 	IOUR_FIELD_OPEN_RESOLVE = 35,
 
 	/** CONNECT (16, Linux 7.2+): the address family; valid values
-	 *  0..65535.  0 when the address is shorter than a family. */
+	 *  0..65535.  0 when the address is shorter than a family.  A
+	 *  connect to an IPv4-mapped IPv6 address is judged as `AF_INET`
+	 *  (deny rules: also as `AF_INET6`) unless #IOUR_FILTER_ADDR4_LITERAL
+	 *  is set (see "IPv4-mapped destinations" below). */
 	IOUR_FIELD_CONNECT_FAMILY = 48,
 	/** CONNECT: the destination port in host byte order; valid values
 	 *  0..65535.  0 unless the family is `AF_INET` or `AF_INET6` and the
@@ -128,14 +131,21 @@ enum iour_field {
 	IOUR_FIELD_CONNECT_PORT = 49,
 	/** CONNECT: the IPv4 destination, a 32-bit number in host byte order
 	 *  (IOUR_IPV4(127, 0, 0, 1)).  **A comparison on this field holds
-	 *  only for `AF_INET` requests**, its negated forms included:
+	 *  only for IPv4 destinations**, its negated forms included:
 	 *  "addr4 != 10.0.0.1" means "an IPv4 destination other than
-	 *  10.0.0.1" and is false for an IPv6 or Unix request. */
+	 *  10.0.0.1" and is false for an IPv6 or Unix request.  An IPv4
+	 *  destination is an `AF_INET` request or, unless
+	 *  #IOUR_FILTER_ADDR4_LITERAL is set, an `AF_INET6` request to the
+	 *  IPv4-mapped address (<tt>\::ffff:a.b.c.d</tt>), which the kernel connects to
+	 *  a.b.c.d over IPv4 (see "IPv4-mapped destinations" below). */
 	IOUR_FIELD_CONNECT_ADDR4 = 50,
 	/** CONNECT: the IPv6 destination, 16 bytes in struct iour_cmp::addr6.
 	 *  Only #IOUR_CMP_EQ, #IOUR_CMP_NE, #IOUR_CMP_IN_PREFIX and
 	 *  #IOUR_CMP_NOT_IN_PREFIX apply.  **A comparison on this field holds
-	 *  only for `AF_INET6` requests**, its negated forms included. */
+	 *  only for `AF_INET6` requests**, its negated forms included.  For
+	 *  an IPv4-mapped address it holds only in a deny rule, unless
+	 *  #IOUR_FILTER_ADDR4_LITERAL is set (see "IPv4-mapped destinations"
+	 *  below). */
 	IOUR_FIELD_CONNECT_ADDR6 = 51
 };
 
@@ -212,6 +222,44 @@ struct iour_cmp {
 	uint8_t addr6[16];   /**< IPv6 operand, in written (network) order */
 };
 
+/**
+ * @brief Flag of struct iour_filter_opts::flags: IPv4 rules of CONNECT see
+ *        only `AF_INET` requests ("literal family" semantics).
+ *
+ * **IPv4-mapped destinations.**  An `AF_INET6` socket that connects to
+ * <tt>\::ffff:a.b.c.d</tt> (the IPv4-mapped form, <tt>\::ffff:0:0/96</tt>) reaches the
+ * IPv4 host a.b.c.d: the kernel turns the connect into an IPv4 one.  So,
+ * by default, CONNECT rules judge such a request as that IPv4 connect
+ * (family `AF_INET`, `addr4` a.b.c.d, the same port; `addr6` comparisons
+ * do not hold for it), and deny rules also as the request is given
+ * (family `AF_INET6`, `addr6` the 16 bytes):
+ *  - an #IOUR_ALLOW rule holds for it when it holds for the IPv4 connect;
+ *  - an #IOUR_DENY rule holds for it when it holds for the IPv4 connect
+ *    or for the request as given.
+ *
+ * Rules are still tried in order and the first that holds decides.  Hence
+ * `addr4 in 10.0.0.0/8` and `family == AF_INET, addr4 in 10.0.0.0/8`
+ * hold for <tt>\::ffff:10.0.0.1</tt>, whether they deny (no bypass through an
+ * IPv6 socket) or allow (an allow-list of IPv4 hosts admits their mapped
+ * form); `family == AF_INET6` or <tt>addr6 in \::/0</tt> in an allow rule does not
+ * admit a mapped address (an allow-list of IPv6 destinations does not
+ * open IPv4 ones), while <tt>addr6 in \::ffff:0:0/96</tt> in a deny rule still
+ * refuses all of them.  Only this form is treated as IPv4: the kernel sends the
+ * IPv4-compatible form <tt>\::a.b.c.d</tt> and the IPv4-translated form
+ * <tt>\::ffff:0:a.b.c.d</tt> as ordinary IPv6 packets (only a translator on the
+ * network, such as NAT64 for `64:ff9b::/96`, turns them into IPv4), so
+ * `addr6` rules govern them.
+ *
+ * With this flag, the program compares the context literally: `addr4`
+ * holds only for `AF_INET` requests and `family` is the family the
+ * request gives.  A policy that sets it and denies IPv4 destinations
+ * must also deny the mapped prefix with an `addr6` rule (or AF_INET6
+ * sockets), or
+ * IPv6 sockets bypass it.  The flag changes only programs for CONNECT.
+ * @since 1.0
+ */
+#define IOUR_FILTER_ADDR4_LITERAL (1U << 0)
+
 /** @brief Options of iour_filter__new(). */
 struct iour_filter_opts {
 	size_t sz; /**< sizeof(struct iour_filter_opts) */
@@ -219,7 +267,7 @@ struct iour_filter_opts {
 	 *  iour_filter__set_default(): #IOUR_DENY (the zero default, fail
 	 *  closed) or #IOUR_ALLOW. */
 	uint32_t default_verdict;
-	uint32_t flags; /**< none defined yet; must be 0 */
+	uint32_t flags; /**< 0 or #IOUR_FILTER_ADDR4_LITERAL */
 };
 
 /**
@@ -227,7 +275,7 @@ struct iour_filter_opts {
  * @param opts options, or NULL for the defaults (default verdict deny).
  * @param out receives the new filter; release it with iour_filter__free().
  * @return 0 on success; -EINVAL if @p out is NULL, @p opts is malformed
- *         (`sz` too small, unknown verdict, non-zero flags); -E2BIG if
+ *         (`sz` too small, unknown verdict, unknown flags); -E2BIG if
  *         @p opts has non-zero bytes this version does not know;
  *         -ENOMEM.
  * @since 1.0

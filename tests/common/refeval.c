@@ -113,16 +113,44 @@ bool ref_cmp_holds(const struct ref_cmp *c, const struct ref_req *r)
 	return false;
 }
 
+static bool rule_holds(const struct ref_rule *ru, const struct ref_req *r)
+{
+	for (size_t j = 0; j < ru->ncmps; j++)
+		if (!ref_cmp_holds(&ru->cmps[j], r))
+			return false;
+	return true;
+}
+
+/* Is the request an AF_INET6 connect to ::ffff:a.b.c.d?  If so, *v4 is the
+ * AF_INET connect the kernel turns it into. */
+static bool ipv4_mapped(const struct ref_req *r, struct ref_req *v4)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (r->opcode != REF_OP_CONNECT || r->cfamily != AF_INET6 ||
+	    memcmp(r->addr6, prefix, sizeof(prefix)))
+		return false;
+	*v4 = *r;
+	v4->cfamily = AF_INET;
+	v4->addr4 = (uint32_t)r->addr6[12] << 24 | (uint32_t)r->addr6[13] << 16 |
+		    (uint32_t)r->addr6[14] << 8 | r->addr6[15];
+	memset(v4->addr6, 0, sizeof(v4->addr6));
+	return true;
+}
+
 uint32_t ref_eval(const struct ref_policy *p, const struct ref_req *r)
 {
-	for (size_t i = 0; i < p->nrules; i++) {
-		bool all = true;
+	struct ref_req v4;
+	bool mapped = !p->addr4_literal && ipv4_mapped(r, &v4);
 
-		for (size_t j = 0; j < p->rules[i].ncmps; j++)
-			if (!ref_cmp_holds(&p->rules[i].cmps[j], r))
-				all = false;
-		if (all)
-			return p->rules[i].verdict;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ref_rule *ru = &p->rules[i];
+
+		/* a mapped request: allowed only as the IPv4 connect it is,
+		 * denied as that or as the request as given */
+		if (mapped ? rule_holds(ru, &v4) || (ru->verdict == IOUR_DENY && rule_holds(ru, r))
+			   : rule_holds(ru, r))
+			return ru->verdict;
 	}
 	return p->has_default ? p->dflt : p->filter_dflt;
 }
@@ -198,7 +226,9 @@ void ref_to_cmp(const struct ref_cmp *rc, struct iour_cmp *c)
 
 int ref_build(const struct ref_policy *p, struct iour_filter **out)
 {
-	struct iour_filter_opts o = { .sz = sizeof(o), .default_verdict = p->filter_dflt };
+	struct iour_filter_opts o = { .sz = sizeof(o),
+				      .default_verdict = p->filter_dflt,
+				      .flags = p->addr4_literal ? IOUR_FILTER_ADDR4_LITERAL : 0 };
 	struct iour_filter *f;
 	int rc = iour_filter__new(&o, &f);
 
@@ -236,9 +266,9 @@ void ref_policy_str(const struct ref_policy *p, char *buf, size_t len)
 
 	if (len)
 		buf[0] = 0;
-	APPEND("opcode %u, default %s%s\n", p->opcode,
+	APPEND("opcode %u, default %s%s%s\n", p->opcode,
 	       (p->has_default ? p->dflt : p->filter_dflt) ? "allow" : "deny",
-	       p->has_default ? "" : " (filter-wide)");
+	       p->has_default ? "" : " (filter-wide)", p->addr4_literal ? ", addr4 literal" : "");
 	for (size_t i = 0; i < p->nrules; i++) {
 		APPEND("  rule %zu -> %s:", i, p->rules[i].verdict ? "allow" : "deny");
 		for (size_t j = 0; j < p->rules[i].ncmps; j++) {

@@ -53,6 +53,7 @@ struct ref_policy {
 	bool has_default;
 	uint32_t dflt;          /* used when has_default */
 	uint32_t filter_dflt;   /* the filter-wide default (opts) */
+	bool addr4_literal;     /* IOUR_FILTER_ADDR4_LITERAL */
 };
 
 /* What a filter sees of a request, as numbers in host order. */
@@ -73,7 +74,11 @@ struct ref_req {
 
 /* Does a comparison hold for the request? */
 bool ref_cmp_holds(const struct ref_cmp *c, const struct ref_req *r);
-/* The policy's verdict (IOUR_ALLOW / IOUR_DENY) for the request. */
+/* The policy's verdict (IOUR_ALLOW / IOUR_DENY) for the request.  Unless
+ * the policy is addr4_literal, a CONNECT to ::ffff:a.b.c.d is looked at as
+ * the IPv4 connect to a.b.c.d it becomes: an allow rule holds when it holds
+ * for that IPv4 connect, a deny rule when it holds for it or for the
+ * request as given. */
 uint32_t ref_eval(const struct ref_policy *p, const struct ref_req *r);
 
 /* The context the kernel builds for the request, in the given byte order

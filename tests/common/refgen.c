@@ -174,6 +174,36 @@ static void random_addr6(struct gen_rng *r, uint8_t a[16])
 		memcpy(a, pats[gen_below(r, 4)], 16);
 		return;
 	}
+	if (gen_chance(r, 40)) {
+		/* an IPv4-mapped address (::ffff:a.b.c.d), or one of the
+		 * look-alikes that are not: IPv4-translated ::ffff:0:a.b.c.d,
+		 * IPv4-compatible ::a.b.c.d, one bit off the mapped prefix */
+		uint32_t v4 = gen_chance(r, 50) ? gen_u32(r) : 0x0a000001 + gen_below(r, 4);
+
+		memset(a, 0, 16);
+		switch (gen_below(r, 6)) {
+		case 0:
+			a[8] = a[9] = 0xff;
+			break;
+		case 1:
+			break;
+		case 2: {
+			unsigned bit = gen_below(r, 96);
+
+			a[10] = a[11] = 0xff;
+			a[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+			break;
+		}
+		default:
+			a[10] = a[11] = 0xff;
+			break;
+		}
+		a[12] = (uint8_t)(v4 >> 24);
+		a[13] = (uint8_t)(v4 >> 16);
+		a[14] = (uint8_t)(v4 >> 8);
+		a[15] = (uint8_t)v4;
+		return;
+	}
 	for (int i = 0; i < 16; i++)
 		a[i] = (uint8_t)gen_below(r, 4) == 0 ? 0 : (uint8_t)gen_u32(r);
 }
@@ -293,6 +323,7 @@ void refgen_policy(struct gen_rng *r, struct ref_policy *p)
 	p->has_default = gen_chance(r, 60);
 	p->dflt = gen_below(r, 2);
 	p->filter_dflt = gen_below(r, 2);
+	p->addr4_literal = gen_chance(r, 25);
 	d = p->has_default ? p->dflt : p->filter_dflt;
 	nrules = gen_chance(r, 5) ? 0 : 1 + gen_below(r, gen_chance(r, 70) ? 4 : REF_MAX_RULES);
 	while (p->nrules < nrules) {
@@ -557,6 +588,17 @@ void refgen_req(struct gen_rng *r, const struct ref_policy *p, struct ref_req *q
 			if ((c->field == IOUR_FIELD_CONNECT_ADDR4 || c->field == IOUR_FIELD_CONNECT_ADDR6) &&
 			    gen_chance(r, 10))
 				q->cfamily = c->field == IOUR_FIELD_CONNECT_ADDR4 ? AF_INET6 : AF_INET;
+			/* an IPv4 operand through an IPv6 socket: ::ffff:a.b.c.d */
+			if (c->field == IOUR_FIELD_CONNECT_ADDR4 && q->cfamily == AF_INET &&
+			    gen_chance(r, 30)) {
+				memset(q->addr6, 0, 16);
+				q->addr6[10] = q->addr6[11] = 0xff;
+				q->addr6[12] = (uint8_t)(q->addr4 >> 24);
+				q->addr6[13] = (uint8_t)(q->addr4 >> 16);
+				q->addr6[14] = (uint8_t)(q->addr4 >> 8);
+				q->addr6[15] = (uint8_t)q->addr4;
+				q->cfamily = AF_INET6;
+			}
 		}
 	}
 	normalise(r, q);

@@ -61,6 +61,7 @@ struct mrule {
 
 struct model {
 	uint32_t fdefault;     /* the filter-wide default verdict */
+	bool addr4_literal;    /* IOUR_FILTER_ADDR4_LITERAL */
 	int8_t opdefault[256]; /* -1 none, else the verdict */
 	bool raw[256];         /* a raw program is installed */
 	struct iour_insn *raw_insns[256];
@@ -477,19 +478,45 @@ static bool cmp_holds(const struct iour_cmp *c, const uint8_t *ctx)
 	}
 }
 
+static bool rule_holds(const struct mrule *r, const uint8_t *ctx)
+{
+	bool all = true;
+
+	for (size_t j = 0; j < r->n && all; j++)
+		all = cmp_holds(&r->cmps[j].c, ctx);
+	return all;
+}
+
+/* An AF_INET6 CONNECT to ::ffff:a.b.c.d: *v4 is the AF_INET connect to
+ * a.b.c.d the kernel makes of it (filter.h, IOUR_FILTER_ADDR4_LITERAL). */
+static bool ipv4_mapped(uint32_t opcode, const uint8_t *ctx, uint8_t *v4)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint32_t fam = AF_INET;
+
+	if (opcode != OP_CONNECT || rd(ctx, 16, 4) != AF_INET6 || memcmp(ctx + 24, prefix, 12))
+		return false;
+	memcpy(v4, ctx, IOUR_CTX_SIZE);
+	memcpy(v4 + 16, &fam, 4);
+	memcpy(v4 + 24, ctx + 36, 4);
+	memset(v4 + 28, 0, 12);
+	return true;
+}
+
 static uint32_t reference(const struct model *m, uint32_t opcode, const uint8_t *ctx)
 {
-	size_t i, j;
+	uint8_t v4[IOUR_CTX_SIZE];
+	bool mapped = !m->addr4_literal && ipv4_mapped(opcode, ctx, v4);
+	size_t i;
 
 	for (i = 0; i < m->nrules; i++) {
 		const struct mrule *r = &m->rules[i];
-		bool all = true;
 
 		if (r->opcode != opcode)
 			continue;
-		for (j = 0; j < r->n && all; j++)
-			all = cmp_holds(&r->cmps[j].c, ctx);
-		if (all)
+		/* mapped: allowed only as the IPv4 connect, denied as either */
+		if (mapped ? rule_holds(r, v4) || (r->verdict == IOUR_DENY && rule_holds(r, ctx))
+			   : rule_holds(r, ctx))
 			return r->verdict;
 	}
 	return m->opdefault[opcode] >= 0 ? (uint32_t)m->opdefault[opcode] : m->fdefault;
@@ -626,6 +653,22 @@ static void make_ctx(struct rng *in, const struct model *m, uint32_t opcode, uin
 			memcpy(ctx + 24, &v, 8);
 			v = rnd64(in);
 			memcpy(ctx + 32, &v, 8);
+			/* an IPv4 address in the mapped form, or a look-alike
+			 * (translated ::ffff:0:a.b.c.d, compatible ::a.b.c.d) */
+			if (rnd8(in) % 3 == 0) {
+				static const uint8_t pre[3][12] = {
+					{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff },
+					{ 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0 },
+					{ 0 },
+				};
+				uint8_t k = rnd8(in);
+
+				memcpy(ctx + 24, pre[k % 4 == 3 ? 1 : k % 4 == 2 ? 2 : 0], 12);
+				w = htonl((uint32_t)ctx_value(in, m, opcode,
+								IOUR_FIELD_CONNECT_ADDR4));
+				memcpy(ctx + 36, &w, 4);
+				break;
+			}
 			/* often an operand of the rules, or one bit away */
 			for (i = 0; i < m->nrules; i++)
 				for (j = 0; j < m->rules[i].n; j++) {
@@ -881,8 +924,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < size; i++)
 		input_seed = (input_seed ^ data[i]) * 0x100000001b3ULL;
 	memset(m->opdefault, -1, sizeof(m->opdefault));
-	m->fdefault = fz_u8(&in) & 1 ? IOUR_ALLOW : IOUR_DENY;
+	{
+		uint8_t b = fz_u8(&in);
+
+		m->fdefault = b & 1 ? IOUR_ALLOW : IOUR_DENY;
+		m->addr4_literal = b & 2;
+	}
 	fo.default_verdict = m->fdefault;
+	fo.flags = m->addr4_literal ? IOUR_FILTER_ADDR4_LITERAL : 0;
 	FUZZ_CHECK(iour_filter__new(&fo, &f) == 0, "iour_filter__new");
 
 	while (!fz_empty(&in) && steps++ < 32) {

@@ -10,10 +10,16 @@
  *
  * Skipped, with the reason, on kernels without the filters.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -339,6 +345,175 @@ Test(live_task_bpf, connect_short_address)
 	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF | LIVE_CONNECT);
 	LIVE_CHILD(filter_child, &c);
 	live_log("task filter CONNECT family deny-list, short address: %zu answers confirmed", c.n);
+}
+
+/* ---- IPv4-mapped destinations (filter.h, IOUR_FILTER_ADDR4_LITERAL) ----
+ * Real connects to a listener on 127.0.0.1: through an AF_INET6 socket to
+ * ::ffff:127.0.0.1 (which the kernel delivers over IPv4 to that listener)
+ * and through an AF_INET socket.  Loopback only, in a network namespace of
+ * the child's own when it can have one. */
+enum { M_DENY_LO, M_ALLOW_LO, M_ALLOW_V6_AND_10 };
+
+struct mcase {
+	const char *what;
+	int rules;      /* M_* */
+	uint32_t flags; /* iour_filter_opts.flags */
+	int want6;      /* CQE res of the connect to ::ffff:127.0.0.1 */
+	int want4;      /* CQE res of the connect to 127.0.0.1 */
+};
+
+static struct iour_filter *mapped_filter(const struct mcase *c)
+{
+	struct iour_filter_opts o = { .sz = sizeof(o), .flags = c->flags };
+	struct iour_cmp fam6 = { .sz = sizeof(fam6), .field = IOUR_FIELD_CONNECT_FAMILY,
+				 .op = IOUR_CMP_EQ, .value = AF_INET6_ };
+	struct iour_cmp a4 = { .sz = sizeof(a4), .field = IOUR_FIELD_CONNECT_ADDR4 };
+	struct iour_filter *f;
+	uint32_t dflt = IOUR_DENY;
+	int rc;
+
+	if (iour_filter__new(&o, &f))
+		return NULL;
+	switch (c->rules) {
+	case M_DENY_LO: /* deny addr4 in 127.0.0.0/8, default allow */
+		a4.op = IOUR_CMP_IN_PREFIX;
+		a4.value = IOUR_IPV4(127, 0, 0, 0);
+		a4.arg = 8;
+		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &a4, 1);
+		dflt = IOUR_ALLOW;
+		break;
+	case M_ALLOW_LO: /* allow addr4 == 127.0.0.1, default deny */
+		a4.op = IOUR_CMP_EQ;
+		a4.value = IOUR_IPV4(127, 0, 0, 1);
+		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_ALLOW, &a4, 1);
+		break;
+	default: /* allow addr4 in 10.0.0.0/8 (never connected to), allow
+		  * family == AF_INET6, default deny */
+		a4.op = IOUR_CMP_IN_PREFIX;
+		a4.value = IOUR_IPV4(10, 0, 0, 0);
+		a4.arg = 8;
+		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_ALLOW, &a4, 1);
+		if (!rc)
+			rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_ALLOW, &fam6, 1);
+		break;
+	}
+	if (!rc)
+		rc = iour_filter__set_default(f, OP_CONNECT, dflt);
+	if (rc) {
+		iour_filter__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Brings lo up (a fresh network namespace has it down). */
+static int lo_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return rc;
+}
+
+/* An io_uring CONNECT from a new socket of `family` to 127.0.0.1:port or
+ * ::ffff:127.0.0.1:port; the CQE's res (or a negative errno of the set-up,
+ * below LIVE_NO_CQE). */
+static int ring_connect(struct io_uring *ring, int family, uint16_t port, int *sfd)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	struct io_uring_sqe *sqe;
+	int off = 0;
+
+	*sfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*sfd < 0)
+		return LIVE_NO_CQE - errno;
+	if (family == AF_INET6) {
+		if (setsockopt(*sfd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) ||
+		    inet_pton(AF_INET6, "::ffff:127.0.0.1", &s6.sin6_addr) != 1)
+			return LIVE_NO_CQE - errno;
+	}
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		return LIVE_NO_CQE;
+	if (family == AF_INET6)
+		io_uring_prep_connect(sqe, *sfd, (struct sockaddr *)&s6, sizeof(s6));
+	else
+		io_uring_prep_connect(sqe, *sfd, (struct sockaddr *)&s4, sizeof(s4));
+	return live_submit(ring, sqe);
+}
+
+static int mapped_child(void *arg, struct child_msg *m)
+{
+	const struct mcase *c = arg;
+	struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	socklen_t ll = sizeof(la);
+	struct iour_filter *flt;
+	struct io_uring ring;
+	int lfd, s6 = -1, s4 = -1, res6, res4, accepted = 0, fd, rc;
+
+	if (!unshare(CLONE_NEWNET))
+		CHKF(m, lo_up() == 0, "bringing lo up in a new network namespace: errno %d", errno);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	CHKF(m, lfd >= 0, "socket: errno %d", errno);
+	CHKF(m, !bind(lfd, (struct sockaddr *)&la, sizeof(la)) && !listen(lfd, 8) &&
+			!getsockname(lfd, (struct sockaddr *)&la, &ll),
+	     "listener on 127.0.0.1: errno %d", errno);
+	flt = with_nop(mapped_filter(c));
+	CHKF(m, flt != NULL, "%s: building the filter failed", c->what);
+	if (apply_filters(flt, NULL, IOUR_STATUS_FULLY, -1, m))
+		return 1;
+	rc = io_uring_queue_init(4, &ring, 0);
+	CHKF(m, rc == 0, "ring: %d", rc);
+	res6 = ring_connect(&ring, AF_INET6, ntohs(la.sin_port), &s6);
+	res4 = ring_connect(&ring, AF_INET, ntohs(la.sin_port), &s4);
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		accepted++;
+		close(fd);
+	}
+	io_uring_queue_exit(&ring);
+	close(s6);
+	close(s4);
+	close(lfd);
+	CHKF(m, res6 == c->want6, "%s: connect to ::ffff:127.0.0.1 gave %d, want %d", c->what, res6,
+	     c->want6);
+	CHKF(m, res4 == c->want4, "%s: connect to 127.0.0.1 gave %d, want %d", c->what, res4,
+	     c->want4);
+	CHKF(m, accepted == (c->want6 == 0) + (c->want4 == 0),
+	     "%s: the listener accepted %d connections", c->what, accepted);
+	return 0;
+}
+
+Test(live_task_bpf, connect_ipv4_mapped)
+{
+	static const struct mcase cases[] = {
+		{ "deny addr4 in 127/8", M_DENY_LO, 0, -EACCES, -EACCES },
+		{ "deny addr4 in 127/8, literal", M_DENY_LO, IOUR_FILTER_ADDR4_LITERAL, 0,
+		  -EACCES },
+		{ "allow only addr4 127.0.0.1", M_ALLOW_LO, 0, 0, 0 },
+		{ "allow only addr4 127.0.0.1, literal", M_ALLOW_LO, IOUR_FILTER_ADDR4_LITERAL,
+		  -EACCES, 0 },
+		{ "allow addr4 in 10/8 and AF_INET6", M_ALLOW_V6_AND_10, 0, -EACCES, -EACCES },
+		{ "allow addr4 in 10/8 and AF_INET6, literal", M_ALLOW_V6_AND_10,
+		  IOUR_FILTER_ADDR4_LITERAL, 0, -EACCES },
+	};
+
+	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF | LIVE_CONNECT);
+	for (size_t i = 0; i < IOUR_ARRAY_SIZE(cases); i++) {
+		LIVE_CHILD(mapped_child, (void *)&cases[i]);
+		live_log("task filter CONNECT %s: ::ffff:127.0.0.1 gave %d, 127.0.0.1 gave %d, "
+			 "as expected", cases[i].what, cases[i].want6, cases[i].want4);
+	}
 }
 
 /* ---- inheritance and stacking across generations ---- */

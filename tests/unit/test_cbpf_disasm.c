@@ -297,3 +297,112 @@ Test(cbpf_disasm, random_programs)
 		free(b);
 	}
 }
+
+/* A seccomp program is listed as one: seccomp_data fields and SECCOMP_RET_*
+ * actions.  (Listed as an io_uring filter, ERRNO and KILL_PROCESS read
+ * "allow" and the nr/arch loads "user_data.lo/hi".) */
+Test(cbpf_disasm, seccomp_program)
+{
+	static const struct iour_insn p[] = {
+		STMT(KBPF_LD | KBPF_W | KBPF_ABS, 4),
+		JUMP(KBPF_JMP | KBPF_JEQ | KBPF_K, 0xc000003e, 0, 6),
+		STMT(KBPF_LD | KBPF_W | KBPF_ABS, 0),
+		JUMP(KBPF_JMP | KBPF_JEQ | KBPF_K, 425, 3, 0),
+		STMT(KBPF_LD | KBPF_W | KBPF_ABS, 16),
+		STMT(KBPF_LD | KBPF_W | KBPF_ABS, 60),
+		STMT(KBPF_RET | KBPF_K, 0x7fff0000),
+		STMT(KBPF_RET | KBPF_K, 0x50026),
+		STMT(KBPF_RET | KBPF_K, 0x80000000),
+		STMT(KBPF_RET | KBPF_K, 0),
+		STMT(KBPF_RET | KBPF_K, 0x30007),
+		STMT(KBPF_RET | KBPF_K, 0x7ffc0000),
+		STMT(KBPF_RET | KBPF_K, 0x12340000),
+		STMT(KBPF_LD | KBPF_W | KBPF_ABS, 64),
+		STMT(KBPF_LD | KBPF_W | KBPF_LEN, 0),
+		STMT(KBPF_RET | KBPF_A, 0),
+	};
+	char *t = dis(p, IOUR_ARRAY_SIZE(p), IOUR_OPCODE_ANY, IOUR_DISASM_TEXT | IOUR_DISASM_SECCOMP);
+
+	cr_assert_str_eq(t,
+			 "L0:  ld arch                        ; [4]\n"
+			 "L1:  jeq #0xc000003e, L2, L8\n"
+			 "L2:  ld nr                          ; [0]\n"
+			 "L3:  jeq #0x1a9, L7, L4\n"
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			 "L4:  ld args[0].lo                  ; [16]\n"
+			 "L5:  ld args[5].hi                  ; [60]\n"
+#else
+			 "L4:  ld args[0].hi                  ; [16]\n"
+			 "L5:  ld args[5].lo                  ; [60]\n"
+#endif
+			 "L6:  ret #0x7fff0000                ; SECCOMP_RET_ALLOW\n"
+			 "L7:  ret #0x50026                   ; SECCOMP_RET_ERRNO(38)\n"
+			 "L8:  ret #0x80000000                ; SECCOMP_RET_KILL_PROCESS\n"
+			 "L9:  ret #0                         ; SECCOMP_RET_KILL_THREAD\n"
+			 "L10: ret #0x30007                   ; SECCOMP_RET_TRAP(7)\n"
+			 "L11: ret #0x7ffc0000                ; SECCOMP_RET_LOG\n"
+			 "L12: ret #0x12340000                ; unknown action: kills the process\n"
+			 "L13: ld [64]                        ; outside seccomp_data\n"
+			 "L14: ld len                         ; = 64\n"
+			 "L15: ret a                          ; the action in A\n",
+			 "got:\n%s", t);
+	free(t);
+	t = dis(p, 9, IOUR_OPCODE_ANY, IOUR_DISASM_C_ARRAY | IOUR_DISASM_SECCOMP);
+	cr_assert(strstr(t, "BPF_STMT(BPF_RET | BPF_K, 0x50026), /* L7: ret #0x50026 "
+			    "(SECCOMP_RET_ERRNO(38)) */\n"), "%s", t);
+	cr_assert(strstr(t, "/* L0: ld arch */"), "%s", t);
+	free(t);
+	/* the raw bytes do not depend on the kind */
+	{
+		size_t a = 0, b = 0;
+
+		cr_assert_eq(iour_cbpf_disasm(p, 3, IOUR_OPCODE_ANY,
+					      IOUR_DISASM_RAW | IOUR_DISASM_SECCOMP, NULL, &a), 0);
+		cr_assert_eq(iour_cbpf_disasm(p, 3, IOUR_OPCODE_ANY, IOUR_DISASM_RAW, NULL, &b), 0);
+		cr_assert_eq(a, b);
+	}
+	/* a seccomp program has no io_uring opcode; unknown flag bits */
+	{
+		size_t len = 0;
+
+		cr_assert_eq(iour_cbpf_disasm(p, 3, 16, IOUR_DISASM_TEXT | IOUR_DISASM_SECCOMP, NULL,
+					      &len), -EINVAL);
+		cr_assert_eq(iour_cbpf_disasm(p, 3, IOUR_OPCODE_ANY, IOUR_DISASM_TEXT | (1U << 9),
+					      NULL, &len), -EINVAL);
+	}
+}
+
+/* The dry run lists the companion's program as a seccomp program. */
+Test(cbpf_disasm, plan_describe_lists_the_companion_as_seccomp)
+{
+	IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL, .level = 3);
+	struct iour_ruleset *rs;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	size_t len = 0;
+	char *text;
+
+	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, 0), 0);
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	iour_ruleset__free(rs);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_TASK), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPANION,
+					   IOUR_POLICY_COMPANION_ENOSYS), 0);
+	cr_assert_eq(iour_policy__plan(p, &o, &pl), 0);
+	cr_assert_eq(iour_plan__describe(pl, NULL, &len), 0);
+	text = malloc(len);
+	cr_assert_not_null(text);
+	cr_assert_eq(iour_plan__describe(pl, text, &len), 0);
+	cr_assert(strstr(text, "seccomp(SECCOMP_SET_MODE_FILTER"), "%s", text);
+	cr_assert(strstr(text, "; SECCOMP_RET_ERRNO(38)"), "%s", text);
+	cr_assert(strstr(text, "; SECCOMP_RET_ALLOW"), "%s", text);
+	cr_assert(strstr(text, "ld arch"), "%s", text);
+	cr_assert(strstr(text, "ld nr"), "%s", text);
+	cr_assert_null(strstr(text, "user_data"), "%s", text);
+	cr_assert_null(strstr(text, "pdu+"), "%s", text);
+	free(text);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+}

@@ -1227,3 +1227,148 @@ Test(cli, random_rules_never_crash)
 	fprintf(stderr, "cli: %d random rules and contexts: %d accepted, %d refused with exit 2\n",
 		n, ok, usage);
 }
+
+/* Each field takes its own constants only: a constant of another
+ * namespace used to compile to its number (family == SOCK_STREAM was
+ * family 1, AF_UNIX). */
+Test(cli, constants_belong_to_their_field)
+{
+	static const struct {
+		const char *op, *rule, *want;
+	} bad[] = {
+		{ "SOCKET", "family == SOCK_STREAM", "'SOCK_STREAM' is not a constant of family" },
+		{ "SOCKET", "type == AF_INET", "'AF_INET' is not a constant of type" },
+		{ "SOCKET", "protocol == O_CREAT", "'O_CREAT' is not a constant of protocol" },
+		{ "CONNECT", "port == S_IRWXU", "'S_IRWXU': port takes numbers, not constants" },
+		{ "CONNECT", "family == IPPROTO_TCP", "not a constant of family" },
+		{ "CONNECT", "addr4 == AF_INET", "addr4 takes numbers and IPv4 addresses" },
+		{ "OPENAT", "flags &= S_IRWXU", "'S_IRWXU' is not a constant of flags" },
+		{ "OPENAT", "mode &= O_CREAT", "'O_CREAT' is not a constant of mode" },
+		{ "OPENAT2", "resolve &= O_PATH", "'O_PATH' is not a constant of resolve" },
+		{ "NOP", "user_data == AF_INET", "user_data takes numbers, not constants" },
+		{ "NOP", "sqe_flags &= O_CREAT", "'O_CREAT' is not a constant of sqe_flags" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, "filter", "--op", bad[i].op, "--allow", bad[i].rule);
+		cr_assert_eq(r.status, 2, "'%s': exit %d\n%s", bad[i].rule, r.status, r.out);
+		cr_assert(strstr(r.err, bad[i].want), "'%s': %s", bad[i].rule, r.err);
+		run_free(&r);
+	}
+	run(&r, "sim", "--op", "SOCKET", "--allow", "true", "--ctx", "family=SOCK_STREAM");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "'SOCK_STREAM' is not a constant of family"), "%s", r.err);
+	run_free(&r);
+	/* each field's own constants still work */
+	run(&r, "filter", "--op", "SOCKET", "--allow",
+	    "family == AF_INET6, type == SOCK_DGRAM, protocol == IPPROTO_UDP, "
+	    "type_flags &= SOCK_CLOEXEC, sqe_flags &= IOSQE_ASYNC");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_free(&r);
+}
+
+/* '|' joins bit flags only: on a value field it used to OR the values
+ * ("family == AF_INET | AF_INET6" was family 10). */
+Test(cli, bar_only_on_bit_flag_fields)
+{
+	static const struct {
+		const char *op, *rule;
+	} bad[] = {
+		{ "CONNECT", "family == AF_INET | AF_INET6" },
+		{ "SOCKET", "family == AF_INET|AF_INET6" },
+		{ "SOCKET", "type == SOCK_STREAM|SOCK_DGRAM" },
+		{ "SOCKET", "protocol == IPPROTO_TCP|IPPROTO_UDP" },
+		{ "CONNECT", "port == 80|443" },
+		{ "OPENAT", "accmode == O_WRONLY|O_RDWR" },
+		{ "NOP", "user_data == 1|2" },
+		{ "CONNECT", "family in {AF_INET|AF_INET6}" },
+	};
+	static const char *good[][2] = {
+		{ "OPENAT", "flags & O_CREAT|O_TRUNC == 0" },
+		{ "OPENAT2", "resolve &= RESOLVE_BENEATH|RESOLVE_IN_ROOT" },
+		{ "OPENAT", "mode &= S_IWGRP|S_IWOTH" },
+		{ "SOCKET", "type_raw == SOCK_STREAM|SOCK_CLOEXEC" },
+		{ "SOCKET", "type_flags &= SOCK_NONBLOCK|SOCK_CLOEXEC" },
+		{ "NOP", "sqe_flags &= IOSQE_ASYNC|IOSQE_IO_DRAIN" },
+		{ "CONNECT", "family in {AF_INET, AF_INET6}" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, "filter", "--op", bad[i].op, "--allow", bad[i].rule);
+		cr_assert_eq(r.status, 2, "'%s': exit %d\n%s", bad[i].rule, r.status, r.out);
+		cr_assert(strstr(r.err, "'|' joins bit flags"), "'%s': %s", bad[i].rule, r.err);
+		cr_assert(strstr(r.err, " in {A, B}'"), "'%s': %s", bad[i].rule, r.err);
+		run_free(&r);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		run(&r, "filter", "--op", good[i][0], "--allow", good[i][1]);
+		cr_assert_eq(r.status, 0, "'%s': exit %d\n%s", good[i][1], r.status, r.err);
+		run_free(&r);
+	}
+	run(&r, "sim", "--op", "CONNECT", "--allow", "true", "--ctx", "family=AF_INET|AF_INET6");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "'|' joins bit flags"), "%s", r.err);
+	run_free(&r);
+}
+
+/* Control bytes of a rule reach the terminal only escaped. */
+Test(cli, control_bytes_are_escaped)
+{
+	static const char *rules[] = {
+		"port == 1\x1b[2J",       /* a parse error at the escape */
+		"\x1b]0;title\x07port == 1 x", /* ... after it */
+		"port == S_IRWXU\x9b",
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		run(&r, "filter", "--op", "CONNECT", "--allow", rules[i]);
+		cr_assert_eq(r.status, 2, "exit %d", r.status);
+		for (const char *c = r.err; *c; c++)
+			cr_assert(*c == '\n' || !((unsigned char)*c < 0x20 || *c == 0x7f),
+				  "case %zu: control byte %#x on stderr", i, (unsigned char)*c);
+		run_free(&r);
+	}
+	run(&r, "filter", "--op", "CONNECT", "--allow", "port == 1\x1b[2J");
+	cr_assert(strstr(r.err, "found '\\x1b' (column 10)"), "%s", r.err);
+	cr_assert(strstr(r.err, "\n  port == 1\\x1b[2J\n           ^\n"), "%s", r.err);
+	run_free(&r);
+	/* the caret counts the escapes before it */
+	run(&r, "filter", "--op", "CONNECT", "--allow", "\tport == 1 x");
+	cr_assert(strstr(r.err, "\n  \\x09port == 1 x\n                ^\n"), "%s", r.err);
+	run_free(&r);
+	/* a rule that parses (whitespace includes \r and \v) is listed escaped */
+	run(&r, "filter", "--op", "CONNECT", "--allow", "port ==\r\v1");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "# allow port ==\\x0d\\x0b1\n"), "%s", r.out);
+	for (const char *c = r.out; *c; c++)
+		cr_assert(*c == '\n' || !((unsigned char)*c < 0x20 || *c == 0x7f), "stdout");
+	run_free(&r);
+}
+
+/* --addr4-literal: the literal reading of IPv4 rules, on request. */
+Test(cli, addr4_literal_option)
+{
+	struct run r;
+
+	run(&r, "sim", "--op", "CONNECT", "--deny", "addr4 in 10.0.0.0/8", "--default", "allow",
+	    "--ctx", "addr6=::ffff:10.0.0.1", "--ctx", "addr4=10.0.0.1", "--ctx",
+	    "addr6=::ffff:0:10.0.0.1");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "addr6=::ffff:10.0.0.1: deny"), "%s", r.out);
+	cr_assert(strstr(r.out, "addr4=10.0.0.1: deny"), "%s", r.out);
+	cr_assert(strstr(r.out, "addr6=::ffff:0:10.0.0.1: allow"), "%s", r.out);
+	run_free(&r);
+	run(&r, "sim", "--addr4-literal", "--op", "CONNECT", "--deny", "addr4 in 10.0.0.0/8",
+	    "--default", "allow", "--ctx", "addr6=::ffff:10.0.0.1", "--ctx", "addr4=10.0.0.1");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "addr6=::ffff:10.0.0.1: allow"), "%s", r.out);
+	cr_assert(strstr(r.out, "addr4=10.0.0.1: deny"), "%s", r.out);
+	run_free(&r);
+	run(&r, "filter", "--op", "CONNECT", "--deny", "addr4 in 10.0.0.0/8");
+	cr_assert(strstr(r.out, "# a connect to ::ffff:a.b.c.d is judged as the IPv4 connect"),
+		  "%s", r.out);
+	run_free(&r);
+}

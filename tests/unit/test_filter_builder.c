@@ -70,8 +70,14 @@ Test(filter_builder, new_and_free)
 	o.default_verdict = 2;
 	cr_assert_eq(iour_filter__new(&o, &f), -EINVAL);
 	o.default_verdict = IOUR_ALLOW;
-	o.flags = 1;
+	o.flags = 2;
 	cr_assert_eq(iour_filter__new(&o, &f), -EINVAL);
+	o.flags = IOUR_FILTER_ADDR4_LITERAL | (1U << 31);
+	cr_assert_eq(iour_filter__new(&o, &f), -EINVAL);
+	o.flags = IOUR_FILTER_ADDR4_LITERAL;
+	cr_assert_eq(iour_filter__new(&o, &f), 0);
+	iour_filter__free(f);
+	f = NULL;
 	o.flags = 0;
 	big.extra = 1;
 	cr_assert_eq(iour_filter__new(&big.o, &f), -E2BIG);

@@ -186,21 +186,39 @@ Test(filter_golden, connect_port_range_and_ipv4_prefix)
 	    C(IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX, IOUR_IPV4(10, 0, 0, 0), 8));
 	/* an ordered test on the network-order port swaps it at run time;
 	 * the prefix is a masked equality on the raw word, after the
-	 * family guard */
+	 * family guard; an AF_INET6 request to ::ffff:0:0/96 (L13-L18) has
+	 * the IPv4 rules applied to its last address word */
 	golden(f, CONNECT,
-	       "L0:  ld connect.port                ; [20]\n"
-	       "L1:  mul #0x10001\n"
-	       "L2:  rsh #0x8\n"
-	       "L3:  and #0xffff\n"
-	       "L4:  jge #0x1, L5, L6\n"
-	       "L5:  jge #0x400, L6, L11\n"
-	       "L6:  ld connect.family              ; [16]\n"
-	       "L7:  jeq #0x2, L8, L11\n"
-	       "L8:  ld connect.addr[0]             ; [24]\n"
-	       "L9:  and #0xff\n"
-	       "L10: jeq #0xa, L12, L11\n"
-	       "L11: ret #0                         ; deny\n"
-	       "L12: ret #0x1                       ; allow\n");
+	       "L0:  ld connect.family              ; [16]\n"
+	       "L1:  jeq #0xa, L13, L2\n"
+	       "L2:  ld connect.port                ; [20]\n"
+	       "L3:  mul #0x10001\n"
+	       "L4:  rsh #0x8\n"
+	       "L5:  and #0xffff\n"
+	       "L6:  jge #0x1, L7, L8\n"
+	       "L7:  jge #0x400, L8, L28\n"
+	       "L8:  ld connect.family              ; [16]\n"
+	       "L9:  jeq #0x2, L10, L28\n"
+	       "L10: ld connect.addr[0]             ; [24]\n"
+	       "L11: and #0xff\n"
+	       "L12: jeq #0xa, L29, L28\n"
+	       "L13: ld connect.addr[0]             ; [24]\n"
+	       "L14: jeq #0, L15, L28\n"
+	       "L15: ld connect.addr[1]             ; [28]\n"
+	       "L16: jeq #0, L17, L28\n"
+	       "L17: ld connect.addr[2]             ; [32]\n"
+	       "L18: jeq #0xffff0000, L19, L28\n"
+	       "L19: ld connect.port                ; [20]\n"
+	       "L20: mul #0x10001\n"
+	       "L21: rsh #0x8\n"
+	       "L22: and #0xffff\n"
+	       "L23: jge #0x1, L24, L25\n"
+	       "L24: jge #0x400, L25, L28\n"
+	       "L25: ld connect.addr[3]             ; [36]\n"
+	       "L26: and #0xff\n"
+	       "L27: jeq #0xa, L29, L28\n"
+	       "L28: ret #0                         ; deny\n"
+	       "L29: ret #0x1                       ; allow\n");
 }
 
 Test(filter_golden, ipv6_prefix_48)
@@ -260,16 +278,28 @@ Test(filter_golden, rule_chain_without_retests)
 	add(f, CONNECT, IOUR_DENY, C(IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET, 0));
 	cr_assert_eq(iour_filter__set_default(f, CONNECT, IOUR_ALLOW), 0);
 	/* the address rule's family guard and the third rule are decided by
-	 * the first test: neither is tested again */
+	 * the first test: neither is tested again; an IPv4-mapped request
+	 * (L7-L12) is judged as AF_INET (filter.h) */
 	golden(f, CONNECT,
-	       "L0: ld connect.family              ; [16]\n"
-	       "L1: jeq #0x2, L2, L7\n"
-	       "L2: ld connect.port                ; [20]\n"
-	       "L3: jeq #0x5000, L7, L4\n"
-	       "L4: ld connect.addr[0]             ; [24]\n"
-	       "L5: jeq #0x100007f, L7, L6\n"
-	       "L6: ret #0                         ; deny\n"
-	       "L7: ret #0x1                       ; allow\n");
+	       "L0:  ld connect.family              ; [16]\n"
+	       "L1:  jeq #0xa, L7, L2\n"
+	       "L2:  jeq #0x2, L3, L18\n"
+	       "L3:  ld connect.port                ; [20]\n"
+	       "L4:  jeq #0x5000, L18, L5\n"
+	       "L5:  ld connect.addr[0]             ; [24]\n"
+	       "L6:  jeq #0x100007f, L18, L17\n"
+	       "L7:  ld connect.addr[0]             ; [24]\n"
+	       "L8:  jeq #0, L9, L18\n"
+	       "L9:  ld connect.addr[1]             ; [28]\n"
+	       "L10: jeq #0, L11, L18\n"
+	       "L11: ld connect.addr[2]             ; [32]\n"
+	       "L12: jeq #0xffff0000, L13, L18\n"
+	       "L13: ld connect.port                ; [20]\n"
+	       "L14: jeq #0x5000, L18, L15\n"
+	       "L15: ld connect.addr[3]             ; [36]\n"
+	       "L16: jeq #0x100007f, L18, L17\n"
+	       "L17: ret #0                         ; deny\n"
+	       "L18: ret #0x1                       ; allow\n");
 }
 
 Test(filter_golden, set_of_ten_is_a_tree)

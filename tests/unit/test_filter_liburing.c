@@ -301,7 +301,8 @@ Test(filter_liburing, connect_ipv4_addresses)
 	rule(deny, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_EQ, IOUR_IPV4(127, 0, 0, 127), 0);
 	expect(deny, CONNECT, v4("127.0.0.127", 80), 0, "deny 127.0.0.127");
 	expect(deny, CONNECT, v4("127.0.0.1", 80), 1, "other v4 allowed");
-	expect(deny, CONNECT, v6("::ffff:127.0.0.127", 80), 1, "v6 is not v4");
+	expect(deny, CONNECT, v6("::ffff:127.0.0.127", 80), 0, "the mapped form is v4");
+	expect(deny, CONNECT, v6("::127.0.0.127", 80), 1, "the compatible form is v6");
 	rule(only, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_EQ, IOUR_IPV4(127, 0, 0, 1), 0);
 	expect(only, CONNECT, v4("127.0.0.1", 80), 1, "allow only 127.0.0.1");
 	expect(only, CONNECT, v4("127.0.0.2", 80), 0, "127.0.0.2");
@@ -309,6 +310,106 @@ Test(filter_liburing, connect_ipv4_addresses)
 	expect(only, CONNECT, v6("::1", 80), 0, "v6");
 	iour_filter__free(deny);
 	iour_filter__free(only);
+}
+
+static struct iour_filter *filt_flags(uint32_t dflt, uint32_t flags)
+{
+	struct iour_filter_opts o = { .sz = sizeof(o), .default_verdict = dflt, .flags = flags };
+	struct iour_filter *f;
+
+	cr_assert_eq(iour_filter__new(&o, &f), 0);
+	return f;
+}
+
+/* An IPv4 rule also covers the IPv4-mapped IPv6 form (::ffff:a.b.c.d),
+ * which the kernel connects over IPv4, unless IOUR_FILTER_ADDR4_LITERAL. */
+Test(filter_liburing, connect_ipv4_mapped)
+{
+	struct iour_filter *deny = filt(IOUR_ALLOW), *fam = filt(IOUR_ALLOW), *only = filt(IOUR_DENY);
+	struct iour_filter *lit = filt_flags(IOUR_ALLOW, IOUR_FILTER_ADDR4_LITERAL);
+	struct iour_filter *famonly = filt(IOUR_ALLOW), *v6rule = filt(IOUR_ALLOW);
+	struct iour_cmp two[2] = {
+		{ .sz = sizeof(two[0]), .field = IOUR_FIELD_CONNECT_FAMILY, .op = IOUR_CMP_EQ,
+		  .value = AF_INET },
+		{ .sz = sizeof(two[0]), .field = IOUR_FIELD_CONNECT_ADDR4,
+		  .op = IOUR_CMP_IN_PREFIX, .value = IOUR_IPV4(10, 0, 0, 0), .arg = 8 },
+	};
+
+	/* deny addr4 in 10.0.0.0/8 */
+	rule(deny, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX,
+	     IOUR_IPV4(10, 0, 0, 0), 8);
+	expect(deny, CONNECT, v4("10.0.0.1", 80), 0, "v4");
+	expect(deny, CONNECT, v6("::ffff:10.0.0.1", 80), 0, "mapped");
+	expect(deny, CONNECT, v6("::ffff:10.255.1.2", 443), 0, "mapped, other host");
+	expect(deny, CONNECT, v6("::ffff:11.0.0.1", 80), 1, "mapped, outside");
+	expect(deny, CONNECT, v6("::ffff:0:10.0.0.1", 80), 1, "translated form is v6");
+	expect(deny, CONNECT, v6("::10.0.0.1", 80), 1, "compatible form is v6");
+	expect(deny, CONNECT, v6("::fffe:10.0.0.1", 80), 1, "not the mapped prefix");
+	expect(deny, CONNECT, v6("1::ffff:10.0.0.1", 80), 1, "not the mapped prefix");
+	expect(deny, CONNECT, v6("::1", 80), 1, "v6");
+	/* family == AF_INET, addr4 in 10.0.0.0/8 */
+	cr_assert_eq(iour_filter__add_rule(fam, CONNECT, IOUR_DENY, two, 2), 0);
+	expect(fam, CONNECT, v4("10.0.0.1", 80), 0, "family rule, v4");
+	expect(fam, CONNECT, v6("::ffff:10.0.0.1", 80), 0, "family rule, mapped");
+	expect(fam, CONNECT, v6("::ffff:127.0.0.1", 80), 1, "family rule, mapped outside");
+	/* deny family == AF_INET: every IPv4 destination */
+	rule(famonly, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET, 0);
+	expect(famonly, CONNECT, v6("::ffff:1.2.3.4", 80), 0, "AF_INET covers mapped");
+	expect(famonly, CONNECT, v6("::1", 80), 1, "AF_INET does not cover v6");
+	/* an IPv6 rule keeps seeing the mapped bytes */
+	{
+		struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR6,
+				      .op = IOUR_CMP_IN_PREFIX, .arg = 96 };
+
+		c.addr6[10] = c.addr6[11] = 0xff;
+		cr_assert_eq(iour_filter__add_rule(v6rule, CONNECT, IOUR_DENY, &c, 1), 0);
+		expect(v6rule, CONNECT, v6("::ffff:1.2.3.4", 80), 0, "addr6 ::ffff:0:0/96");
+		expect(v6rule, CONNECT, v4("1.2.3.4", 80), 1, "addr6 rule, v4");
+	}
+	/* an allow-list of IPv4 hosts admits their mapped form */
+	rule(only, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_EQ,
+	     IOUR_IPV4(127, 0, 0, 1), 0);
+	expect(only, CONNECT, v6("::ffff:127.0.0.1", 80), 1, "allow-list, mapped");
+	expect(only, CONNECT, v6("::ffff:127.0.0.2", 80), 0, "allow-list, mapped other");
+	expect(only, CONNECT, v6("::1", 80), 0, "allow-list, v6");
+	/* allowing IPv6 destinations does not open IPv4 ones through the
+	 * mapped form */
+	{
+		struct iour_filter *mix = filt(IOUR_DENY), *any6 = filt(IOUR_DENY);
+		struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR6,
+				      .op = IOUR_CMP_IN_PREFIX, .arg = 0 };
+
+		rule(mix, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX,
+		     IOUR_IPV4(10, 0, 0, 0), 8);
+		rule(mix, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET6, 0);
+		expect(mix, CONNECT, v6("::ffff:127.0.0.1", 80), 0, "allow AF_INET6, mapped");
+		expect(mix, CONNECT, v6("::ffff:10.1.2.3", 80), 1, "allow AF_INET6, mapped 10/8");
+		expect(mix, CONNECT, v6("::1", 80), 1, "allow AF_INET6, v6");
+		expect(mix, CONNECT, v4("127.0.0.1", 80), 0, "allow AF_INET6, v4");
+		cr_assert_eq(iour_filter__add_rule(any6, CONNECT, IOUR_ALLOW, &c, 1), 0);
+		expect(any6, CONNECT, v6("::ffff:127.0.0.1", 80), 0, "allow ::/0, mapped");
+		expect(any6, CONNECT, v6("2001:db8::1", 80), 1, "allow ::/0, v6");
+		iour_filter__free(mix);
+		iour_filter__free(any6);
+	}
+	/* the opt-out: literal families */
+	rule(lit, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX,
+	     IOUR_IPV4(10, 0, 0, 0), 8);
+	expect(lit, CONNECT, v4("10.0.0.1", 80), 0, "literal, v4");
+	expect(lit, CONNECT, v6("::ffff:10.0.0.1", 80), 1, "literal, mapped");
+	{
+		struct iour_filter *copy;
+
+		cr_assert_eq(iour_filter__dup(lit, &copy), 0);
+		expect(copy, CONNECT, v6("::ffff:10.0.0.1", 80), 1, "a copy stays literal");
+		iour_filter__free(copy);
+	}
+	iour_filter__free(deny);
+	iour_filter__free(fam);
+	iour_filter__free(famonly);
+	iour_filter__free(v6rule);
+	iour_filter__free(only);
+	iour_filter__free(lit);
 }
 
 Test(filter_liburing, connect_ports)

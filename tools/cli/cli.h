@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <iouring_restrict/iouring_restrict.h>
 
@@ -43,6 +44,13 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The text of iour_strerror() for @err, in a static buffer. */
 const char *cli_strerror(int err);
+
+/* Writes s with every control byte (below 0x20, and 0x7f) as \xNN, so that
+ * text from the command line cannot drive the terminal. */
+void cli_put_escaped(FILE *f, const char *s);
+
+/* How many columns the first n bytes of s take once escaped. */
+size_t cli_escaped_len(const char *s, size_t n);
 
 /* Full-string unsigned number, decimal, 0x hex or 0 octal; 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *out);

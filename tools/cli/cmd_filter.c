@@ -27,7 +27,11 @@
 "                         holds decides\n" \
 "  --default allow|deny   the verdict when no rule holds (default deny)\n" \
 "  --max-insns N          refuse programs longer than N instructions (1 to\n" \
-"                         4096; default 4096)\n"
+"                         4096; default 4096)\n" \
+"  --addr4-literal        CONNECT: IPv4 rules and 'family' see only what the\n" \
+"                         request gives (IOUR_FILTER_ADDR4_LITERAL); by\n" \
+"                         default a connect to ::ffff:a.b.c.d is judged as\n" \
+"                         the IPv4 connect to a.b.c.d it becomes\n"
 
 const char cli_help_filter[] =
 "Usage: iour-restrict filter --op OPCODE [--allow RULE | --deny RULE]...\n"
@@ -95,10 +99,11 @@ struct fargs {
 	size_t nctxs;
 	int expect; /* -1: not given */
 	bool show_ctx;
+	bool addr4_literal;
 };
 
 enum { O_OP = 256, O_ALLOW, O_DENY, O_DEFAULT, O_MAX_INSNS, O_FORMAT, O_CTX, O_EXPECT,
-       O_SHOW_CTX };
+       O_SHOW_CTX, O_ADDR4_LITERAL };
 
 static int parse_verdict(const char *s, const char *what, int *out)
 {
@@ -131,6 +136,7 @@ static int parse_args(int argc, char **argv, bool sim, struct fargs *a)
 		{ "ctx", required_argument, NULL, O_CTX },
 		{ "expect", required_argument, NULL, O_EXPECT },
 		{ "show-ctx", no_argument, NULL, O_SHOW_CTX },
+		{ "addr4-literal", no_argument, NULL, O_ADDR4_LITERAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,6 +201,9 @@ static int parse_args(int argc, char **argv, bool sim, struct fargs *a)
 		case O_SHOW_CTX:
 			a->show_ctx = true;
 			break;
+		case O_ADDR4_LITERAL:
+			a->addr4_literal = true;
+			break;
 		default:
 			return cli_getopt_error(c, argv);
 		}
@@ -215,6 +224,8 @@ static int parse_args(int argc, char **argv, bool sim, struct fargs *a)
 static int build(const struct fargs *a, struct iour_prog **prog)
 {
 	IOUR_OPTS(iour_compile_opts, co, .max_insns = a->max_insns);
+	IOUR_OPTS(iour_filter_opts, fo,
+		  .flags = a->addr4_literal ? IOUR_FILTER_ADDR4_LITERAL : 0);
 	struct iour_filter *f = NULL;
 	struct expr_rule *rule;
 	struct expr_error err;
@@ -223,7 +234,7 @@ static int build(const struct fargs *a, struct iour_prog **prog)
 	rule = malloc(sizeof(*rule));
 	if (!rule)
 		return cli_fail(-ENOMEM, "parsing the rules");
-	r = iour_filter__new(NULL, &f);
+	r = iour_filter__new(&fo, &f);
 	if (r) {
 		rc = cli_fail(r, "iour_filter__new");
 		goto out;
@@ -309,10 +320,18 @@ int cmd_filter(int argc, char **argv)
 		printf("# %s (%u): %s, %zu instruction%s, pdu_size %u\n", iour_opcode_name(a.op),
 		       a.op, kind_str(iour_prog__kind(p)), iour_prog__insn_cnt(p),
 		       iour_prog__insn_cnt(p) == 1 ? "" : "s", iour_prog__pdu_size(p));
-		for (size_t i = 0; i < a.nrules; i++)
-			printf("# %s %s\n", a.rules[i].verdict == IOUR_ALLOW ? "allow" : "deny ",
-			       a.rules[i].text);
+		for (size_t i = 0; i < a.nrules; i++) {
+			printf("# %s ", a.rules[i].verdict == IOUR_ALLOW ? "allow" : "deny ");
+			cli_put_escaped(stdout, a.rules[i].text);
+			putchar('\n');
+		}
 		printf("# default %s\n", a.default_verdict == IOUR_ALLOW ? "allow" : "deny");
+		if (a.op == IOUR_OP_CONNECT)
+			printf("# %s\n",
+			       a.addr4_literal ?
+				       "--addr4-literal: IPv4 rules see only AF_INET requests" :
+				       "a connect to ::ffff:a.b.c.d is judged as the IPv4 connect "
+				       "to a.b.c.d (allow rules: only so)");
 		fputs(buf, stdout);
 	} else if (fmt == IOUR_DISASM_C_ARRAY) {
 		fputs(buf, stdout);

@@ -60,29 +60,38 @@ const char *expr_fields_of(uint32_t opcode)
 
 enum vkind { V_NUM, V_ADDR4, V_ADDR6 };
 
+/*
+ * Each field takes the constants of its own namespace only (`ns`, the
+ * names' prefix; NULL: numbers only), so that "family == SOCK_STREAM"
+ * is an error rather than family 1.  Only bit-flag fields (`bits`) take
+ * values joined with '|'; on a value field "AF_INET | AF_INET6" would be
+ * one number that matches neither.
+ */
 struct field_def {
 	const char *name;
 	enum payload payload; /* PL_ANY: every opcode */
 	uint32_t field;       /* enum iour_field */
 	enum vkind kind;
+	const char *ns;       /* constant prefix ("AF_"), or NULL */
+	bool bits;            /* a set of bit flags: '|' allowed */
 };
 
 static const struct field_def fields[] = {
-	{ "user_data", PL_ANY, IOUR_FIELD_USER_DATA, V_NUM },
-	{ "sqe_flags", PL_ANY, IOUR_FIELD_SQE_FLAGS, V_NUM },
-	{ "family", PL_SOCKET, IOUR_FIELD_SOCKET_FAMILY, V_NUM },
-	{ "type", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE, V_NUM },
-	{ "type_flags", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE_FLAGS, V_NUM },
-	{ "type_raw", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE_RAW, V_NUM },
-	{ "protocol", PL_SOCKET, IOUR_FIELD_SOCKET_PROTOCOL, V_NUM },
-	{ "flags", PL_OPEN, IOUR_FIELD_OPEN_FLAGS, V_NUM },
-	{ "accmode", PL_OPEN, IOUR_FIELD_OPEN_ACCMODE, V_NUM },
-	{ "mode", PL_OPEN, IOUR_FIELD_OPEN_MODE, V_NUM },
-	{ "resolve", PL_OPEN, IOUR_FIELD_OPEN_RESOLVE, V_NUM },
-	{ "family", PL_CONNECT, IOUR_FIELD_CONNECT_FAMILY, V_NUM },
-	{ "port", PL_CONNECT, IOUR_FIELD_CONNECT_PORT, V_NUM },
-	{ "addr4", PL_CONNECT, IOUR_FIELD_CONNECT_ADDR4, V_ADDR4 },
-	{ "addr6", PL_CONNECT, IOUR_FIELD_CONNECT_ADDR6, V_ADDR6 },
+	{ "user_data", PL_ANY, IOUR_FIELD_USER_DATA, V_NUM, NULL, false },
+	{ "sqe_flags", PL_ANY, IOUR_FIELD_SQE_FLAGS, V_NUM, "IOSQE_", true },
+	{ "family", PL_SOCKET, IOUR_FIELD_SOCKET_FAMILY, V_NUM, "AF_", false },
+	{ "type", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE, V_NUM, "SOCK_", false },
+	{ "type_flags", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE_FLAGS, V_NUM, "SOCK_", true },
+	{ "type_raw", PL_SOCKET, IOUR_FIELD_SOCKET_TYPE_RAW, V_NUM, "SOCK_", true },
+	{ "protocol", PL_SOCKET, IOUR_FIELD_SOCKET_PROTOCOL, V_NUM, "IPPROTO_", false },
+	{ "flags", PL_OPEN, IOUR_FIELD_OPEN_FLAGS, V_NUM, "O_", true },
+	{ "accmode", PL_OPEN, IOUR_FIELD_OPEN_ACCMODE, V_NUM, "O_", false },
+	{ "mode", PL_OPEN, IOUR_FIELD_OPEN_MODE, V_NUM, "S_", true },
+	{ "resolve", PL_OPEN, IOUR_FIELD_OPEN_RESOLVE, V_NUM, "RESOLVE_", true },
+	{ "family", PL_CONNECT, IOUR_FIELD_CONNECT_FAMILY, V_NUM, "AF_", false },
+	{ "port", PL_CONNECT, IOUR_FIELD_CONNECT_PORT, V_NUM, NULL, false },
+	{ "addr4", PL_CONNECT, IOUR_FIELD_CONNECT_ADDR4, V_ADDR4, NULL, false },
+	{ "addr6", PL_CONNECT, IOUR_FIELD_CONNECT_ADDR6, V_ADDR6, NULL, false },
 };
 
 static const char *payload_prefix[] = { [PL_SOCKET] = "socket.", [PL_OPEN] = "open.",
@@ -268,7 +277,7 @@ static int parse_term(struct ps *p, const struct field_def *f, uint64_t *v)
 	if (strchr(w, '.') && isdigit((unsigned char)w[0])) {
 		if (!parse_ipv4(w, v))
 			return fail(p, start, "'%s' is not an IPv4 address", w);
-		if (f && f->kind != V_ADDR4)
+		if (f->kind != V_ADDR4)
 			return fail(p, start, "'%s': an IPv4 address is a value of addr4 only", w);
 		return 0;
 	}
@@ -280,10 +289,16 @@ static int parse_term(struct ps *p, const struct field_def *f, uint64_t *v)
 	}
 	if (find_constant(w, v))
 		return fail(p, start, "unknown constant '%s'", w);
+	if (!f->ns)
+		return fail(p, start, "'%s': %s takes numbers%s, not constants", w, f->name,
+			    f->kind == V_ADDR4 ? " and IPv4 addresses" : "");
+	if (strncasecmp(w, f->ns, strlen(f->ns)))
+		return fail(p, start, "'%s' is not a constant of %s, which takes %s* constants",
+			    w, f->name, f->ns);
 	return 0;
 }
 
-/* A value: terms joined by '|' (O_CREAT|O_TRUNC). */
+/* A value: terms joined by '|' (O_CREAT|O_TRUNC) on a bit-flag field. */
 static int parse_scalar(struct ps *p, const struct field_def *f, uint64_t *v)
 {
 	uint64_t t;
@@ -294,6 +309,10 @@ static int parse_scalar(struct ps *p, const struct field_def *f, uint64_t *v)
 		skip_ws(p);
 		if (p->s[p->i] != '|')
 			return 0;
+		if (!f->bits)
+			return fail(p, p->i, "'|' joins bit flags, and %s is not a set of flags: "
+				    "to accept several values, write '%s in {A, B}'", f->name,
+				    f->name);
 		p->i++;
 		if (parse_term(p, f, &t))
 			return -1;
@@ -656,22 +675,24 @@ struct ctx_def {
 	enum payload payload;
 	enum ctx_key key;
 	enum vkind kind;
+	const char *ns; /* as in struct field_def */
+	bool bits;
 };
 
 static const struct ctx_def ctx_keys[] = {
-	{ "user_data", PL_ANY, K_USER_DATA, V_NUM },
-	{ "sqe_flags", PL_ANY, K_SQE_FLAGS, V_NUM },
-	{ "family", PL_SOCKET, K_FAMILY, V_NUM },
-	{ "type", PL_SOCKET, K_TYPE, V_NUM },
-	{ "protocol", PL_SOCKET, K_PROTOCOL, V_NUM },
-	{ "flags", PL_OPEN, K_FLAGS, V_NUM },
-	{ "mode", PL_OPEN, K_MODE, V_NUM },
-	{ "resolve", PL_OPEN, K_RESOLVE, V_NUM },
-	{ "family", PL_CONNECT, K_FAMILY, V_NUM },
-	{ "port", PL_CONNECT, K_PORT, V_NUM },
-	{ "addr4", PL_CONNECT, K_ADDR4, V_ADDR4 },
-	{ "addr6", PL_CONNECT, K_ADDR6, V_ADDR6 },
-	{ "addrlen", PL_CONNECT, K_ADDRLEN, V_NUM },
+	{ "user_data", PL_ANY, K_USER_DATA, V_NUM, NULL, false },
+	{ "sqe_flags", PL_ANY, K_SQE_FLAGS, V_NUM, "IOSQE_", true },
+	{ "family", PL_SOCKET, K_FAMILY, V_NUM, "AF_", false },
+	{ "type", PL_SOCKET, K_TYPE, V_NUM, "SOCK_", true }, /* the whole word */
+	{ "protocol", PL_SOCKET, K_PROTOCOL, V_NUM, "IPPROTO_", false },
+	{ "flags", PL_OPEN, K_FLAGS, V_NUM, "O_", true },
+	{ "mode", PL_OPEN, K_MODE, V_NUM, "S_", true },
+	{ "resolve", PL_OPEN, K_RESOLVE, V_NUM, "RESOLVE_", true },
+	{ "family", PL_CONNECT, K_FAMILY, V_NUM, "AF_", false },
+	{ "port", PL_CONNECT, K_PORT, V_NUM, NULL, false },
+	{ "addr4", PL_CONNECT, K_ADDR4, V_ADDR4, NULL, false },
+	{ "addr6", PL_CONNECT, K_ADDR6, V_ADDR6, NULL, false },
+	{ "addrlen", PL_CONNECT, K_ADDRLEN, V_NUM, NULL, false },
 };
 
 static const char *ctx_keys_of(enum payload pl)
@@ -710,7 +731,7 @@ int expr_build_ctx(const char *text, uint32_t opcode, uint8_t ctx[IOUR_CTX_SIZE]
 	uint64_t val[K__COUNT] = { 0 };
 	size_t at[K__COUNT] = { 0 };
 	bool set[K__COUNT] = { false };
-	struct field_def fd = { "value", PL_ANY, 0, V_NUM };
+	struct field_def fd = { "value", PL_ANY, 0, V_NUM, NULL, false };
 	const struct ctx_def *k;
 	struct sockaddr_storage ss;
 	uint8_t a6[16] = { 0 };
@@ -741,7 +762,10 @@ int expr_build_ctx(const char *text, uint32_t opcode, uint8_t ctx[IOUR_CTX_SIZE]
 		}
 		skip_ws(&p);
 		at[k->key] = p.i;
+		fd.name = k->name;
 		fd.kind = k->kind;
+		fd.ns = k->ns;
+		fd.bits = k->bits;
 		if (k->kind == V_ADDR6) {
 			if (parse_addr6(&p, a6))
 				return -1;
@@ -843,9 +867,11 @@ void expr_report(const char *what, const char *text, const struct expr_error *er
 	size_t col = err->pos, i;
 
 	cli_msg("%s: %s (column %zu)", what, err->msg, col + 1);
-	fprintf(stderr, "  %s\n  ", text);
-	for (i = 0; i < col && text[i]; i++)
-		fputc(text[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("  ", stderr);
+	cli_put_escaped(stderr, text); /* control bytes as \xNN */
+	fputs("\n  ", stderr);
+	for (i = cli_escaped_len(text, col); i > 0; i--)
+		fputc(' ', stderr);
 	fputs("^\n", stderr);
 }
 
@@ -865,7 +891,7 @@ const char cli_help_rules[] =
 "            | FIELD [ 'not' ] 'in' '{' value { ',' value } '}'\n"
 "            | FIELD [ 'not' ] 'in' '[' value ',' value ']'   inclusive range\n"
 "            | ADDR  [ 'not' ] 'in' address '/' length        network prefix\n"
-"  value    := term { '|' term }\n"
+"  value    := term { '|' term }            '|': bit-flag fields only\n"
 "  term     := number | CONSTANT | IPv4 address (addr4) | IPv6 address (addr6)\n"
 "\n"
 "Numbers are unsigned: decimal, 0x hexadecimal, or octal with a leading 0\n"
@@ -882,7 +908,16 @@ const char cli_help_rules[] =
 "The kernel adds O_LARGEFILE to open flags, so 'flags==O_RDONLY' never\n"
 "matches a real request: test bits with '&=' or 'flags & MASK == VALUE', and\n"
 "the access mode with accmode.  addr4 and addr6 comparisons, negated ones\n"
-"included, hold only for requests of their own family.\n"
+"included, hold only for requests of their own family.  A CONNECT to an\n"
+"IPv4-mapped address ::ffff:a.b.c.d goes to a.b.c.d over IPv4, so it is\n"
+"judged as that IPv4 connect (family AF_INET, addr4 a.b.c.d); deny rules\n"
+"also see it as given (AF_INET6, addr6).  --addr4-literal turns this off.\n"
+"\n"
+"Each field takes its own constants only (family: AF_*, type: SOCK_*,\n"
+"protocol: IPPROTO_*, flags and accmode: O_*, mode: S_*, resolve: RESOLVE_*,\n"
+"sqe_flags: IOSQE_*; user_data, port and addr4: numbers).  '|' joins bit\n"
+"flags (flags, mode, resolve, sqe_flags, type_flags, type_raw); for several\n"
+"values of any other field write 'in {A, B}'.\n"
 "\n"
 "Constants: AF_UNIX AF_LOCAL AF_INET AF_INET6 AF_NETLINK AF_PACKET AF_VSOCK ...;\n"
 "SOCK_STREAM SOCK_DGRAM SOCK_RAW SOCK_SEQPACKET SOCK_NONBLOCK SOCK_CLOEXEC;\n"

@@ -16,13 +16,60 @@
 
 const char *cli_cmd;
 
+/* A byte a terminal could take for a command: the C0 controls and DEL. */
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+size_t cli_escaped_len(const char *s, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n && s[i]; i++)
+		len += is_control((unsigned char)s[i]) ? 4 : 1;
+	return len;
+}
+
+void cli_put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (is_control((unsigned char)*s))
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* The message, with control bytes (from the user's arguments) escaped. */
 static void vmsg(const char *fmt, va_list ap)
 {
+	char small[512], *buf = small;
+	va_list aq;
+	int n;
+
 	if (cli_cmd)
 		fprintf(stderr, "%s %s: ", CLI_PROG, cli_cmd);
 	else
 		fprintf(stderr, "%s: ", CLI_PROG);
-	vfprintf(stderr, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		buf = malloc((size_t)n + 1);
+		if (!buf) {
+			buf = small; /* print the truncated message */
+		} else {
+			va_copy(aq, ap);
+			vsnprintf(buf, (size_t)n + 1, fmt, aq);
+			va_end(aq);
+		}
+	}
+	cli_put_escaped(stderr, buf);
+	if (buf != small)
+		free(buf);
 }
 
 void cli_msg(const char *fmt, ...)
