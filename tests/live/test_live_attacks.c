@@ -33,6 +33,9 @@
 #ifndef __NR_io_uring_register
 #define __NR_io_uring_register 427
 #endif
+#ifndef __NR_io_uring_enter
+#define __NR_io_uring_enter 426
+#endif
 
 #define AF_UNIX_ 1
 #define AF_INET_ 2
@@ -89,8 +92,18 @@ static void publish_sq(struct io_uring *ring)
 	io_uring_smp_store_release(ring->sq.ktail, ring->sq.sqe_tail);
 }
 
-/* Wait up to 10 s for `n` completions without io_uring_enter (polling the
- * CQ ring); res[user_data] receives each result.  Returns how many came. */
+/* SQPOLL wakeups this process had to give (io_uring_enter with to_submit
+ * 0 and IORING_ENTER_SQ_WAKEUP: the thread still does the submitting). */
+static int sq_wakeups;
+
+/*
+ * Wait up to 10 s for `n` completions (polling the CQ ring); res[user_data]
+ * receives each result.  Returns how many came.  On an SQPOLL ring whose
+ * thread went to sleep (IORING_SQ_NEED_WAKEUP: it can fall asleep before
+ * the ring is enabled, and then sleeps until woken), the thread is woken
+ * with io_uring_enter(fd, 0, 0, SQ_WAKEUP): that call submits nothing
+ * itself, so every request is still submitted by the SQPOLL thread.
+ */
 static int poll_cqes(struct io_uring *ring, int n, int *res, int nres)
 {
 	struct io_uring_cqe *cqe;
@@ -103,8 +116,14 @@ static int poll_cqes(struct io_uring *ring, int n, int *res, int nres)
 			io_uring_cqe_seen(ring, cqe);
 			got++;
 		}
-		if (got < n)
-			usleep(1000);
+		if (got >= n)
+			break;
+		if ((ring->flags & IORING_SETUP_SQPOLL) &&
+		    (IO_URING_READ_ONCE(*ring->sq.kflags) & IORING_SQ_NEED_WAKEUP) &&
+		    syscall(__NR_io_uring_enter, ring->ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL,
+			    0) == 0)
+			sq_wakeups++;
+		usleep(1000);
 	}
 	return got;
 }
@@ -266,7 +285,8 @@ Test(live_ring, every_register_opcode_denied)
 /*
  * On `ring` (restricted so that `bad` is denied and NOP with IO_LINK is
  * allowed): `bad` alone, then the link NOP -> `bad`.  With `sqpoll` the SQEs
- * are only published in the SQ ring (no io_uring_enter at all); otherwise
+ * are only published in the SQ ring and the SQPOLL thread submits them (at
+ * most woken by poll_cqes, which submits nothing); otherwise
  * io_uring_submit.  `bad` completes with -EACCES both times; the link head
  * never ran (-ECANCELED).
  */
@@ -355,9 +375,10 @@ Test(live_ring, forbidden_via_sqpoll_and_link)
 	}
 	close(pfd[0]);
 	close(pfd[1]);
-	live_log("ring {NOP}: WRITE via SQPOLL (no io_uring_enter) and as the second member of "
+	live_log("ring {NOP}: WRITE via SQPOLL (no submitting io_uring_enter) and as the second member of "
 		 "NOP->WRITE (SQPOLL and io_uring_enter): -EACCES, head -ECANCELED, nothing "
-		 "written; an allowed WRITE via SQPOLL runs");
+		 "written; an allowed WRITE via SQPOLL runs (SQPOLL thread woken %d times, "
+		 "with to_submit 0)", sq_wakeups);
 }
 
 static void prep_socket6(struct io_uring_sqe *sqe, void *arg)
@@ -397,7 +418,8 @@ Test(live_ring_bpf, linked_and_sqpoll)
 	}
 	cr_expect_eq(count_fds(), fds, "no socket was left behind");
 	live_log("ring filter AF_INET only: SOCKET(AF_INET6) via SQPOLL and as the second link "
-		 "member: -EACCES; SOCKET(AF_INET) via SQPOLL allowed");
+		 "member: -EACCES; SOCKET(AF_INET) via SQPOLL allowed (SQPOLL thread woken %d "
+		 "times, with to_submit 0)", sq_wakeups);
 }
 
 /* ---- a plan for another kernel is refused on this one ---- */
@@ -483,10 +505,10 @@ static int task_apply(struct iour_ruleset *rs, struct iour_filter *flt, uint32_t
 }
 
 /*
- * security.md §3 "Register operations on a disabled ring are not gated ...
- * The SQE gate and filters still apply": a task set {NOP, SOCKET} with no
- * register opcode and an AF_INET-only SOCKET filter; a ring created
- * disabled registers files (the documented gap), is enabled, and then
+ * security.md §3, a ring created disabled under task restrictions: a task
+ * set {NOP, SOCKET} with no register opcode and an AF_INET-only SOCKET
+ * filter; the disabled ring cannot register files (Linux 7.2 gates the
+ * inherited register set before the ring is enabled), is enabled, and then
  * denies WRITE, SOCKET(AF_INET6) and REGISTER_BUFFERS.
  */
 static int disabled_child(void *arg, struct child_msg *m)
@@ -509,8 +531,10 @@ static int disabled_child(void *arg, struct child_msg *m)
 	CHK(m, pipe(pfd) == 0);
 	rc = ring_init_disabled(&ring, 0);
 	CHKF(m, rc == 0, "a disabled ring: %d", rc);
+	/* Measured on Linux 7.2: the inherited register gate already applies
+	 * while the ring is disabled (security.md §3). */
 	rc = io_uring_register_files(&ring, pfd, 2);
-	CHKF(m, rc == 0, "REGISTER_FILES while disabled (not gated, documented): %d", rc);
+	CHKF(m, rc == -EACCES, "REGISTER_FILES while disabled: %d", rc);
 	rc = syscall(__NR_io_uring_register, ring.ring_fd, REG_ENABLE_RINGS, NULL, 0) ? -errno : 0;
 	CHKF(m, rc == 0, "enable: %d", rc);
 	rc = io_uring_register_buffers(&ring, &iov, 1);
@@ -536,8 +560,9 @@ Test(live_task, disabled_ring_still_gated)
 {
 	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF);
 	LIVE_CHILD(disabled_child, NULL);
-	live_log("task {NOP, SOCKET} + AF_INET filter: a ring created disabled registers files "
-		 "(not gated), and once enabled denies WRITE, SOCKET(AF_INET6), REGISTER_BUFFERS");
+	live_log("task {NOP, SOCKET} + AF_INET filter: a ring created disabled: REGISTER_FILES "
+		 "-EACCES while disabled; once enabled WRITE, SOCKET(AF_INET6), REGISTER_BUFFERS "
+		 "denied");
 }
 
 /* ring.h: -EBUSY when new rings inherit the task's restrictions. */
@@ -902,4 +927,93 @@ Test(live_ring, attack_requests_answered_unrestricted)
 	rmdir(c.dir);
 	live_log("the attack tests' %zu requests are answered (none denied) on an unrestricted "
 		 "ring", n);
+}
+
+/* ---- a filter shadowed by the classic allow-list ---- */
+
+/* Whether the report holds a NOTE with reason SHADOWED for `opcode`. */
+static int shadowed_noted(const struct iour_report *r, uint32_t opcode)
+{
+	struct iour_decision d = { .sz = sizeof(d) };
+	int i, n = iour_report__decision_cnt(r), found = 0;
+
+	for (i = 0; i < n; i++)
+		if (!iour_report__decision(r, (size_t)i, &d) && d.kind == IOUR_DECISION_NOTE &&
+		    d.reason == IOUR_REASON_SHADOWED && d.opcode == opcode)
+			found++;
+	return found;
+}
+
+/*
+ * design.md: a classic allow-list {NOP} with an allow rule for SOCKET
+ * AF_INET: the plan notes that the rule is never used, and the kernel
+ * denies SOCKET(AF_INET) whatever the filter says (on 7.x the filter is
+ * registered too; before 7.0 there are no filters, and the classic gate
+ * alone answers).
+ */
+Test(live_ring, shadowed_filter_noted_and_denied)
+{
+	static const uint32_t nop[] = { OP_NOP };
+	struct iour_ruleset *rs = rs_make(nop, 1, 0, 0, NULL, -1);
+	struct iour_report *rep = NULL;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	const struct iour_verify_req reqs[] = { live_socket(AF_INET_, STREAM, IOUR_EXPECT_DENY),
+						live_socket(AF_INET6_, STREAM, IOUR_EXPECT_DENY),
+						live_req(OP_NOP, IOUR_EXPECT_ALLOW) };
+	char why[512];
+	int rc, fd = -1;
+
+	LIVE_REQUIRE(LIVE_RING);
+	cr_assert_eq(live_policy(&p, IOUR_POLICY_TARGET_RING, rs, inet_only(),
+				 IOUR_POLICY_DEFAULT_DENY), 0);
+	iour_ruleset__free(rs);
+	rc = iour_policy__plan(p, NULL, &pl);
+	cr_assert_eq(rc, 0, "plan: %s", iour_errname(rc));
+	cr_expect_eq(shadowed_noted(iour_plan__report(pl), OP_SOCKET), 1,
+		     "the plan notes the shadowed SOCKET rule once");
+	rc = iour_plan__create_ring(pl, 8, NULL, NULL, &fd, &rep);
+	cr_assert_eq(rc, 0, "create_ring: %s", iour_errname(rc));
+	cr_expect_eq(shadowed_noted(rep, OP_SOCKET), 1, "the applied report notes it too");
+	rc = live_verify(reqs, IOUR_ARRAY_SIZE(reqs), LV_RING, fd, why, sizeof(why));
+	cr_expect_eq(rc, 0, "%s", why);
+	close(fd);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	live_log("classic {NOP} + SOCKET AF_INET allow rule: SHADOWED noted; SOCKET(AF_INET) "
+		 "denied by the kernel");
+}
+
+/*
+ * security.md §3: restrictions registered on a ring itself do not gate its
+ * register operations until it is enabled (files can be registered in
+ * between); once enabled, the same operation is denied.
+ */
+Test(live_ring, disabled_ring_register_gate_starts_at_enable)
+{
+	static const uint32_t nop[] = { OP_NOP };
+	struct iour_ruleset *rs = rs_make(nop, 1, 0, 0, NULL, 0);
+	IOUR_OPTS(iour_ring_apply_opts, o, .flags = IOUR_RING_APPLY_NO_ENABLE);
+	struct io_uring ring;
+	int pfd[2], rc;
+
+	LIVE_REQUIRE(LIVE_RING);
+	cr_assert_eq(pipe(pfd), 0);
+	cr_assert_eq(ring_init_disabled(&ring, 0), 0);
+	rc = iour_ring_apply(ring.ring_fd, rs, &o);
+	cr_assert_eq(rc, 0, "apply, not enabled: %s", iour_errname(rc));
+	rc = io_uring_register_files(&ring, pfd, 1);
+	cr_expect_eq(rc, 0, "REGISTER_FILES on the restricted, still disabled ring: %d", rc);
+	cr_assert_eq(iour_ring_enable(ring.ring_fd), 0);
+	rc = io_uring_unregister_files(&ring);
+	cr_expect_eq(rc, -EACCES, "UNREGISTER_FILES once enabled: %d", rc);
+	rc = io_uring_register_files(&ring, pfd, 1);
+	cr_expect_eq(rc, -EACCES, "REGISTER_FILES once enabled: %d", rc);
+	io_uring_queue_exit(&ring);
+	iour_ruleset__free(rs);
+	close(pfd[0]);
+	close(pfd[1]);
+	live_log("ring-level set: REGISTER_FILES allowed while the ring is disabled, -EACCES "
+		 "once it is enabled");
 }
