@@ -320,6 +320,15 @@ int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_m
 		o.ring_fd = ring_fd;
 	} else if (mode == LV_EXEC) {
 		o.exec_path = live_helper();
+		if (!o.exec_path && live_examples_dir()) {
+			/* The build tree (make check-live sets IOUR_EXAMPLES_DIR)
+			 * and the 7.x guest (/examples) ship the helper: its
+			 * absence is a failure there, never a pass. */
+			if (why && len)
+				snprintf(why, len, "the exec helper iour-verify-helper is missing "
+					 "from %s", live_examples_dir());
+			return -ENOEXEC;
+		}
 		if (!o.exec_path)
 			return -ENOENT;
 	}

@@ -117,8 +117,11 @@ enum live_verify_mode { LV_PLAIN, LV_EXEC, LV_RING };
 /*
  * iour_verify() in `mode` (LV_RING: on ring_fd).  Returns its result; on a
  * mismatch or failure writes a one-line description of every request the
- * kernel answered differently into why.  LV_EXEC needs IOUR_EXAMPLES_DIR
- * (the helper iour-verify-helper); without it the call returns -ENOENT.
+ * kernel answered differently into why.  LV_EXEC needs the helper
+ * iour-verify-helper in the examples' directory: with no such directory
+ * (the binary run on its own) the call returns -ENOENT, which callers may
+ * accept; with the directory but no helper (a broken build tree or guest
+ * image) it returns -ENOEXEC, which no caller accepts.
  */
 int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_mode mode,
 		int ring_fd, char *why, size_t len);

@@ -8,6 +8,9 @@
  * Sets naming opcodes newer than 6.1 (up to a whole 6.18 set) are clamped
  * by the library, and the report says what was dropped.
  */
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "mini_ring.h"
 
 #define OP_NOP 0
@@ -349,6 +352,95 @@ static void check_apply(void)
 	iour_ruleset__free(rs);
 }
 
+/* Wait up to 10 s for `n` completions; res[user_data] gets each result.
+ * An SQPOLL thread that fell asleep is woken with to_submit 0 (the call
+ * submits nothing: the thread still does). */
+static int sq_poll_cqes(struct mini_ring *r, const uint32_t *sq_flags, int n, int32_t *res)
+{
+	int got = 0, i;
+
+	for (i = 0; i < 10000 && got < n; i++) {
+		uint32_t head = *r->cq_head;
+
+		while (got < n && head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
+			const struct kio_cqe *c = &r->cqes[head & *r->cq_mask];
+
+			if (c->user_data < 4)
+				res[c->user_data] = c->res;
+			__atomic_store_n(r->cq_head, ++head, __ATOMIC_RELEASE);
+			got++;
+		}
+		if (got >= n)
+			break;
+		if (__atomic_load_n(sq_flags, __ATOMIC_ACQUIRE) & 1 /* NEED_WAKEUP */)
+			raw_enter(r->fd, 0, 0, 2 /* SQ_WAKEUP */);
+		usleep(1000);
+	}
+	return got;
+}
+
+/* Put one SQE in the SQ ring (no system call). */
+static void sq_put(struct mini_ring *r, uint8_t op, int fd, uint8_t flags, uint64_t ud)
+{
+	static char buf[8] = "abcdefgh";
+	uint32_t tail = *r->sq_tail, idx = tail & *r->sq_mask;
+	struct kio_sqe *sqe = &r->sqes[idx];
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = op;
+	sqe->flags = flags;
+	sqe->fd = fd;
+	sqe->addr = (uintptr_t)buf;
+	sqe->len = op == OP_WRITE ? 1 : 0;
+	sqe->user_data = ud;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+/* security.md §2: a request submitted by the SQPOLL thread, alone or as the
+ * second member of a link, meets the same allow-list. */
+static void check_sqpoll_and_link(void)
+{
+	struct iour_ruleset *rs = new_set();
+	struct kio_params p;
+	struct mini_ring ring;
+	int32_t res[4];
+	int fd = -2, rc, pfd[2];
+	char c;
+
+	if (!rs || pipe(pfd)) {
+		CHECK("SQPOLL: setup", 0);
+		return;
+	}
+	iour_ruleset__allow_sqe_op(rs, OP_NOP);
+	iour_ruleset__set_sqe_flags(rs, IOUR_SQE_IO_LINK, 0);
+	memset(&p, 0, sizeof(p));
+	p.flags = KIO_SETUP_SQPOLL;
+	p.sq_thread_idle = 20000;
+	rc = iour_ring_create(8, &p, rs, NULL, &fd);
+	CHECK_EQ("SQPOLL {NOP}: iour_ring_create", rc, 0);
+	if (rc == 0 && mini_ring_map(&ring, fd, &p) == 0) {
+		const uint32_t *sq_flags = (const uint32_t *)((char *)ring.sq + p.sq_off.flags);
+
+		res[1] = res[2] = res[3] = MINI_RING_NO_CQE;
+		sq_put(&ring, OP_WRITE, pfd[1], 0, 1);
+		CHECK_EQ("SQPOLL: forbidden WRITE completes", sq_poll_cqes(&ring, sq_flags, 1, res), 1);
+		CHECK_EQ("SQPOLL: forbidden WRITE", res[1], -EACCES);
+		sq_put(&ring, OP_NOP, -1, IOUR_SQE_IO_LINK, 2);
+		sq_put(&ring, OP_WRITE, pfd[1], 0, 3);
+		CHECK_EQ("SQPOLL link NOP->WRITE completes", sq_poll_cqes(&ring, sq_flags, 2, res), 2);
+		CHECK_EQ("SQPOLL link NOP->WRITE: WRITE", res[3], -EACCES);
+		CHECK_EQ("SQPOLL link NOP->WRITE: NOP cancelled", res[2], -ECANCELED);
+		fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+		CHECK_EQ("SQPOLL: nothing was written (read gives EAGAIN)",
+			 read(pfd[0], &c, 1) == -1 && errno == EAGAIN, 1);
+		mini_ring_exit(&ring);
+	}
+	close(pfd[0]);
+	close(pfd[1]);
+	iour_ruleset__free(rs);
+}
+
 int main(void)
 {
 	if (pipe(pipefd)) {
@@ -360,5 +452,6 @@ int main(void)
 	check_clamping();
 	check_618_set();
 	check_apply();
+	check_sqpoll_and_link();
 	return guest_summary();
 }
