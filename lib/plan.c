@@ -781,7 +781,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 
 /* ---- public planning entry and getters ---- */
 
-static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, EBUSY, ECHILD, ENOMEM, 0 };
+static const int plan_errs[] = { EINVAL, E2BIG,  EACCES, EPERM,  EBUSY, ECHILD,
+				 ENOMEM, EMFILE, ENFILE, EAGAIN, 0 };
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,

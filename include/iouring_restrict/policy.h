@@ -410,7 +410,10 @@ struct iour_plan_opts {
  *         classic set and the kernel has no task filters to express it
  *         with; -EBUSY likewise for a ring target whose new rings inherit
  *         a classic set from the task and no ring filters;
- *         -ECHILD if the probe child could not run; -ENOMEM.
+ *         -ECHILD if the probe child could not run; -ENOMEM; -EMFILE,
+ *         -ENFILE or -EAGAIN if the probe of the running kernel ran short
+ *         of file descriptors or processes (nothing is cached: plan again
+ *         once the resource is back, see iour_probe()).
  * @since 1.0
  */
 IOUR_API int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
@@ -620,7 +623,9 @@ struct iour_apply_opts {
  *         -IOUR_ERRNO__KERNEL_MISMATCH if the plan was compiled for a
  *         kernel that differs from the running one where its task steps
  *         depend on it (see iour_plan_opts; nothing applied); -ECHILD if
- *         the running kernel could not be probed for that comparison; the
+ *         the running kernel could not be probed for that comparison, or
+ *         -EMFILE, -ENFILE, -EAGAIN, -ENOMEM if that probe ran short of a
+ *         resource (see iour_probe()); the
  *         kernel's error when the
  *         first step fails (nothing applied): -EINVAL, -EPERM, -EACCES,
  *         -EFAULT, -ENOMEM, -EOVERFLOW, -EBUSY, -EMSGSIZE, or from the
@@ -654,7 +659,9 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan, const struct io
  *         plan was compiled for a kernel that differs from the running one
  *         where its ring steps depend on it (see iour_plan_opts; nothing
  *         applied); -ECHILD if the running kernel could not be probed for
- *         that comparison; the kernel's error when the first step
+ *         that comparison, or -EMFILE, -ENFILE, -EAGAIN, -ENOMEM if that
+ *         probe ran short of a resource (see iour_probe()); the kernel's
+ *         error when the first step
  *         fails, nothing applied: -EBADFD (the ring is not disabled),
  *         -EBUSY (it already has a classic set), -EBADF or -EOPNOTSUPP
  *         (not a ring), -EACCES (its register operations are gated),
