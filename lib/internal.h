@@ -26,6 +26,7 @@
 /*
  * Options structs.  The caller passes `sz` = sizeof(struct) as it knows it.
  * - sz smaller than the first field after `sz`: -EINVAL;
+ * - sz larger than IOUR_OPTS_MAX_SZ: -E2BIG, before any byte is read;
  * - sz larger than what the library knows: accepted only if every unknown
  *   trailing byte is zero (-E2BIG otherwise), so a newer caller that does not
  *   use a newer field still works;

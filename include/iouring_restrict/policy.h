@@ -397,13 +397,18 @@ struct iour_plan_opts {
  * @return 0 on success; -EINVAL if @p p or @p out is NULL, @p opts has
  *         unknown flags, a level above 5, a level without
  *         #IOUR_PLAN_FORCE_LEVEL, features together with
- *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small or
+ *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small,
  *         whose opcode limits no kernel has (above 256, or a register
- *         limit of 1 to 13), or
+ *         limit of 1 to 13) or with a field outside the values
+ *         iour_probe() gives (a level above #IOUR_LEVEL_MAX, an enum
+ *         iour_avail or enum iour_limits_source value outside the enum,
+ *         unknown flags, split_gates above 1, a payload size above 255,
+ *         no_new_privs, seccomp_mode or sysctl_disabled out of range), or
  *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes
- *         in @p opts); -EACCES if the policy needs no_new_privs or
+ *         in @p opts, or a `sz` of @p opts or of the features above
+ *         #IOUR_OPTS_MAX_SZ); -EACCES if the policy needs no_new_privs or
  *         CAP_SYS_ADMIN on the task path, the task has neither and
  *         #IOUR_POLICY_ATTR_NNP is #IOUR_POLICY_NNP_KEEP; -EPERM if the
  *         task already has io_uring restrictions, the policy needs a
