@@ -57,6 +57,24 @@ IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz, size_t know
 	((out)->sz >= offsetof(__typeof__(*(out)), FIELD) + sizeof(__typeof__((out)->FIELD)))
 
 /*
+ * The allocation seam (lib/alloc.c): every allocation and release in lib/
+ * goes through these, never through malloc/calloc/realloc/strdup/free
+ * directly (`make lint` checks this).  Memory from them is released with
+ * iour__free().
+ */
+IOUR_INTERNAL void *iour__malloc(size_t n);
+IOUR_INTERNAL void *iour__calloc(size_t n, size_t size);
+IOUR_INTERNAL void *iour__realloc(void *p, size_t n);
+IOUR_INTERNAL char *iour__strdup(const char *s);
+IOUR_INTERNAL void iour__free(void *p);
+/* For the library's tests: from now on count allocation attempts, make
+ * attempt number `fail_at` (1-based; 0 for none) return NULL, and count the
+ * blocks allocated and not yet released.  Not for concurrent use. */
+IOUR_INTERNAL void iour__alloc_arm(unsigned long fail_at);
+/* Stop; report the attempts made and the blocks still outstanding. */
+IOUR_INTERNAL void iour__alloc_disarm(unsigned long *calls, long *live);
+
+/*
  * The boundary filter for error codes: a public function passes its result
  * through this with the closed set of codes it documents; anything else
  * becomes -IOUR_ERRNO__INTERNAL so that new internal codes never leak.

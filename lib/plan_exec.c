@@ -491,12 +491,12 @@ static int run(struct exec *x)
 
 static int new_report(const struct iour_plan *pl, struct iour_report **out)
 {
-	struct iour_report *r = calloc(1, sizeof(*r));
+	struct iour_report *r = iour__calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
 	if (iour__report_copy(r, &pl->rep)) {
-		free(r);
+		iour__free(r);
 		return -ENOMEM;
 	}
 	r->flags &= ~IOUR_REPORT_PLANNED;

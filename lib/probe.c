@@ -838,14 +838,14 @@ static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kerne
 	pthread_mutex_lock(&cache_lock);
 	s = __atomic_load_n(&cache, __ATOMIC_RELAXED);
 	if (!s || (flags & IOUR_PROBE_REFRESH)) {
-		n = calloc(1, sizeof(*n));
+		n = iour__calloc(1, sizeof(*n));
 		if (!n) {
 			r = -ENOMEM;
 			goto out;
 		}
 		r = probe_fresh(&n->f, &n->lim);
 		if (r) {
-			free(n);
+			iour__free(n);
 			goto out;
 		}
 		n->prev = s;
