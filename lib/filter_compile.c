@@ -835,7 +835,7 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 		hwx = rwx;
 	if (scale_segs(vs, L->swap ? 0 : L->shift, &host)) {
 		c->err = -ENOMEM;
-		return node;
+		goto out; /* host may hold the segments pushed before the failure */
 	}
 	if (L->swap) {
 		/* background: the target covering the most values (maps have
