@@ -546,7 +546,7 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		if (raw->rdis == -EINVAL) {
 			f->ring_restrictions = IOUR_AVAIL_NO;
 		} else if (raw->rdis < 0) {
-			f->ring_restrictions = IOUR_AVAIL_UNKNOWN; /* e.g. -EMFILE */
+			f->ring_restrictions = IOUR_AVAIL_UNKNOWN; /* unexplained */
 		} else {
 			f->ring_register_err = raw->ring_reg_null;
 			if (raw->ring_reg_null == -EINVAL) {
