@@ -360,11 +360,21 @@ LINT_FLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Ilib
 FORMAT_FILES = $(sort $(wildcard lib/*.c lib/*.h include/iouring_restrict/*.h))
 TIDY_STAMPS := $(patsubst lib/%.c,$(O)/lint/%.tidy,$(LIB_SRCS))
 
-.PHONY: lint tidy cppcheck format format-check fuzz fuzz-ci fuzz-build fuzz-bins fuzz-replay \
+.PHONY: lint alloc-check tidy cppcheck format format-check fuzz fuzz-ci fuzz-build fuzz-bins fuzz-replay \
 	test-valgrind coverage coverage-ci coverage-report abi-dump check-install
 
 lint:
-	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check
+	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check
+
+# Every allocation in lib/ goes through the allocation seam (lib/alloc.c),
+# so that the failure-injection tests (tests/unit/test_alloc_faults.c)
+# reach all of them.
+alloc-check:
+	$(call msg,ALLOC,lib/ (allocation seam))
+	$(Q)if grep -nE '(^|[^_[:alnum:].>])(malloc|calloc|realloc|reallocarray|strdup|strndup|asprintf|free)\(' \
+		$(filter-out lib/alloc.c,$(LIB_SRCS)); then \
+		echo 'lib/: allocate with iour__malloc/calloc/realloc/strdup, release with iour__free'; \
+		exit 1; fi
 
 tidy: $(TIDY_STAMPS)
 	$(Q)$(NEED) clang-tidy:clang-tidy

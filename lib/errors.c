@@ -141,6 +141,9 @@ int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz)
 
 	if (user_sz < sizeof(size_t))
 		return -EINVAL;
+	/* A bogus huge sz must not walk off the caller's memory. */
+	if (user_sz > IOUR_OPTS_MAX_SZ)
+		return -E2BIG;
 	for (i = known_sz; i < user_sz; i++)
 		if (p[i])
 			return -E2BIG;

@@ -122,7 +122,7 @@ static bool addr6_zero(const uint8_t a[16])
 
 static void cmp_release(struct iour__cmp *c)
 {
-	free(c->set);
+	iour__free(c->set);
 	c->set = NULL;
 }
 
@@ -130,7 +130,7 @@ static void rule_release(struct iour__rule *r)
 {
 	for (uint32_t i = 0; i < r->ncmps; i++)
 		cmp_release(&r->cmps[i]);
-	free(r->cmps);
+	iour__free(r->cmps);
 	r->cmps = NULL;
 	r->ncmps = 0;
 }
@@ -141,9 +141,9 @@ static void opfilter_free(struct iour__opfilter *of)
 		return;
 	for (uint32_t i = 0; i < of->nrules; i++)
 		rule_release(&of->rules[i]);
-	free(of->rules);
-	free(of->raw);
-	free(of);
+	iour__free(of->rules);
+	iour__free(of->raw);
+	iour__free(of);
 }
 
 /*
@@ -297,7 +297,7 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 		for (uint64_t i = 0; i < in->set_len; i++)
 			if (!in_valid(in->set[i], valid))
 				return -ERANGE;
-		out->set = malloc((size_t)in->set_len * sizeof(uint64_t));
+		out->set = iour__malloc((size_t)in->set_len * sizeof(uint64_t));
 		if (!out->set)
 			return -ENOMEM;
 		memcpy(out->set, in->set, (size_t)in->set_len * sizeof(uint64_t));
@@ -343,7 +343,7 @@ static bool verdict_ok(uint32_t v)
 static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
 {
 	if (!f->ops[opcode])
-		f->ops[opcode] = calloc(1, sizeof(struct iour__opfilter));
+		f->ops[opcode] = iour__calloc(1, sizeof(struct iour__opfilter));
 	return f->ops[opcode];
 }
 
@@ -375,7 +375,7 @@ int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **o
 	flags = IOUR_OPTS_GET(opts, flags, 0U);
 	if (!verdict_ok(dv) || (flags & ~(uint32_t)IOUR_FILTER_ADDR4_LITERAL))
 		return -EINVAL;
-	f = calloc(1, sizeof(*f));
+	f = iour__calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	f->default_verdict = dv;
@@ -391,7 +391,7 @@ void iour_filter__free(struct iour_filter *f)
 		return;
 	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
 		opfilter_free(f->ops[i]);
-	free(f);
+	iour__free(f);
 }
 
 static int cmp_copy(const struct iour__cmp *src, struct iour__cmp *dst)
@@ -399,7 +399,7 @@ static int cmp_copy(const struct iour__cmp *src, struct iour__cmp *dst)
 	*dst = *src;
 	dst->set = NULL;
 	if (src->set_len) {
-		dst->set = malloc(src->set_len * sizeof(uint64_t));
+		dst->set = iour__malloc(src->set_len * sizeof(uint64_t));
 		if (!dst->set)
 			return -ENOMEM;
 		memcpy(dst->set, src->set, src->set_len * sizeof(uint64_t));
@@ -409,21 +409,21 @@ static int cmp_copy(const struct iour__cmp *src, struct iour__cmp *dst)
 
 static struct iour__opfilter *opfilter_copy(const struct iour__opfilter *src)
 {
-	struct iour__opfilter *of = calloc(1, sizeof(*of));
+	struct iour__opfilter *of = iour__calloc(1, sizeof(*of));
 
 	if (!of)
 		return NULL;
 	of->has_default = src->has_default;
 	of->default_verdict = src->default_verdict;
 	if (src->raw) {
-		of->raw = malloc(src->raw_cnt * sizeof(struct iour_insn));
+		of->raw = iour__malloc(src->raw_cnt * sizeof(struct iour_insn));
 		if (!of->raw)
 			goto fail;
 		memcpy(of->raw, src->raw, src->raw_cnt * sizeof(struct iour_insn));
 		of->raw_cnt = src->raw_cnt;
 	}
 	if (src->nrules) {
-		of->rules = calloc(src->nrules, sizeof(struct iour__rule));
+		of->rules = iour__calloc(src->nrules, sizeof(struct iour__rule));
 		if (!of->rules)
 			goto fail;
 		of->cap = src->nrules;
@@ -433,7 +433,7 @@ static struct iour__opfilter *opfilter_copy(const struct iour__opfilter *src)
 
 			dr->verdict = sr->verdict;
 			if (sr->ncmps) {
-				dr->cmps = calloc(sr->ncmps, sizeof(struct iour__cmp));
+				dr->cmps = iour__calloc(sr->ncmps, sizeof(struct iour__cmp));
 				if (!dr->cmps)
 					goto fail;
 			}
@@ -458,7 +458,7 @@ int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
 
 	if (!f || !out)
 		return -EINVAL;
-	c = calloc(1, sizeof(*c));
+	c = iour__calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->default_verdict = f->default_verdict;
@@ -493,7 +493,7 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 		return -EEXIST;
 	if (ncmps) {
 		stride = cmps[0].sz;
-		rule.cmps = calloc(ncmps, sizeof(struct iour__cmp));
+		rule.cmps = iour__calloc(ncmps, sizeof(struct iour__cmp));
 		if (!rule.cmps)
 			return -ENOMEM;
 	}
@@ -527,7 +527,7 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 	}
 	if (of->nrules == of->cap) {
 		uint32_t ncap = of->cap ? 2 * of->cap : 4;
-		struct iour__rule *nr = realloc(of->rules, ncap * sizeof(*nr));
+		struct iour__rule *nr = iour__realloc(of->rules, ncap * sizeof(*nr));
 
 		if (!nr) {
 			rule_release(&rule);
@@ -577,16 +577,16 @@ int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode, const struct io
 	of = f->ops[opcode];
 	if (of && (of->nrules || of->has_default))
 		return -EEXIST;
-	copy = malloc(cnt * sizeof(*copy));
+	copy = iour__malloc(cnt * sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, insns, cnt * sizeof(*copy));
 	of = opfilter_get(f, opcode);
 	if (!of) {
-		free(copy);
+		iour__free(copy);
 		return -ENOMEM;
 	}
-	free(of->raw);
+	iour__free(of->raw);
 	of->raw = copy;
 	of->raw_cnt = cnt;
 	return 0;
@@ -670,5 +670,5 @@ uint32_t iour_prog__pdu_size(const struct iour_prog *p)
 /* Documented in include/iouring_restrict/filter.h */
 void iour_prog__free(struct iour_prog *p)
 {
-	free(p);
+	iour__free(p);
 }

@@ -347,7 +347,7 @@ static uint64_t node_hash(uint64_t wx, uint8_t jop, uint32_t k, uint32_t t, uint
 static int cc_grow_hash(struct cc *c)
 {
 	uint32_t ncap = c->hcap ? c->hcap * 2 : 1024;
-	uint32_t *nt = calloc(ncap, sizeof(uint32_t));
+	uint32_t *nt = iour__calloc(ncap, sizeof(uint32_t));
 
 	if (!nt)
 		return -ENOMEM;
@@ -360,7 +360,7 @@ static int cc_grow_hash(struct cc *c)
 			s = (s + 1) & (ncap - 1);
 		nt[s] = i + 1;
 	}
-	free(c->htab);
+	iour__free(c->htab);
 	c->htab = nt;
 	c->hcap = ncap;
 	return 0;
@@ -400,7 +400,7 @@ static uint32_t mk_test(struct cc *c, uint64_t wx, uint8_t jop, uint32_t k, uint
 	}
 	if (c->nnodes == c->capnodes) {
 		uint32_t ncap = c->capnodes * 2;
-		struct node *nn = realloc(c->nodes, ncap * sizeof(*nn));
+		struct node *nn = iour__realloc(c->nodes, ncap * sizeof(*nn));
 
 		if (!nn) {
 			c->err = -ENOMEM;
@@ -426,7 +426,7 @@ static int cc_init(struct cc *c, bool be)
 	memset(c, 0, sizeof(*c));
 	c->be = be;
 	c->capnodes = 256;
-	c->nodes = calloc(c->capnodes, sizeof(struct node));
+	c->nodes = iour__calloc(c->capnodes, sizeof(struct node));
 	if (!c->nodes)
 		return -ENOMEM;
 	c->nodes[LEAF_DENY].jop = J_LEAF;
@@ -439,13 +439,13 @@ static int cc_init(struct cc *c, bool be)
 
 static void cc_fini(struct cc *c)
 {
-	free(c->nodes);
-	free(c->htab);
-	free(c->kstack);
-	free(c->memo);
-	free(c->mtab);
-	free(c->marena);
-	free(c->shared);
+	iour__free(c->nodes);
+	iour__free(c->htab);
+	iour__free(c->kstack);
+	iour__free(c->memo);
+	iour__free(c->mtab);
+	iour__free(c->marena);
+	iour__free(c->shared);
 }
 
 /* ---- segments and interval maps ------------------------------------------ */
@@ -469,7 +469,7 @@ static int segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
 	}
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct seg *nv = realloc(s->v, ncap * sizeof(*nv));
+		struct seg *nv = iour__realloc(s->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -486,7 +486,7 @@ static int segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
 
 static void segv_free(struct segv *s)
 {
-	free(s->v);
+	iour__free(s->v);
 	s->v = NULL;
 	s->n = s->cap = 0;
 }
@@ -730,7 +730,7 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 		return -EINVAL;
 	}
 	if (cmp->op == IOUR_CMP_IN_SET || cmp->op == IOUR_CMP_NOT_IN_SET) {
-		v = malloc((cmp->set_len + 1) * sizeof(*v));
+		v = iour__malloc((cmp->set_len + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		for (i = 0; i < cmp->set_len; i++) {
@@ -742,7 +742,7 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 				v[n].lo = v[n].hi = x, n++;
 		}
 	} else {
-		v = malloc(2 * sizeof(*v));
+		v = iour__malloc(2 * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		v[0].lo = a;
@@ -750,13 +750,13 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 		n = 1;
 	}
 	if (negate) {
-		struct ivl *w = malloc((n + 1) * sizeof(*w));
+		struct ivl *w = iour__malloc((n + 1) * sizeof(*w));
 		size_t m = 0;
 		uint64_t next = 0;
 		bool done = false;
 
 		if (!w) {
-			free(v);
+			iour__free(v);
 			return -ENOMEM;
 		}
 		for (i = 0; i < n; i++) {
@@ -770,12 +770,12 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 		}
 		if (!done)
 			w[m].lo = next, w[m].hi = maxv, m++;
-		free(v);
+		iour__free(v);
 		v = w;
 		n = m;
 	}
 	if (!n) {
-		free(v);
+		iour__free(v);
 		return 0;
 	}
 	*out = v;
@@ -844,7 +844,7 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 		hwx = rwx;
 	if (scale_segs(vs, L->swap ? 0 : L->shift, &host)) {
 		c->err = -ENOMEM;
-		return node;
+		goto out; /* host may hold the segments pushed before the failure */
 	}
 	if (L->swap) {
 		/* background: the target covering the most values (maps have
@@ -874,7 +874,7 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 			if (vs->v[i].t != bg)
 				pts += vs->v[i].hi - vs->v[i].lo + 1;
 		if (pts <= RAW_ENUM_MAX) {
-			struct rawpt *rp = malloc((pts ? pts : 1) * sizeof(*rp));
+			struct rawpt *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
 			size_t m = 0;
 			uint64_t next = 0;
 			int rc = 0;
@@ -902,7 +902,7 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 			}
 			if (!rc && next <= UINT32_MAX)
 				rc = segv_push(&raw, next, UINT32_MAX, bg);
-			free(rp);
+			iour__free(rp);
 			if (rc) {
 				c->err = -ENOMEM;
 				goto out;
@@ -1079,7 +1079,7 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 			c->err = -ENOMEM;
 		else
 			node = map_field(c, &L, &vs);
-		free(ivs);
+		iour__free(ivs);
 		segv_free(&vs);
 	} else {
 		/* bit tests and masked equality */
@@ -1151,8 +1151,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	field_layout(rules[0].cmps[0].field, c->be, &L);
 	if (c->view != VIEW_PLAIN && !view_layout(c, &L))
 		return rest;
-	ivs = calloc(n, sizeof(struct ivl *));
-	nivs = calloc(n, sizeof(*nivs));
+	ivs = iour__calloc(n, sizeof(struct ivl *));
+	nivs = iour__calloc(n, sizeof(*nivs));
 	if (!ivs || !nivs)
 		goto nomem;
 	for (i = 0; i < n; i++) {
@@ -1165,7 +1165,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 		total += (size_t)nivs[i];
 	}
 	/* elementary boundaries: 0 and every interval's start and end + 1 */
-	bnd = malloc((2 * total + 1) * sizeof(*bnd));
+	bnd = iour__malloc((2 * total + 1) * sizeof(*bnd));
 	if (!bnd)
 		goto nomem;
 	bnd[nb++] = 0;
@@ -1181,7 +1181,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 		if (!j || bnd[j - 1] != bnd[i])
 			bnd[j++] = bnd[i];
 	nb = j;
-	tgt = malloc(nb * sizeof(*tgt));
+	tgt = iour__malloc(nb * sizeof(*tgt));
 	if (!tgt)
 		goto nomem;
 	for (i = 0; i < nb; i++)
@@ -1221,11 +1221,11 @@ nomem:
 out:
 	if (ivs)
 		for (i = 0; i < n; i++)
-			free(ivs[i]);
-	free(ivs);
-	free(nivs);
-	free(bnd);
-	free(tgt);
+			iour__free(ivs[i]);
+	iour__free(ivs);
+	iour__free(nivs);
+	iour__free(bnd);
+	iour__free(tgt);
 	segv_free(&vs);
 	return node;
 }
@@ -1534,7 +1534,7 @@ static int kstack_reserve(struct cc *c, size_t n)
 
 		while (ncap < c->ksp + n)
 			ncap *= 2;
-		nk = realloc(c->kstack, ncap * sizeof(*nk));
+		nk = iour__realloc(c->kstack, ncap * sizeof(*nk));
 		if (!nk)
 			return -ENOMEM;
 		c->kstack = nk;
@@ -1651,17 +1651,17 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 
 	if (c->nmemo == c->capmemo) {
 		uint32_t ncap = c->capmemo ? c->capmemo * 2 : 1024;
-		struct memo_ent *nm = realloc(c->memo, ncap * sizeof(*nm));
+		struct memo_ent *nm = iour__realloc(c->memo, ncap * sizeof(*nm));
 		uint32_t *nt;
 
 		if (!nm)
 			return -ENOMEM;
 		c->memo = nm;
 		c->capmemo = ncap;
-		nt = calloc(ncap, sizeof(*nt));
+		nt = iour__calloc(ncap, sizeof(*nt));
 		if (!nt)
 			return -ENOMEM;
-		free(c->mtab);
+		iour__free(c->mtab);
 		c->mtab = nt;
 		c->mcap = ncap;
 		for (uint32_t i = 0; i < c->nmemo; i++) {
@@ -1679,7 +1679,7 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 
 		while (ncap < c->mar_n + n)
 			ncap *= 2;
-		na = realloc(c->marena, ncap * sizeof(*na));
+		na = iour__realloc(c->marena, ncap * sizeof(*na));
 		if (!na)
 			return -ENOMEM;
 		c->marena = na;
@@ -1762,7 +1762,7 @@ static uint32_t specialise(struct cc *c, uint32_t root)
 	c->budget = iour__spec_budget_override ? iour__spec_budget_override : SPEC_BUDGET;
 	c->ksp = 0;
 	c->norig = c->nnodes;
-	c->shared = calloc(c->nnodes, 1);
+	c->shared = iour__calloc(c->nnodes, 1);
 	if (!c->shared) {
 		c->err = -ENOMEM;
 		return root;
@@ -1811,7 +1811,7 @@ static int em_push(struct emitter *e, uint16_t code, uint32_t k, uint8_t is_jmp,
 
 	if (e->n == e->cap) {
 		size_t ncap = e->cap ? e->cap * 2 : 64;
-		struct sinsn *nv = realloc(e->v, ncap * sizeof(*nv));
+		struct sinsn *nv = iour__realloc(e->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -1833,7 +1833,7 @@ static int em_newlabel(struct emitter *e, uint32_t uid, uint32_t *id)
 {
 	if (e->nlab == e->caplab) {
 		size_t ncap = e->caplab ? e->caplab * 2 : 64;
-		uint32_t *nl = realloc(e->lab_uid, ncap * sizeof(*nl));
+		uint32_t *nl = iour__realloc(e->lab_uid, ncap * sizeof(*nl));
 
 		if (!nl)
 			return -ENOMEM;
@@ -1889,15 +1889,15 @@ static int em_xform(struct emitter *e, uint64_t wx, bool full)
 static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *count,
 		     uint32_t *index)
 {
-	uint32_t *stack = malloc((2 * (size_t)c->nnodes + 2) * sizeof(uint32_t));
-	uint8_t *state = calloc(c->nnodes, 1);
-	uint32_t *post = malloc((size_t)c->nnodes * sizeof(uint32_t));
+	uint32_t *stack = iour__malloc((2 * (size_t)c->nnodes + 2) * sizeof(uint32_t));
+	uint8_t *state = iour__calloc(c->nnodes, 1);
+	uint32_t *post = iour__malloc((size_t)c->nnodes * sizeof(uint32_t));
 	uint32_t sp = 0, np = 0;
 
 	if (!stack || !state || !post) {
-		free(stack);
-		free(state);
-		free(post);
+		iour__free(stack);
+		iour__free(state);
+		iour__free(post);
 		return -ENOMEM;
 	}
 	stack[sp++] = root;
@@ -1925,8 +1925,8 @@ static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *co
 		stack[i] = post[np - 1 - i];
 	for (uint32_t i = 0; i < np; i++)
 		index[stack[i]] = i;
-	free(state);
-	free(post);
+	iour__free(state);
+	iour__free(post);
 	*order = stack;
 	*count = np;
 	return 0;
@@ -1949,7 +1949,7 @@ static uint32_t edge_label(const struct cc *c, const uint32_t *index, uint64_t f
 /* Position of every uid in the current instruction vector. */
 static int em_positions(const struct emitter *e, uint32_t **pos)
 {
-	uint32_t *p = malloc((e->next_uid ? e->next_uid : 1) * sizeof(*p));
+	uint32_t *p = iour__malloc((e->next_uid ? e->next_uid : 1) * sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -1977,9 +1977,9 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 
 		if (rc)
 			return rc;
-		nret = malloc(2 * (e->n + 1) * sizeof(*nret));
+		nret = iour__malloc(2 * (e->n + 1) * sizeof(*nret));
 		if (!nret) {
-			free(pos);
+			iour__free(pos);
 			return -ENOMEM;
 		}
 		nret[2 * e->n] = nret[2 * e->n + 1] = UINT32_MAX;
@@ -2056,9 +2056,10 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 				}
 				/* insert a trampoline after i */
 				{
-					size_t *na = realloc(after, (nafter + 1) * sizeof(*na));
+					size_t *na =
+						iour__realloc(after, (nafter + 1) * sizeof(*na));
 					struct sinsn *ne =
-						realloc(extra, (nafter + 1) * sizeof(*ne));
+						iour__realloc(extra, (nafter + 1) * sizeof(*ne));
 					struct sinsn *t;
 
 					if (na)
@@ -2090,22 +2091,22 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 				}
 			}
 		}
-		free(pos);
-		free(nret);
+		iour__free(pos);
+		iour__free(nret);
 		if (nafter) {
 			/* `after` is in descending order of i; rebuild the vector */
 			size_t nn = e->n + nafter, w = nn, a = 0;
 			struct sinsn *nv;
 
 			if (nn > max_insns) {
-				free(after);
-				free(extra);
+				iour__free(after);
+				iour__free(extra);
 				return -IOUR_ERRNO__PROG_TOO_LARGE;
 			}
-			nv = malloc(nn * sizeof(*nv));
+			nv = iour__malloc(nn * sizeof(*nv));
 			if (!nv) {
-				free(after);
-				free(extra);
+				iour__free(after);
+				iour__free(extra);
 				return -ENOMEM;
 			}
 			for (size_t i = e->n; i-- > 0;) {
@@ -2118,20 +2119,20 @@ static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 					nv[--w] = extra[q];
 				nv[--w] = e->v[i];
 			}
-			free(e->v);
+			iour__free(e->v);
 			e->v = nv;
 			e->n = e->cap = nn;
 		}
-		free(after);
-		free(extra);
+		iour__free(after);
+		iour__free(extra);
 		if (!changed)
 			return 0;
 		continue;
 nomem:
-		free(pos);
-		free(nret);
-		free(after);
-		free(extra);
+		iour__free(pos);
+		iour__free(nret);
+		iour__free(after);
+		iour__free(extra);
 		return -ENOMEM;
 	}
 	return -IOUR_ERRNO__INTERNAL;
@@ -2148,13 +2149,13 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	bool payload = false;
 	int rc;
 
-	index = malloc(c->nnodes * sizeof(*index));
+	index = iour__malloc(c->nnodes * sizeof(*index));
 	if (!index)
 		return -ENOMEM;
 	rc = rpo_order(c, root, &order, &count, index);
 	if (rc)
 		goto out;
-	need = calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
+	need = iour__calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
 	if (!need) {
 		rc = -ENOMEM;
 		goto out;
@@ -2218,7 +2219,7 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	rc = em_positions(&e, &pos);
 	if (rc)
 		goto out;
-	p = malloc(sizeof(*p) + e.n * sizeof(struct iour_insn));
+	p = iour__malloc(sizeof(*p) + e.n * sizeof(struct iour_insn));
 	if (!p) {
 		rc = -ENOMEM;
 		goto out;
@@ -2248,12 +2249,12 @@ static int emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns
 	*out = p;
 	rc = 0;
 out:
-	free(pos);
-	free(order);
-	free(index);
-	free(need);
-	free(e.v);
-	free(e.lab_uid);
+	iour__free(pos);
+	iour__free(order);
+	iour__free(index);
+	iour__free(need);
+	iour__free(e.v);
+	iour__free(e.lab_uid);
 	if (!rc)
 		c->ntramp = e.ntramp;
 	return rc;
@@ -2269,7 +2270,7 @@ void iour__compile_last_stats(struct iour__compile_stats *st)
 
 static int prog_from_raw(const struct iour__opfilter *of, uint32_t opcode, struct iour_prog **out)
 {
-	struct iour_prog *p = malloc(sizeof(*p) + of->raw_cnt * sizeof(struct iour_insn));
+	struct iour_prog *p = iour__malloc(sizeof(*p) + of->raw_cnt * sizeof(struct iour_insn));
 	bool payload = false;
 
 	if (!p)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iouring_restrict/common.h"
@@ -26,6 +27,7 @@
 /*
  * Options structs.  The caller passes `sz` = sizeof(struct) as it knows it.
  * - sz smaller than the first field after `sz`: -EINVAL;
+ * - sz larger than IOUR_OPTS_MAX_SZ: -E2BIG, before any byte is read;
  * - sz larger than what the library knows: accepted only if every unknown
  *   trailing byte is zero (-E2BIG otherwise), so a newer caller that does not
  *   use a newer field still works;
@@ -54,6 +56,72 @@ IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz, size_t know
  * follows). */
 #define IOUR_OUT_HAS(out, FIELD) \
 	((out)->sz >= offsetof(__typeof__(*(out)), FIELD) + sizeof(__typeof__((out)->FIELD)))
+
+/*
+ * The allocation seam (lib/alloc.c): every allocation and release in lib/
+ * goes through these, never through malloc/calloc/realloc/strdup/free
+ * directly (`make lint` checks this).  Memory from them is released with
+ * iour__free().  They are inline so that the static analysers still see
+ * the C library's allocation functions; unarmed, they add one load.
+ */
+IOUR_INTERNAL extern int iour__alloc_armed;
+/* Armed only: counts one attempt; true when this one must fail. */
+IOUR_INTERNAL bool iour__alloc_fail_now(void);
+/* Armed only: one block more (+1) or fewer (-1) outstanding. */
+IOUR_INTERNAL void iour__alloc_live(long delta);
+
+static inline bool iour__alloc_fails(void)
+{
+	return iour_unlikely(__atomic_load_n(&iour__alloc_armed, __ATOMIC_RELAXED)) &&
+	       iour__alloc_fail_now();
+}
+
+static inline void *iour__alloc_got(void *p)
+{
+	if (p && iour_unlikely(__atomic_load_n(&iour__alloc_armed, __ATOMIC_RELAXED)))
+		iour__alloc_live(1);
+	return p;
+}
+
+static inline void *iour__malloc(size_t n)
+{
+	return iour__alloc_fails() ? NULL : iour__alloc_got(malloc(n));
+}
+
+static inline void *iour__calloc(size_t n, size_t size)
+{
+	return iour__alloc_fails() ? NULL : iour__alloc_got(calloc(n, size));
+}
+
+/* Only a fresh block (p == NULL) adds to the outstanding count. */
+static inline void *iour__realloc(void *p, size_t n)
+{
+	void *q;
+
+	if (iour__alloc_fails())
+		return NULL;
+	q = realloc(p, n);
+	return p ? q : iour__alloc_got(q);
+}
+
+static inline char *iour__strdup(const char *s)
+{
+	return iour__alloc_fails() ? NULL : (char *)iour__alloc_got(strdup(s));
+}
+
+static inline void iour__free(void *p)
+{
+	if (p && iour_unlikely(__atomic_load_n(&iour__alloc_armed, __ATOMIC_RELAXED)))
+		iour__alloc_live(-1);
+	free(p);
+}
+
+/* For the library's tests: from now on count allocation attempts, make
+ * attempt number `fail_at` (1-based; 0 for none) return NULL, and count the
+ * blocks allocated and not yet released.  Not for concurrent use. */
+IOUR_INTERNAL void iour__alloc_arm(unsigned long fail_at);
+/* Stop; report the attempts made and the blocks still outstanding. */
+IOUR_INTERNAL void iour__alloc_disarm(unsigned long *calls, long *live);
 
 /*
  * The boundary filter for error codes: a public function passes its result

@@ -103,7 +103,7 @@ static struct iour__step *add_step(struct builder *b, uint32_t target, uint32_t 
 		return NULL;
 	if (pl->nsteps == b->cap) {
 		uint32_t ncap = b->cap ? b->cap * 2 : 8;
-		struct iour__step *n = realloc(pl->steps, ncap * sizeof(*n));
+		struct iour__step *n = iour__realloc(pl->steps, ncap * sizeof(*n));
 
 		if (!n) {
 			b->err = -ENOMEM;
@@ -124,7 +124,7 @@ static struct iour__step *add_step(struct builder *b, uint32_t target, uint32_t 
 
 static void *step_alloc_arg(struct builder *b, struct iour__step *s, size_t len)
 {
-	s->arg = calloc(1, len);
+	s->arg = iour__calloc(1, len);
 	if (!s->arg) {
 		b->err = -ENOMEM;
 		return NULL;
@@ -151,7 +151,7 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 
 	if (b->err)
 		return;
-	ents = calloc(IOUR__MAX_ENTRIES, sizeof(*ents));
+	ents = iour__calloc(IOUR__MAX_ENTRIES, sizeof(*ents));
 	if (!ents) {
 		b->err = -ENOMEM;
 		return;
@@ -159,7 +159,7 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 	n = iour__ruleset_entries(eff, lim, ents, clamp);
 	if (n < 0) {
 		b->err = n == -ENOMEM ? n : -EINVAL;
-		free(ents);
+		iour__free(ents);
 		return;
 	}
 	s = add_step(b, target, IOUR_STEP_RESTRICTIONS, KIO_REGISTER_RESTRICTIONS,
@@ -173,7 +173,7 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 		memcpy(arg + hdr, ents, (size_t)n * sizeof(*ents));
 		s->entries = (uint32_t)n;
 	}
-	free(ents);
+	iour__free(ents);
 }
 
 static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
@@ -195,7 +195,7 @@ static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
 	s->opcode = opcode;
 	s->fallback = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK];
 	s->intent = IOUR__V_FILTER;
-	s->insns = malloc(pp->cnt * sizeof(*s->insns));
+	s->insns = iour__malloc(pp->cnt * sizeof(*s->insns));
 	if (!s->insns) {
 		b->err = -ENOMEM;
 		return;
@@ -222,7 +222,7 @@ static void add_companion(struct builder *b, uint32_t err)
 		return;
 	/* struct sock_fprog: u16 len, padding, pointer (0 until executed). */
 	memcpy(s->arg, &(uint16_t){ (uint16_t)n }, sizeof(uint16_t));
-	s->insns = malloc((size_t)n * sizeof(*s->insns));
+	s->insns = iour__malloc((size_t)n * sizeof(*s->insns));
 	if (!s->insns) {
 		b->err = -ENOMEM;
 		return;
@@ -450,10 +450,10 @@ static void plan_free_steps(struct iour_plan *pl)
 	size_t i;
 
 	for (i = 0; i < pl->nsteps; i++) {
-		free(pl->steps[i].arg);
-		free(pl->steps[i].insns);
+		iour__free(pl->steps[i].arg);
+		iour__free(pl->steps[i].insns);
 	}
-	free(pl->steps);
+	iour__free(pl->steps);
 	pl->steps = NULL;
 	pl->nsteps = pl->n_task = 0;
 }
@@ -465,7 +465,7 @@ void iour_plan__free(struct iour_plan *plan)
 		return;
 	plan_free_steps(plan);
 	iour__report_fini(&plan->rep);
-	free(plan);
+	iour__free(plan);
 }
 
 static struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
@@ -593,7 +593,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	if (!p || !t || !out)
 		return -EINVAL;
 	op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
-	pl = calloc(1, sizeof(*pl));
+	pl = iour__calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
 	b.plan = pl;
@@ -819,7 +819,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 
 /* ---- public planning entry and getters ---- */
 
-static const int plan_errs[] = { EINVAL, E2BIG, EACCES, EPERM, EBUSY, ECHILD, ENOMEM, 0 };
+static const int plan_errs[] = { EINVAL, E2BIG,  EACCES, EPERM,  EBUSY, ECHILD,
+				 ENOMEM, EMFILE, ENFILE, EAGAIN, 0 };
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,

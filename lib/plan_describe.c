@@ -84,7 +84,7 @@ static void describe_prog(struct iour__sb *sb, const struct iour_insn *insns, si
 		iour__sb_printf(sb, "        (program of %zu instructions)\n", cnt);
 		return;
 	}
-	text = malloc(len);
+	text = iour__malloc(len);
 	if (!text) {
 		sb->oom = true;
 		return;
@@ -93,7 +93,7 @@ static void describe_prog(struct iour__sb *sb, const struct iour_insn *insns, si
 		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			iour__sb_printf(sb, "        %s\n", line);
 	}
-	free(text);
+	iour__free(text);
 }
 
 static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_t i)
@@ -123,7 +123,7 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 			ents += sizeof(h);
 		}
 		{
-			struct kio_restriction *e = malloc(s->entries * sizeof(*e) + 1);
+			struct kio_restriction *e = iour__malloc(s->entries * sizeof(*e) + 1);
 
 			if (!e) {
 				sb->oom = true;
@@ -131,7 +131,7 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 			}
 			memcpy(e, ents, s->entries * sizeof(*e));
 			describe_entries(sb, e, s->entries);
-			free(e);
+			iour__free(e);
 		}
 		break;
 	}

@@ -35,18 +35,48 @@ static bool avail(uint32_t a)
 	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
 }
 
+/* Every field the planner reads holds a value iour_probe() can give: a
+ * described kernel is refused, never clamped into another one. */
+static bool features_in_range(const struct iour_features *f)
+{
+	const uint32_t avails[] = { f->io_uring, f->ring_restrictions, f->query,
+				    f->probe,    f->blind_register,    f->task_restrictions,
+				    f->bpf_ring, f->bpf_task };
+	const uint32_t pdus[] = { f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect };
+	const uint64_t known = IOUR_FEATURES_FORCED | IOUR_FEATURES_FORCE_IGNORED |
+			       IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED;
+	size_t i;
+
+	if (f->level > IOUR_LEVEL_MAX || f->kernel_level > IOUR_LEVEL_MAX || (f->flags & ~known) ||
+	    f->limits_source > IOUR_LIMITS_TABLE || f->split_gates > 1 || f->no_new_privs < -1 ||
+	    f->no_new_privs > 1 || f->seccomp_mode < -1 || f->seccomp_mode > 2 ||
+	    f->sysctl_disabled < -1 || f->sysctl_disabled > 2)
+		return false;
+	for (i = 0; i < IOUR_ARRAY_SIZE(avails); i++)
+		if (avails[i] > IOUR_AVAIL_UNKNOWN)
+			return false;
+	for (i = 0; i < IOUR_ARRAY_SIZE(pdus); i++)
+		if (pdus[i] > UINT8_MAX)
+			return false;
+	return true;
+}
+
 int iour__target_from_features(const struct iour_features *f, struct iour__target *t)
 {
 	if (!f || !t ||
 	    f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
 		return -EINVAL;
+	if (f->sz > IOUR_OPTS_MAX_SZ)
+		return -E2BIG;
 	/* Limits the restriction entries cannot be built for. */
 	if (f->op_last > 256 || f->reg_last > 256 ||
 	    (f->reg_last && f->reg_last <= KIO_REGISTER_ENABLE_RINGS))
 		return -EINVAL;
+	if (!features_in_range(f))
+		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->origin = IOUR__TGT_PROBED;
-	t->level = f->level <= IOUR_LEVEL_MAX ? f->level : IOUR_LEVEL_MAX;
+	t->level = f->level;
 	t->io_uring = f->io_uring == IOUR_AVAIL_YES;
 	t->ring_restrict = t->io_uring && avail(f->ring_restrictions) && f->op_last && f->reg_last;
 	t->ring_busy = f->ring_restrictions == IOUR_AVAIL_RESTRICTED;
@@ -461,12 +491,12 @@ static int run(struct exec *x)
 
 static int new_report(const struct iour_plan *pl, struct iour_report **out)
 {
-	struct iour_report *r = calloc(1, sizeof(*r));
+	struct iour_report *r = iour__calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
 	if (iour__report_copy(r, &pl->rep)) {
-		free(r);
+		iour__free(r);
 		return -ENOMEM;
 	}
 	r->flags &= ~IOUR_REPORT_PLANNED;
@@ -497,6 +527,9 @@ static const int task_errs[] = { EINVAL,
 				 EMSGSIZE,
 				 EOVERFLOW,
 				 ECHILD,
+				 EMFILE,
+				 ENFILE,
+				 EAGAIN,
 				 IOUR_ERRNO__UNSUPPORTED,
 				 IOUR_ERRNO__KERNEL_MISMATCH,
 				 IOUR_ERRNO__PARTIAL,
@@ -618,6 +651,9 @@ static const int ring_errs[] = { EINVAL,
 				 EOVERFLOW,
 				 EEXIST,
 				 ECHILD,
+				 EMFILE,
+				 ENFILE,
+				 EAGAIN,
 				 IOUR_ERRNO__UNSUPPORTED,
 				 IOUR_ERRNO__KERNEL_MISMATCH,
 				 IOUR_ERRNO__PARTIAL,
@@ -641,6 +677,7 @@ static const int create_errs[] = { EINVAL,
 				   EMFILE,
 				   ENFILE,
 				   ECHILD,
+				   EAGAIN,
 				   IOUR_ERRNO__UNSUPPORTED,
 				   IOUR_ERRNO__KERNEL_MISMATCH,
 				   0 };

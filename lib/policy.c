@@ -34,22 +34,22 @@ static void pprog_free(struct iour__pprog *pp)
 {
 	if (!pp)
 		return;
-	free(pp->insns);
-	free(pp);
+	iour__free(pp->insns);
+	iour__free(pp);
 }
 
 static struct iour__pprog *pprog_dup(const struct iour__pprog *src)
 {
-	struct iour__pprog *pp = calloc(1, sizeof(*pp));
+	struct iour__pprog *pp = iour__calloc(1, sizeof(*pp));
 
 	if (!pp)
 		return NULL;
 	*pp = *src;
 	pp->insns = NULL;
 	if (src->insns) {
-		pp->insns = malloc(src->cnt * sizeof(*pp->insns));
+		pp->insns = iour__malloc(src->cnt * sizeof(*pp->insns));
 		if (!pp->insns) {
-			free(pp);
+			iour__free(pp);
 			return NULL;
 		}
 		memcpy(pp->insns, src->insns, src->cnt * sizeof(*pp->insns));
@@ -71,7 +71,7 @@ int iour_policy__new(const struct iour_policy_opts *opts, struct iour_policy **o
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
 		return -EINVAL;
-	p = calloc(1, sizeof(*p));
+	p = iour__calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	for (a = IOUR_POLICY_ATTR__MIN + 1; a < IOUR_POLICY_ATTR__MAX; a++)
@@ -90,7 +90,7 @@ void iour_policy__free(struct iour_policy *p)
 	iour_ruleset__free(p->rs);
 	for (i = 0; i < IOUR__NOPS; i++)
 		pprog_free(p->progs[i]);
-	free(p);
+	iour__free(p);
 }
 
 /* Documented in include/iouring_restrict/policy.h */
@@ -101,7 +101,7 @@ int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
 
 	if (!p || !out)
 		return -EINVAL;
-	c = calloc(1, sizeof(*c));
+	c = iour__calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	memcpy(c->attr, p->attr, sizeof(c->attr));
@@ -162,16 +162,16 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
 	if (rc)
 		return rc == -IOUR_ERRNO__INVALID_PROG ? rc : -EINVAL;
-	pp = calloc(1, sizeof(*pp));
+	pp = iour__calloc(1, sizeof(*pp));
 	if (!pp)
 		return -ENOMEM;
 	pp->kind = classify(insns, cnt);
 	pp->pdu_size = pp->kind == IOUR__PK_FILTER ? pdu_size : 0;
 	if (pp->kind == IOUR__PK_FILTER) {
 		pp->cnt = cnt;
-		pp->insns = malloc(cnt * sizeof(*insns));
+		pp->insns = iour__malloc(cnt * sizeof(*insns));
 		if (!pp->insns) {
-			free(pp);
+			iour__free(pp);
 			return -ENOMEM;
 		}
 		memcpy(pp->insns, insns, cnt * sizeof(*insns));
@@ -193,7 +193,7 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pp
 	if (rc)
 		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
 									    -IOUR_ERRNO__INTERNAL;
-	pp = calloc(1, sizeof(*pp));
+	pp = iour__calloc(1, sizeof(*pp));
 	if (!pp) {
 		iour_prog__free(prog);
 		return -ENOMEM;
@@ -207,9 +207,9 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pp
 		cnt = iour_prog__insn_cnt(prog);
 		pp->pdu_size = iour_prog__pdu_size(prog);
 		pp->cnt = cnt;
-		pp->insns = malloc(cnt * sizeof(*pp->insns));
+		pp->insns = iour__malloc(cnt * sizeof(*pp->insns));
 		if (!pp->insns) {
-			free(pp);
+			iour__free(pp);
 			iour_prog__free(prog);
 			return -ENOMEM;
 		}
@@ -229,7 +229,7 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 
 	if (!p)
 		return -EINVAL;
-	next = calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
+	next = iour__calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
 	if (!next)
 		return -ENOMEM;
 	if (f) {
@@ -243,14 +243,14 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 	if (rc) {
 		for (i = 0; i < IOUR__NOPS; i++)
 			pprog_free(next[i]);
-		free(next);
+		iour__free(next);
 		return rc;
 	}
 	for (i = 0; i < IOUR__NOPS; i++) {
 		pprog_free(p->progs[i]);
 		p->progs[i] = next[i];
 	}
-	free(next);
+	iour__free(next);
 	return 0;
 }
 

@@ -9,7 +9,10 @@
  * interpretation with the answers of kernels this machine does not run.
  *
  * The answer is cached in an immutable snapshot published with a release
- * store, so the cached path is one acquire load and a copy.
+ * store, so the cached path is one acquire load and a copy.  A probe in
+ * which any call ran short of a resource (EMFILE, ENFILE, ENOMEM, EAGAIN)
+ * describes the caller's limits, not the kernel: it fails with that errno
+ * and is never cached, so the next call probes afresh.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +227,57 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 
 /* ---- the parent side -------------------------------------------------- */
 
+/* Errnos that say the caller ran short of a resource (file descriptors,
+ * memory, processes), not what the kernel supports. */
+static bool resource_errno(long e)
+{
+	return e == -EMFILE || e == -ENFILE || e == -ENOMEM || e == -EAGAIN;
+}
+
+/* Documented in probe_internal.h. */
+int iour__probe_resource_err(const struct iour__probe_raw *raw)
+{
+	const uint32_t d = raw->done;
+	int i;
+
+	if ((d & IOUR__RAW_SETUP) && resource_errno(raw->setup))
+		return raw->setup;
+	if (d & IOUR__RAW_RDIS) {
+		if (resource_errno(raw->rdis))
+			return raw->rdis;
+		if (resource_errno(raw->ring_reg_null))
+			return raw->ring_reg_null;
+	}
+	if ((d & IOUR__RAW_PROBE) && resource_errno(raw->probe))
+		return raw->probe;
+	if (d & IOUR__RAW_BPF_RING) {
+		if (resource_errno(raw->bpf_ring))
+			return raw->bpf_ring;
+		for (i = 0; i < IOUR__PDU_N; i++)
+			if (resource_errno(raw->pdu_err[i]))
+				return raw->pdu_err[i];
+	}
+	if (d & IOUR__RAW_PLAIN) {
+		if (resource_errno(raw->plain))
+			return raw->plain;
+		if (resource_errno(raw->enable))
+			return raw->enable;
+	}
+	if (d & IOUR__RAW_QUERY) {
+		if (resource_errno(raw->query))
+			return raw->query;
+		if (resource_errno(raw->query_result))
+			return raw->query_result;
+	}
+	if ((d & IOUR__RAW_TASK) && resource_errno(raw->task))
+		return raw->task;
+	if ((d & IOUR__RAW_BPF_TASK) && resource_errno(raw->bpf_task))
+		return raw->bpf_task;
+	if ((d & IOUR__RAW_RANGE) && resource_errno(raw->range))
+		return raw->range;
+	return 0;
+}
+
 static unsigned long probe_runs;
 
 unsigned long iour__probe_runs(void)
@@ -235,20 +289,24 @@ int iour__probe_run(struct iour__probe_raw *raw)
 {
 	size_t len = (sizeof(*raw) + 4095) & ~(size_t)4095;
 	struct iour__probe_raw *sh;
-	int saved = errno, st = 0;
+	int saved = errno, st = 0, r;
 	pid_t pid, w;
 
 	sh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
+		r = errno == EAGAIN || errno == ENFILE ? -errno : -ENOMEM;
 		errno = saved;
-		return -ENOMEM;
+		return r;
 	}
 	memcpy(sh, raw, sizeof(*raw));
 	pid = fork();
 	if (pid < 0) {
+		/* EAGAIN (process limit) and ENOMEM are the caller's resources,
+		 * reported as themselves; anything else means no child. */
+		r = resource_errno(-errno) ? -errno : -ECHILD;
 		munmap(sh, len);
 		errno = saved;
-		return -ECHILD;
+		return r;
 	}
 	if (pid == 0) {
 		iour__probe_steps(sh);
@@ -264,7 +322,10 @@ int iour__probe_run(struct iour__probe_raw *raw)
 	munmap(sh, len);
 	__atomic_fetch_add(&probe_runs, 1, __ATOMIC_RELAXED);
 	errno = saved;
-	return 0;
+	/* A step that ran short of a resource tells nothing about the
+	 * kernel: the whole answer is void (never cached, never
+	 * interpreted). */
+	return iour__probe_resource_err(raw);
 }
 
 /* Read a small decimal integer file; 0 or -1. */
@@ -485,7 +546,7 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		if (raw->rdis == -EINVAL) {
 			f->ring_restrictions = IOUR_AVAIL_NO;
 		} else if (raw->rdis < 0) {
-			f->ring_restrictions = IOUR_AVAIL_UNKNOWN; /* e.g. -EMFILE */
+			f->ring_restrictions = IOUR_AVAIL_UNKNOWN; /* unexplained */
 		} else {
 			f->ring_register_err = raw->ring_reg_null;
 			if (raw->ring_reg_null == -EINVAL) {
@@ -777,14 +838,14 @@ static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kerne
 	pthread_mutex_lock(&cache_lock);
 	s = __atomic_load_n(&cache, __ATOMIC_RELAXED);
 	if (!s || (flags & IOUR_PROBE_REFRESH)) {
-		n = calloc(1, sizeof(*n));
+		n = iour__calloc(1, sizeof(*n));
 		if (!n) {
 			r = -ENOMEM;
 			goto out;
 		}
 		r = probe_fresh(&n->f, &n->lim);
 		if (r) {
-			free(n);
+			iour__free(n);
 			goto out;
 		}
 		n->prev = s;
@@ -896,7 +957,7 @@ static void copy_out(const struct iour_features *src, struct iour_features *out)
 /* Documented in include/iouring_restrict/probe.h */
 int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 {
-	static const int errs[] = { EINVAL, E2BIG, ENOMEM, ECHILD, 0 };
+	static const int errs[] = { EINVAL, E2BIG, ENOMEM, EMFILE, ENFILE, EAGAIN, ECHILD, 0 };
 	struct iour__kernel_limits lim;
 	struct iour_features f;
 	uint64_t flags;
@@ -931,7 +992,7 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 /* Documented in include/iouring_restrict/probe.h */
 int iour_feature_level(void)
 {
-	static const int errs[] = { ENOMEM, ECHILD, 0 };
+	static const int errs[] = { ENOMEM, EMFILE, ENFILE, EAGAIN, ECHILD, 0 };
 	struct iour__kernel_limits lim;
 	struct iour_features f;
 	int r;

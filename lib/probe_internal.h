@@ -65,12 +65,20 @@ struct iour__probe_raw {
 };
 
 /* Run the probe child (fork, wait) and fill *raw; the diagnostics and
- * `force` are read by the caller first.  0 or -ENOMEM / -ECHILD. */
+ * `force` are read by the caller first.  0; -ENOMEM / -EAGAIN / -ENFILE
+ * (shared page or fork); -ECHILD (no child for another reason); or the
+ * resource errno one of the child's calls got (iour__probe_resource_err()),
+ * in which case *raw must not be interpreted as a kernel answer. */
 IOUR_INTERNAL int iour__probe_run(struct iour__probe_raw *raw);
 
 /* The probing steps themselves, as the child runs them (exposed so that
  * tests can run them in a child of their own with a faked kernel). */
 IOUR_INTERNAL void iour__probe_steps(struct iour__probe_raw *raw);
+
+/* The first resource errno (-EMFILE, -ENFILE, -ENOMEM, -EAGAIN) among the
+ * answers of the steps the child completed, or 0.  Such an answer is the
+ * caller's shortage, not a fact about the kernel. */
+IOUR_INTERNAL int iour__probe_resource_err(const struct iour__probe_raw *raw);
 
 /* Read the parent-side diagnostics and IOUR_FEATURE_LEVEL into *raw. */
 IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
@@ -87,7 +95,7 @@ IOUR_INTERNAL void iour__probe_interpret(const struct iour__probe_raw *raw, stru
  * The limits of the running kernel, for translating restriction sets (from
  * the cached probe).  0, -IOUR_ERRNO__UNSUPPORTED when the effective level
  * is below IOUR_LEVEL_RING or the limits are unknown, or the probe's
- * -ENOMEM / -ECHILD.
+ * -ENOMEM / -EMFILE / -ENFILE / -EAGAIN / -ECHILD.
  */
 IOUR_INTERNAL int iour__probe_limits(struct iour__kernel_limits *lim);
 

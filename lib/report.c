@@ -20,8 +20,8 @@ void iour__report_fini(struct iour_report *r)
 	size_t i;
 
 	for (i = 0; i < r->nd; i++)
-		free(r->d[i].text);
-	free(r->d);
+		iour__free(r->d[i].text);
+	iour__free(r->d);
 	r->d = NULL;
 	r->nd = r->capd = 0;
 }
@@ -35,13 +35,13 @@ int iour__report_copy(struct iour_report *dst, const struct iour_report *src)
 	dst->nd = dst->capd = 0;
 	if (!src->nd)
 		return 0;
-	dst->d = calloc(src->nd, sizeof(*dst->d));
+	dst->d = iour__calloc(src->nd, sizeof(*dst->d));
 	if (!dst->d)
 		return -ENOMEM;
 	dst->capd = src->nd;
 	for (i = 0; i < src->nd; i++) {
 		dst->d[i] = src->d[i];
-		dst->d[i].text = strdup(src->d[i].text);
+		dst->d[i].text = iour__strdup(src->d[i].text);
 		if (!dst->d[i].text) {
 			iour__report_fini(dst);
 			return -ENOMEM;
@@ -61,7 +61,7 @@ void iour__report_add(struct iour_report *r, uint32_t kind, uint32_t reason, uin
 
 	if (r->nd == r->capd) {
 		size_t ncap = r->capd ? r->capd * 2 : 8;
-		struct iour__decision *nd = realloc(r->d, ncap * sizeof(*nd));
+		struct iour__decision *nd = iour__realloc(r->d, ncap * sizeof(*nd));
 
 		if (!nd) {
 			r->oom = true;
@@ -73,7 +73,7 @@ void iour__report_add(struct iour_report *r, uint32_t kind, uint32_t reason, uin
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !(text = malloc((size_t)n + 1))) {
+	if (n < 0 || !(text = iour__malloc((size_t)n + 1))) {
 		r->oom = true;
 		return;
 	}
@@ -111,7 +111,7 @@ void iour__sb_printf(struct iour__sb *sb, const char *fmt, ...)
 
 		while (ncap < sb->len + (size_t)n + 1)
 			ncap *= 2;
-		nb = realloc(sb->buf, ncap);
+		nb = iour__realloc(sb->buf, ncap);
 		if (!nb) {
 			sb->oom = true;
 			return;
@@ -143,7 +143,7 @@ int iour__sb_out(struct iour__sb *sb, char *buf, size_t *len)
 		buf[sb->len] = '\0';
 		*len = need;
 	}
-	free(sb->buf);
+	iour__free(sb->buf);
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 	return rc;
@@ -241,7 +241,7 @@ void iour_report__free(struct iour_report *r)
 	if (!r)
 		return;
 	iour__report_fini(r);
-	free(r);
+	iour__free(r);
 }
 
 /* Documented in include/iouring_restrict/policy.h */

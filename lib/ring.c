@@ -146,6 +146,9 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 				    EBUSY,
 				    ENOMEM,
 				    ECHILD,
+				    EMFILE,
+				    ENFILE,
+				    EAGAIN,
 				    IOUR_ERRNO__UNSUPPORTED,
 				    IOUR_ERRNO__KERNEL_MISMATCH,
 				    0 };
@@ -200,6 +203,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 				    ENFILE,
 				    EBUSY,
 				    ECHILD,
+				    EAGAIN,
 				    IOUR_ERRNO__UNSUPPORTED,
 				    IOUR_ERRNO__KERNEL_MISMATCH,
 				    0 };

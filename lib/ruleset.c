@@ -51,7 +51,7 @@ int iour_ruleset__new(const struct iour_ruleset_opts *opts, struct iour_ruleset 
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
 		return -EINVAL;
-	rs = calloc(1, sizeof(*rs));
+	rs = iour__calloc(1, sizeof(*rs));
 	if (!rs)
 		return -ENOMEM;
 	rs->flags_allowed = IOUR_SQE__VALID;
@@ -62,7 +62,7 @@ int iour_ruleset__new(const struct iour_ruleset_opts *opts, struct iour_ruleset 
 /* Documented in include/iouring_restrict/ruleset.h */
 void iour_ruleset__free(struct iour_ruleset *rs)
 {
-	free(rs);
+	iour__free(rs);
 }
 
 /* Documented in include/iouring_restrict/ruleset.h */
@@ -72,7 +72,7 @@ int iour_ruleset__dup(const struct iour_ruleset *rs, struct iour_ruleset **out)
 
 	if (!rs || !out)
 		return -EINVAL;
-	copy = malloc(sizeof(*copy));
+	copy = iour__malloc(sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
 	*copy = *rs;

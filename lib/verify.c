@@ -682,7 +682,7 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 
 		while (src && src[n])
 			n++;
-		envp = calloc(n + 2, sizeof(*envp));
+		envp = iour__calloc(n + 2, sizeof(*envp));
 		if (!envp) {
 			rc = -ENOMEM;
 			goto out;
@@ -772,7 +772,7 @@ out:
 		close(exit_p[0]);
 	if (exit_p[1] >= 0)
 		close(exit_p[1]);
-	free(envp);
+	iour__free(envp);
 	if (h != MAP_FAILED)
 		munmap(h, size);
 	if (memfd >= 0)

@@ -14,7 +14,9 @@
  *   `sizeof` the struct as the caller knows it.  Callers from other languages
  *   set `sz` and zero every other byte.  A NULL options pointer means "all
  *   defaults".  A larger struct from a newer caller is accepted only if the
- *   bytes the library does not know are zero (otherwise -E2BIG).
+ *   bytes the library does not know are zero (otherwise -E2BIG); a `sz`
+ *   above #IOUR_OPTS_MAX_SZ is refused with -E2BIG before any byte past
+ *   the known fields is read.
  */
 #ifndef IOURING_RESTRICT_COMMON_H
 #define IOURING_RESTRICT_COMMON_H
@@ -26,6 +28,15 @@
 /** @brief Marks a symbol exported from the shared library. */
 #define IOUR_API __attribute__((visibility("default")))
 #endif
+
+/**
+ * @brief The largest `sz` an options struct (or another struct the library
+ *        reads, such as struct iour_features given to planning) may claim:
+ *        larger values get -E2BIG, so a bogus size never makes the library
+ *        read past the caller's memory.  Output structs the library fills
+ *        have the same upper bound (-EINVAL there).
+ */
+#define IOUR_OPTS_MAX_SZ 4096
 
 /**
  * @brief Declares and zero-initialises an options struct with its size set.

@@ -409,20 +409,28 @@ struct iour_plan_opts {
  * @return 0 on success; -EINVAL if @p p or @p out is NULL, @p opts has
  *         unknown flags, a level above 5, a level without
  *         #IOUR_PLAN_FORCE_LEVEL, features together with
- *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small or
+ *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small,
  *         whose opcode limits no kernel has (above 256, or a register
- *         limit of 1 to 13), or
+ *         limit of 1 to 13) or with a field outside the values
+ *         iour_probe() gives (a level above #IOUR_LEVEL_MAX, an enum
+ *         iour_avail or enum iour_limits_source value outside the enum,
+ *         unknown flags, split_gates above 1, a payload size above 255,
+ *         no_new_privs, seccomp_mode or sysctl_disabled out of range), or
  *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes
- *         in @p opts); -EACCES if the policy needs no_new_privs or
+ *         in @p opts, or a `sz` of @p opts or of the features above
+ *         #IOUR_OPTS_MAX_SZ); -EACCES if the policy needs no_new_privs or
  *         CAP_SYS_ADMIN on the task path, the task has neither and
  *         #IOUR_POLICY_ATTR_NNP is #IOUR_POLICY_NNP_KEEP; -EPERM if the
  *         task already has io_uring restrictions, the policy needs a
  *         classic set and the kernel has no task filters to express it
  *         with; -EBUSY likewise for a ring target whose new rings inherit
  *         a classic set from the task and no ring filters;
- *         -ECHILD if the probe child could not run; -ENOMEM.
+ *         -ECHILD if the probe child could not run; -ENOMEM; -EMFILE,
+ *         -ENFILE or -EAGAIN if the probe of the running kernel ran short
+ *         of file descriptors or processes (nothing is cached: plan again
+ *         once the resource is back, see iour_probe()).
  * @since 1.0
  */
 IOUR_API int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
@@ -632,7 +640,9 @@ struct iour_apply_opts {
  *         -IOUR_ERRNO__KERNEL_MISMATCH if the plan was compiled for a
  *         kernel that differs from the running one where its task steps
  *         depend on it (see iour_plan_opts; nothing applied); -ECHILD if
- *         the running kernel could not be probed for that comparison; the
+ *         the running kernel could not be probed for that comparison, or
+ *         -EMFILE, -ENFILE, -EAGAIN, -ENOMEM if that probe ran short of a
+ *         resource (see iour_probe()); the
  *         kernel's error when the
  *         first step fails (nothing applied): -EINVAL, -EPERM, -EACCES,
  *         -EFAULT, -ENOMEM, -EOVERFLOW, -EBUSY, -EMSGSIZE, or from the
@@ -666,7 +676,9 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan, const struct io
  *         plan was compiled for a kernel that differs from the running one
  *         where its ring steps depend on it (see iour_plan_opts; nothing
  *         applied); -ECHILD if the running kernel could not be probed for
- *         that comparison; the kernel's error when the first step
+ *         that comparison, or -EMFILE, -ENFILE, -EAGAIN, -ENOMEM if that
+ *         probe ran short of a resource (see iour_probe()); the kernel's
+ *         error when the first step
  *         fails, nothing applied: -EBADFD (the ring is not disabled),
  *         -EBUSY (it already has a classic set), -EBADF or -EOPNOTSUPP
  *         (not a ring), -EACCES (its register operations are gated),

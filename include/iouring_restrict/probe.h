@@ -38,6 +38,13 @@
  * calls copy the cached answer without system calls.  All functions here
  * are thread-safe.
  *
+ * **Resource shortage is not a kernel answer.** When the caller runs short
+ * of a resource while probing (its file-descriptor table is full, the
+ * system's file table is full, memory, or the process limit), the probe
+ * fails with that errno (-EMFILE, -ENFILE, -ENOMEM, -EAGAIN) instead of
+ * reporting a lower level, and nothing is cached: the next call probes
+ * afresh and reports the kernel's real level once the resource is back.
+ *
  * **Forcing a lower level.** When the environment variable
  * `IOUR_FEATURE_LEVEL` holds a decimal level (0 to 5) lower than the
  * kernel's, the library behaves as if the kernel only had that level: every
@@ -319,8 +326,13 @@ struct iour_probe_opts {
  *         `offsetof(struct iour_features, kernel_level)` or larger than
  *         4096, `opts->sz` is too small, or unknown flags are set;
  *         -E2BIG if @p opts has non-zero bytes the library does not know;
- *         -ENOMEM if the shared page or the cache entry cannot be allocated;
- *         -ECHILD if the probe child cannot be created.
+ *         -ENOMEM if the shared page or the cache entry cannot be allocated,
+ *         or a probing call ran out of memory; -EMFILE or -ENFILE if a
+ *         probing call found the process's or the system's file table full;
+ *         -EAGAIN if the probe child cannot be created for lack of
+ *         resources (e.g. `RLIMIT_NPROC`); none of these is cached, so a
+ *         later call probes again;
+ *         -ECHILD if the probe child cannot be created for another reason.
  * @since 1.0
  */
 IOUR_API int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out);
@@ -330,8 +342,9 @@ IOUR_API int iour_probe(const struct iour_probe_opts *opts, struct iour_features
  *        running kernel for this process (the cached probe, probing first
  *        if needed), after `IOUR_FEATURE_LEVEL`.  Thread-safe.
  * @return an enum iour_feature_level value (0 to #IOUR_LEVEL_MAX) on
- *         success; -ENOMEM or -ECHILD if the probe could not run (see
- *         iour_probe()).
+ *         success; -ENOMEM, -EMFILE, -ENFILE, -EAGAIN (a resource ran
+ *         short: not cached, a later call probes again) or -ECHILD if the
+ *         probe could not run (see iour_probe()).
  * @since 1.0
  */
 IOUR_API int iour_feature_level(void);

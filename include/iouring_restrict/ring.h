@@ -128,6 +128,8 @@ struct iour_ring_create_opts {
  *         -EBUSY if the ring already has restrictions (registered earlier,
  *         or inherited from the task's restrictions on Linux 7.0+);
  *         -ENOMEM if the kernel or the probe ran out of memory;
+ *         -EMFILE, -ENFILE or -EAGAIN if the probe ran short of file
+ *         descriptors or processes (not cached; see iour_probe());
  *         -ECHILD if the probe could not run;
  *         -IOUR_ERRNO__UNSUPPORTED if the kernel (or the level forced with
  *         `IOUR_FEATURE_LEVEL`) lacks per-ring restrictions;
@@ -185,7 +187,8 @@ IOUR_API int iour_ring_enable(int ring_fd);
  *         never decided;
  *         -EPERM, -ENOSYS if the kernel refused to create a ring (io_uring
  *         disabled, not built in, or denied by a security policy);
- *         -ENOMEM, -EMFILE, -ENFILE if resources ran out;
+ *         -ENOMEM, -EMFILE, -ENFILE, -EAGAIN if resources ran out (also
+ *         in the probe; see iour_probe());
  *         -EBUSY if new rings inherit the task's restrictions (Linux 7.0+),
  *         which cannot be combined with ring restrictions;
  *         -ECHILD if the probe could not run;

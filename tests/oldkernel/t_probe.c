@@ -9,6 +9,8 @@
  * IOUR_FEATURE_LEVEL override, and what it does to the ring functions.
  */
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "mini_ring.h"
 #include "probe_internal.h"
@@ -179,8 +181,64 @@ static void check_forced(void)
 	CHECK_EQ("unset again: iour_ring_create works", create_nop_ring(), 0);
 }
 
+/*
+ * A full file-descriptor table makes io_uring_setup() fail with EMFILE:
+ * the probe reports that errno instead of "before 5.10" and caches
+ * nothing, so the level is right once descriptors are free again.  In a
+ * child, before this process has probed: its exit status is the first
+ * failed step (0: all held).
+ */
+static int shortage_child(void)
+{
+	struct rlimit old, low;
+	struct iour_features f;
+	int first = -1, last = -1, fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &old))
+		return 10;
+	low = old;
+	low.rlim_cur = 32;
+	if (setrlimit(RLIMIT_NOFILE, &low))
+		return 11;
+	while ((fd = dup(0)) >= 0) {
+		if (first < 0)
+			first = fd;
+		last = fd;
+	}
+	if (iour_feature_level() != -EMFILE)
+		return 1;
+	memset(&f, 0, sizeof(f));
+	f.sz = sizeof(f);
+	if (iour_probe(NULL, &f) != -EMFILE)
+		return 2;
+	for (fd = first; first >= 0 && fd <= last; fd++)
+		close(fd);
+	if (setrlimit(RLIMIT_NOFILE, &old))
+		return 12;
+	if (iour_feature_level() != IOUR_LEVEL_RING)
+		return 3;
+	return 0;
+}
+
+static void check_shortage(void)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(shortage_child());
+	CHECK_EQ("fork for the full-fd-table check", pid > 0, 1);
+	if (pid <= 0)
+		return;
+	waitpid(pid, &st, 0);
+	CHECK_NUM("full fd table: -EMFILE reported, not cached, level 2 afterwards (first "
+		  "failed step, 0: none)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), 0);
+}
+
 int main(void)
 {
+	check_shortage();
 	check_answers();
 	check_forced();
 	return guest_summary();

@@ -570,9 +570,11 @@ Test(policy_compat, emulated_7_0_lowered_to_level_3)
 static int no_fork_child(void *arg, struct child_msg *m)
 {
 	static const struct fake_rule rules[] = {
-		{ __NR_clone, -1, 0, EAGAIN, 0 },
+		/* EPERM: no child for a reason other than a resource
+		 * shortage (EAGAIN would be reported as itself). */
+		{ __NR_clone, -1, 0, EPERM, 0 },
 		{ 435 /* clone3 */, -1, 0, ENOSYS, 0 },
-		{ __NR_fork, -1, 0, EAGAIN, 0 },
+		{ __NR_fork, -1, 0, EPERM, 0 },
 	};
 	struct iour_plan *pl = arg;
 	struct iour_report *rep = NULL;

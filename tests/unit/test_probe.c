@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -492,10 +493,31 @@ static int fork_fail_child(void *arg, struct child_msg *m)
 
 	(void)arg;
 	CHK(m, fake_kernel_install(rules, sizeof(rules) / sizeof(rules[0])) == 0);
-	CHK(m, iour_probe(&o, &f) == -ECHILD);
+	/* EAGAIN is a resource shortage (RLIMIT_NPROC): reported as itself. */
+	CHK(m, iour_probe(&o, &f) == -EAGAIN);
+	CHK(m, iour_probe(NULL, &f) == -EAGAIN);
+	CHK(m, iour_feature_level() == -EAGAIN);
+	struct iour__kernel_limits lim;
+	CHK(m, iour__probe_limits(&lim) == -EAGAIN);
+	return 0;
+}
+
+static int fork_denied_child(void *arg, struct child_msg *m)
+{
+	static const struct fake_rule rules[] = {
+		{ __NR_clone, -1, 0, EPERM, 0 },
+		{ __NR_clone3, -1, 0, ENOSYS, 0 },
+#ifdef __NR_fork
+		{ __NR_fork, -1, 0, EPERM, 0 },
+#endif
+	};
+	struct iour_features f = { .sz = sizeof(f) };
+	struct iour__kernel_limits lim;
+
+	(void)arg;
+	CHK(m, fake_kernel_install(rules, sizeof(rules) / sizeof(rules[0])) == 0);
 	CHK(m, iour_probe(NULL, &f) == -ECHILD);
 	CHK(m, iour_feature_level() == -ECHILD);
-	struct iour__kernel_limits lim;
 	CHK(m, iour__probe_limits(&lim) == -ECHILD);
 	return 0;
 }
@@ -518,7 +540,222 @@ Test(probe, errors_when_the_child_cannot_run)
 	struct child_msg m;
 
 	cr_assert_eq(child_run(fork_fail_child, NULL, &m), 0, "%s", m.text);
+	cr_assert_eq(child_run(fork_denied_child, NULL, &m), 0, "%s", m.text);
 	cr_assert_eq(child_run(mmap_fail_child, NULL, &m), 0, "%s", m.text);
+}
+
+/* ---- resource shortage is not a kernel fact --------------------------- */
+
+/* The level a fresh probe gives on this kernel, without touching the
+ * cache (the children below start with an empty one: each test runs in a
+ * process of its own). */
+static int real_level(void)
+{
+	struct iour_features f = probe_now(IOUR_PROBE_NO_CACHE);
+
+	cr_assert_geq(f.level, IOUR_LEVEL_RING, "the resource tests need a 5.10+ kernel");
+	return (int)f.level;
+}
+
+static struct iour_policy *small_policy(void)
+{
+	struct iour_ruleset *rs;
+	struct iour_policy *p;
+
+	if (iour_ruleset__new(NULL, &rs) || iour_ruleset__allow_sqe_op(rs, 0) ||
+	    iour_ruleset__set_sqe_flags(rs, 0, 0) || iour_policy__new(NULL, &p))
+		return NULL;
+	if (iour_policy__set_ruleset(p, rs)) {
+		iour_policy__free(p);
+		p = NULL;
+	}
+	iour_ruleset__free(rs);
+	return p;
+}
+
+/* Every probing entry point reports `err` itself, and nothing is cached. */
+static int expect_resource_err(struct child_msg *m, int err)
+{
+	struct iour_features f = { .sz = sizeof(f) };
+	struct iour__kernel_limits lim;
+	struct iour_plan *pl = NULL;
+	struct iour_policy *p = small_policy();
+	int r;
+
+	CHK(m, p != NULL);
+	r = iour_feature_level();
+	CHKF(m, r == -err, "iour_feature_level() = %d (%s), want -%d", r,
+	     r < 0 ? iour_errname(r) : "a level", err);
+	r = iour_probe(NULL, &f);
+	CHKF(m, r == -err, "iour_probe() = %d (%s)", r, iour_errname(r));
+	r = iour__probe_limits(&lim);
+	CHKF(m, r == -err, "limits for ring restrictions: %d (%s)", r, iour_errname(r));
+	r = iour_policy__plan(p, NULL, &pl);
+	CHKF(m, r == -err, "iour_policy__plan() = %d (%s)", r, iour_errname(r));
+	CHK(m, pl == NULL);
+	iour_policy__free(p);
+	return 0;
+}
+
+/* Once the resource is back, the next call probes afresh and gives the
+ * kernel's real level, and that answer is the one cached. */
+static int expect_real_level(struct child_msg *m, int level)
+{
+	unsigned long runs = iour__probe_runs();
+	struct iour_features f = { .sz = sizeof(f) };
+	struct iour__kernel_limits lim;
+	int r = iour_feature_level();
+
+	CHKF(m, r == level, "level after the resource came back: %d, want %d", r, level);
+	CHK(m, iour__probe_runs() == runs + 1);
+	CHK(m, iour_probe(NULL, &f) == 0 && (int)f.level == level);
+	CHK(m, iour__probe_limits(&lim) == 0 && lim.op_last == f.op_last);
+	CHK(m, iour__probe_runs() == runs + 1);
+	return 0;
+}
+
+struct level_arg {
+	int level;
+	int err; /* emulated cases */
+	int step;
+};
+
+/* The real kernel, a real shortage: the file-descriptor table is full, so
+ * io_uring_setup() fails with EMFILE in the probe child. */
+static int full_fd_table_child(void *arg, struct child_msg *m)
+{
+	const struct level_arg *a = arg;
+	struct rlimit old, low;
+	int first = -1, last = -1, fd, r;
+
+	CHK(m, getrlimit(RLIMIT_NOFILE, &old) == 0);
+	low = old;
+	low.rlim_cur = 64;
+	CHK(m, setrlimit(RLIMIT_NOFILE, &low) == 0);
+	while ((fd = dup(0)) >= 0) {
+		if (first < 0)
+			first = fd;
+		last = fd;
+	}
+	CHK(m, errno == EMFILE);
+	r = expect_resource_err(m, EMFILE);
+	if (r)
+		return r;
+	for (fd = first; first >= 0 && fd <= last; fd++)
+		close(fd);
+	CHK(m, setrlimit(RLIMIT_NOFILE, &old) == 0);
+	return expect_real_level(m, a->level);
+}
+
+Test(probe, full_fd_table_is_reported_not_cached)
+{
+	struct level_arg a = { .level = real_level() };
+	struct child_msg m;
+
+	cr_assert_eq(child_run(full_fd_table_child, &a, &m), 0, "%s", m.text);
+	cr_log_info("EMFILE reported as itself; level %d afterwards", a.level);
+}
+
+/* Emulated shortages: one probing call of the real kernel fails with a
+ * resource errno through the syscall seam, while `emu_fail` is set. */
+enum {
+	STEP_SETUP_RDIS,
+	STEP_SETUP_PLAIN,
+	STEP_RESTRICT_RING,
+	STEP_PROBE,
+	STEP_QUERY,
+	STEP_TASK,
+	STEP_N
+};
+static const char *const step_names[STEP_N] = {
+	"setup(R_DISABLED)", "setup(0)",        "RESTRICTIONS(ring, NULL)",
+	"PROBE",             "QUERY(fd -1)",    "RESTRICTIONS(-1, NULL)",
+};
+static int emu_fail, emu_step;
+
+static long short_setup(void *ctx, uint32_t entries, void *params)
+{
+	const struct kio_params *p = params;
+
+	(void)ctx;
+	if (emu_fail && p &&
+	    ((emu_step == STEP_SETUP_RDIS && (p->flags & KIO_SETUP_R_DISABLED)) ||
+	     (emu_step == STEP_SETUP_PLAIN && !(p->flags & KIO_SETUP_R_DISABLED))))
+		return -emu_fail;
+	return iour__sys_real()->io_uring_setup(NULL, entries, params);
+}
+
+static long short_register(void *ctx, int fd, uint32_t op, void *arg, uint32_t nr)
+{
+	(void)ctx;
+	if (emu_fail &&
+	    ((emu_step == STEP_RESTRICT_RING && op == KIO_REGISTER_RESTRICTIONS && fd >= 0) ||
+	     (emu_step == STEP_PROBE && op == KIO_REGISTER_PROBE) ||
+	     (emu_step == STEP_QUERY && op == KIO_REGISTER_QUERY) ||
+	     (emu_step == STEP_TASK && op == KIO_REGISTER_RESTRICTIONS && fd == -1)))
+		return -emu_fail;
+	return iour__sys_real()->io_uring_register(NULL, fd, op, arg, nr);
+}
+
+static int emulated_shortage_child(void *arg, struct child_msg *m)
+{
+	const struct level_arg *a = arg;
+	struct iour_sys_ops ops = *iour__sys_real();
+	int r;
+
+	ops.io_uring_setup = short_setup;
+	ops.io_uring_register = short_register;
+	iour__sys_set(&ops);
+	emu_step = a->step;
+	emu_fail = a->err;
+	r = expect_resource_err(m, a->err);
+	if (r)
+		return r;
+	emu_fail = 0;
+	return expect_real_level(m, a->level);
+}
+
+Test(probe, emulated_shortages_are_reported_not_cached)
+{
+	static const int errs[] = { ENOMEM, EMFILE, ENFILE, EAGAIN };
+	struct level_arg a = { .level = real_level() };
+	struct child_msg m;
+	size_t i;
+	int n = 0;
+
+	for (a.step = 0; a.step < STEP_N; a.step++)
+		for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++, n++) {
+			a.err = errs[i];
+			cr_expect_eq(child_run(emulated_shortage_child, &a, &m), 0,
+				     "emulated errno %d at %s: %s", errs[i],
+				     step_names[a.step], m.text);
+		}
+	cr_log_info("%d emulated shortages reported as themselves, level %d afterwards", n,
+		    a.level);
+}
+
+/* The interpretation-side helper on raw answers: a resource errno counts
+ * only in a step the child completed. */
+Test(probe, resource_errors_in_raw_answers)
+{
+	struct iour__probe_raw r;
+
+	memset(&r, 0, sizeof(r));
+	r.done = IOUR__RAW_SETUP | IOUR__RAW_RDIS | IOUR__RAW_END;
+	r.setup = -EFAULT;
+	r.rdis = -EINVAL; /* before 5.10: a kernel fact */
+	cr_assert_eq(iour__probe_resource_err(&r), 0);
+	r.rdis = -EMFILE;
+	cr_assert_eq(iour__probe_resource_err(&r), -EMFILE);
+	r.rdis = 0;
+	r.range = -ENOMEM; /* step not completed: ignored */
+	cr_assert_eq(iour__probe_resource_err(&r), 0);
+	r.done |= IOUR__RAW_RANGE;
+	cr_assert_eq(iour__probe_resource_err(&r), -ENOMEM);
+	r.range = 0;
+	r.done |= IOUR__RAW_BPF_RING;
+	r.pdu_err[IOUR__PDU_CONNECT] = -EAGAIN;
+	cr_assert_eq(iour__probe_resource_err(&r), -EAGAIN);
 }
 
 /* ---- emulated 7.x kernels through the seam ---------------------------- */

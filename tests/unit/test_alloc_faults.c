@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Allocation failure injection.  Every allocation of the library goes
+ * through its allocation seam (lib/alloc.c); for each operation below, the
+ * run is repeated with allocation 1, 2, ... N failing, until a run makes no
+ * more than N - 1 allocations and completes.  Each failing run must return
+ * -ENOMEM and leave no block allocated (the seam counts them; under
+ * `make test-asan` LeakSanitizer checks as well); the final run must
+ * succeed with nothing left over either.
+ *
+ * Each operation creates everything it uses and frees it before returning,
+ * so "nothing outstanding" is exact.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "internal.h"
+#include "iouring_restrict/iouring_restrict.h"
+
+#define OP_NOP 0
+#define OP_CONNECT 16
+#define OP_OPENAT 18
+#define OP_READ 22
+#define OP_OPENAT2 28
+#define OP_SOCKET 45
+
+/* Stop at the first error, keeping it. */
+#define TRY(rc, call)                   \
+	do {                            \
+		if (!(rc))              \
+			(rc) = (call);  \
+	} while (0)
+
+/* A count on success is success. */
+static int nonneg(int rc)
+{
+	return rc > 0 ? 0 : rc;
+}
+
+typedef int (*op_fn)(const void *arg);
+
+/* Run fn with each allocation failing in turn; returns the number of
+ * allocations of a complete run. */
+static unsigned long drive(const char *name, op_fn fn, const void *arg)
+{
+	unsigned long n, calls = 0;
+	long live = 0;
+	int rc;
+
+	for (n = 1;; n++) {
+		iour__alloc_arm(n);
+		rc = fn(arg);
+		iour__alloc_disarm(&calls, &live);
+		cr_assert_eq(live, 0, "%s, allocation %lu failing: %ld block(s) leaked", name, n,
+			     live);
+		if (calls < n) {
+			cr_assert_eq(rc, 0, "%s without failures: %s", name, iour_errname(rc));
+			break;
+		}
+		cr_assert_eq(rc, -ENOMEM, "%s, allocation %lu of %lu failing: %s", name, n, calls,
+			     iour_errname(rc));
+		cr_assert_lt(n, 200000, "%s does not converge", name);
+	}
+	cr_assert_gt(n, 1, "%s allocates nothing: the test would prove nothing", name);
+	cr_log_info("%s: each of %lu allocations failed in turn: -ENOMEM, nothing leaked", name,
+		    n - 1);
+	return n - 1;
+}
+
+/* ---- ruleset: build, dup, export --------------------------------------- */
+
+static int op_ruleset(const void *arg)
+{
+	struct iour_ruleset *rs = NULL, *dup = NULL;
+	struct iour_clamp_report clamp = { .sz = sizeof(clamp) };
+	IOUR_OPTS(iour_export_opts, o, .op_last = 63, .reg_last = 36, .clamp = &clamp);
+	unsigned char buf[16 * 512];
+	size_t len = 0;
+	int rc = 0;
+
+	(void)arg;
+	TRY(rc, iour_ruleset__new(NULL, &rs));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, OP_NOP));
+	TRY(rc, iour_ruleset__allow_sqe_op_name(rs, "openat"));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, 64)); /* clamped on this target */
+	TRY(rc, iour_ruleset__allow_register_op_name(rs, "register_probe"));
+	TRY(rc, iour_ruleset__set_sqe_flags(rs, 0x1, 0));
+	TRY(rc, iour_ruleset__dup(rs, &dup));
+	TRY(rc, nonneg(iour_ruleset__export(dup, &o, NULL, &len)));
+	if (!rc && len > sizeof(buf))
+		rc = -ERANGE;
+	TRY(rc, nonneg(iour_ruleset__export(dup, &o, buf, &len)));
+	iour_ruleset__free(dup);
+	iour_ruleset__free(rs);
+	return rc;
+}
+
+Test(alloc_faults, ruleset_build_dup_export)
+{
+	drive("ruleset build, dup, export", op_ruleset, NULL);
+}
+
+/* ---- filters: every field kind, compiled ------------------------------- */
+
+static const uint64_t families[] = { AF_INET, AF_INET6, AF_UNIX };
+/* More than 8 separate values: over 16 segments, so the compiler's
+ * segment vectors grow while mapping a 32-bit field. */
+static const uint64_t ports[] = { 22, 25, 53, 80, 110, 143, 443, 465, 587, 993, 995, 8080 };
+static const uint64_t protos[] = { 1, 3, 6, 9, 17, 33, 41, 47, 50, 58, 132, 136 };
+static const uint64_t oflags[] = { 0x1, 0x2, 0x41, 0x42, 0x241, 0x242, 0x80000, 0x80001,
+				   0x80002, 0x400000, 0x1000000000ULL, 0x2000000001ULL };
+static const uint64_t addrs[] = { 0x0a000001, 0x0a000003, 0x0a000005, 0x0a000101, 0x7f000001,
+				  0xc0a80001, 0xc0a80101, 0xc0a80201, 0x08080808, 0x08080404,
+				  0x01010101, 0xe0000001 };
+static const uint64_t types[] = { SOCK_STREAM, SOCK_DGRAM };
+
+static int add(struct iour_filter *f, uint32_t opcode, uint32_t verdict, const struct iour_cmp *c,
+	       size_t n)
+{
+	return iour_filter__add_rule(f, opcode, verdict, c, n);
+}
+
+#define CMP(...) ((struct iour_cmp){ .sz = sizeof(struct iour_cmp), __VA_ARGS__ })
+
+/* A filter with rules on every field and every operator kind (sets, ranges,
+ * masks, bit tests, IPv4 and IPv6 prefixes), plus a raw program. */
+static int build_filter(struct iour_filter **out)
+{
+	static const struct iour_insn raw[] = { { 0x06, 0, 0, 1 } };
+	struct iour_filter *f = NULL;
+	struct iour_cmp c[3];
+	int rc = 0;
+
+	TRY(rc, iour_filter__new(NULL, &f));
+	/* SOCKET */
+	c[0] = CMP(.field = IOUR_FIELD_SOCKET_FAMILY, .op = IOUR_CMP_IN_SET, .set = families,
+		   .set_len = 3);
+	c[1] = CMP(.field = IOUR_FIELD_SOCKET_TYPE, .op = IOUR_CMP_IN_SET, .set = types,
+		   .set_len = 2);
+	c[2] = CMP(.field = IOUR_FIELD_SOCKET_TYPE_FLAGS, .op = IOUR_CMP_NONE_BITS,
+		   .value = SOCK_NONBLOCK);
+	TRY(rc, add(f, OP_SOCKET, IOUR_ALLOW, c, 3));
+	c[0] = CMP(.field = IOUR_FIELD_SOCKET_PROTOCOL, .op = IOUR_CMP_IN_RANGE, .value = 1,
+		   .arg = 17);
+	TRY(rc, add(f, OP_SOCKET, IOUR_DENY, c, 1));
+	c[0] = CMP(.field = IOUR_FIELD_SOCKET_PROTOCOL, .op = IOUR_CMP_IN_SET, .set = protos,
+		   .set_len = 12);
+	c[1] = CMP(.field = IOUR_FIELD_SOCKET_TYPE_RAW, .op = IOUR_CMP_MASKED_EQ, .value = 2,
+		   .arg = 0xf);
+	TRY(rc, add(f, OP_SOCKET, IOUR_ALLOW, c, 2));
+	/* OPENAT / OPENAT2 */
+	c[0] = CMP(.field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_ANY_BITS, .value = 0x40);
+	TRY(rc, add(f, OP_OPENAT, IOUR_DENY, c, 1));
+	c[0] = CMP(.field = IOUR_FIELD_OPEN_ACCMODE, .op = IOUR_CMP_LE, .value = 1);
+	c[1] = CMP(.field = IOUR_FIELD_OPEN_MODE, .op = IOUR_CMP_NOT_IN_RANGE, .value = 0100,
+		   .arg = 0777);
+	TRY(rc, add(f, OP_OPENAT, IOUR_ALLOW, c, 2));
+	c[0] = CMP(.field = IOUR_FIELD_OPEN_RESOLVE, .op = IOUR_CMP_ALL_BITS, .value = 0x8);
+	c[1] = CMP(.field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_NOT_IN_SET, .set = ports,
+		   .set_len = 12);
+	TRY(rc, add(f, OP_OPENAT2, IOUR_ALLOW, c, 2));
+	/* CONNECT: ports as a set and ranges, IPv4 and IPv6 prefixes */
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET, .set = ports,
+		   .set_len = 12);
+	c[1] = CMP(.field = IOUR_FIELD_CONNECT_ADDR4, .op = IOUR_CMP_IN_PREFIX,
+		   .value = IOUR_IPV4(10, 1, 0, 0), .arg = 16);
+	TRY(rc, add(f, OP_CONNECT, IOUR_ALLOW, c, 2));
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_ADDR6, .op = IOUR_CMP_IN_PREFIX, .arg = 32,
+		   .addr6 = { 0x20, 0x01, 0x0d, 0xb8 });
+	c[1] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_NOT_IN_RANGE, .value = 1000,
+		   .arg = 2000);
+	TRY(rc, add(f, OP_CONNECT, IOUR_ALLOW, c, 2));
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_ADDR4, .op = IOUR_CMP_NOT_IN_PREFIX,
+		   .value = IOUR_IPV4(192, 168, 0, 0), .arg = 24);
+	c[1] = CMP(.field = IOUR_FIELD_CONNECT_FAMILY, .op = IOUR_CMP_NE, .value = AF_UNIX);
+	TRY(rc, add(f, OP_CONNECT, IOUR_ALLOW, c, 2));
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_ADDR6, .op = IOUR_CMP_NE,
+		   .addr6 = { [15] = 1 });
+	TRY(rc, add(f, OP_CONNECT, IOUR_ALLOW, c, 1));
+	/* large sets on a 64-bit field and on a network-order 32-bit one */
+	c[0] = CMP(.field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_IN_SET, .set = oflags,
+		   .set_len = 12);
+	TRY(rc, add(f, OP_OPENAT2, IOUR_DENY, c, 1));
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_ADDR4, .op = IOUR_CMP_IN_SET, .set = addrs,
+		   .set_len = 12);
+	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
+	/* fields of every opcode */
+	c[0] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_GT, .value = 1000);
+	c[1] = CMP(.field = IOUR_FIELD_SQE_FLAGS, .op = IOUR_CMP_NONE_BITS, .value = 0x1);
+	TRY(rc, add(f, OP_NOP, IOUR_ALLOW, c, 2));
+	TRY(rc, iour_filter__set_default(f, OP_NOP, IOUR_DENY));
+	TRY(rc, iour_filter__set_raw(f, OP_READ, raw, 1));
+	if (rc) {
+		iour_filter__free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+static int op_filter(const void *arg)
+{
+	static const uint32_t ops[] = { OP_NOP, OP_SOCKET, OP_OPENAT, OP_OPENAT2, OP_CONNECT,
+					OP_READ };
+	struct iour_filter *f = NULL, *dup = NULL;
+	struct iour_filter_opinfo info = { .sz = sizeof(info) };
+	uint32_t list[64];
+	size_t i;
+	int rc;
+
+	(void)arg;
+	rc = build_filter(&f);
+	TRY(rc, iour_filter__dup(f, &dup));
+	if (!rc && iour_filter__opcodes(dup, list, 64) < 0)
+		rc = -EINVAL;
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && !rc; i++) {
+		struct iour_prog *p = NULL;
+
+		TRY(rc, iour_filter__opcode_info(dup, ops[i], &info));
+		TRY(rc, iour_filter__compile(dup, ops[i], NULL, &p));
+		if (!rc && (!iour_prog__insns(p) || !iour_prog__insn_cnt(p)))
+			rc = -EINVAL;
+		iour_prog__free(p);
+	}
+	iour_filter__free(dup);
+	iour_filter__free(f);
+	return rc;
+}
+
+Test(alloc_faults, filter_build_dup_compile_every_field_kind)
+{
+	drive("filter build, dup, compile (every field and operator kind)", op_filter, NULL);
+}
+
+/* ---- policy: plan, describe, report text ------------------------------- */
+
+static struct iour_features kernel(uint32_t level)
+{
+	struct iour_features f;
+
+	memset(&f, 0, sizeof(f));
+	f.sz = sizeof(f);
+	f.level = f.kernel_level = level;
+	f.io_uring = f.ring_restrictions = f.query = f.probe = f.blind_register = IOUR_AVAIL_YES;
+	f.op_last = 63;
+	f.reg_last = 36;
+	f.limits_source = IOUR_LIMITS_QUERY;
+	f.sysctl_group = -1;
+	if (level >= IOUR_LEVEL_TASK_BPF) {
+		f.op_last = 65;
+		f.reg_last = 38;
+		f.split_gates = 1;
+		f.no_new_privs = 1;
+		f.task_restrictions = f.bpf_ring = f.bpf_task = IOUR_AVAIL_YES;
+		f.pdu_socket = 12;
+		f.pdu_openat = f.pdu_openat2 = 24;
+		f.pdu_connect = level >= IOUR_LEVEL_CONNECT ? 24 : 0;
+	}
+	return f;
+}
+
+struct plan_case {
+	uint32_t target;
+	const struct iour_features *f; /* NULL: the running kernel (cached probe) */
+};
+
+static int use_plan(const struct iour_plan *pl)
+{
+	const struct iour_report *r = iour_plan__report(pl);
+	struct iour_plan_info info = { .sz = sizeof(info) };
+	struct iour_decision d = { .sz = sizeof(d) };
+	char text[1 << 16];
+	size_t len, i;
+	int rc = 0, n;
+
+	TRY(rc, iour_plan__info(pl, &info));
+	n = iour_plan__step_cnt(pl);
+	for (i = 0; !rc && n > 0 && i < (size_t)n; i++) {
+		struct iour_plan_step s = { .sz = sizeof(s) };
+
+		TRY(rc, iour_plan__step(pl, i, &s));
+	}
+	len = 0;
+	TRY(rc, iour_plan__describe(pl, NULL, &len));
+	len = sizeof(text);
+	TRY(rc, iour_plan__describe(pl, text, &len));
+	len = 0;
+	TRY(rc, iour_report__describe(r, NULL, &len));
+	len = sizeof(text);
+	TRY(rc, iour_report__describe(r, text, &len));
+	n = iour_report__decision_cnt(r);
+	for (i = 0; !rc && n > 0 && i < (size_t)n; i++)
+		TRY(rc, iour_report__decision(r, i, &d));
+	return rc;
+}
+
+static int op_policy(const void *arg)
+{
+	const struct plan_case *pc = arg;
+	IOUR_OPTS(iour_plan_opts, o, .features = pc->f);
+	static const struct iour_insn prog[] = { { 0x06, 0, 0, 1 } };
+	struct iour_ruleset *rs = NULL;
+	struct iour_filter *f = NULL;
+	struct iour_policy *p = NULL, *dup = NULL;
+	struct iour_plan *pl = NULL;
+	int rc = 0;
+
+	TRY(rc, iour_ruleset__new(NULL, &rs));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, OP_NOP));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, OP_SOCKET));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, OP_CONNECT));
+	TRY(rc, iour_ruleset__allow_sqe_op(rs, OP_OPENAT));
+	TRY(rc, iour_ruleset__set_sqe_flags(rs, 0, 0));
+	TRY(rc, build_filter(&f));
+	TRY(rc, iour_policy__new(NULL, &p));
+	TRY(rc, iour_policy__set_ruleset(p, rs));
+	TRY(rc, iour_policy__set_filter(p, f));
+	TRY(rc, iour_policy__set_prog(p, OP_OPENAT2, prog, 1, 24));
+	TRY(rc, iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, pc->target));
+	TRY(rc, iour_policy__dup(p, &dup));
+	TRY(rc, iour_policy__plan(dup, pc->f ? &o : NULL, &pl));
+	TRY(rc, use_plan(pl));
+	iour_plan__free(pl);
+	iour_policy__free(dup);
+	iour_policy__free(p);
+	iour_filter__free(f);
+	iour_ruleset__free(rs);
+	return rc;
+}
+
+Test(alloc_faults, policy_plan_describe_report)
+{
+	const struct iour_features k618 = kernel(IOUR_LEVEL_QUERY), k72 = kernel(IOUR_LEVEL_CONNECT);
+	const struct {
+		const char *name;
+		struct plan_case c;
+	} cases[] = {
+		{ "policy plan + describe + report, task, described 6.18",
+		  { IOUR_POLICY_TARGET_TASK, &k618 } },
+		{ "policy plan + describe + report, ring, described 6.18",
+		  { IOUR_POLICY_TARGET_RING, &k618 } },
+		{ "policy plan + describe + report, task, described 7.2",
+		  { IOUR_POLICY_TARGET_TASK, &k72 } },
+		{ "policy plan + describe + report, ring, described 7.2",
+		  { IOUR_POLICY_TARGET_RING, &k72 } },
+		{ "policy plan + describe + report, task, running kernel",
+		  { IOUR_POLICY_TARGET_TASK, NULL } },
+	};
+	size_t i;
+
+	/* The probe's cache entry lives as long as the process: take it
+	 * before counting. */
+	cr_assert_geq(iour_feature_level(), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		drive(cases[i].name, op_policy, &cases[i].c);
+}
+
+/* The seam itself: off by default, counts only while armed. */
+Test(alloc_faults, seam_counts_only_while_armed)
+{
+	unsigned long calls;
+	long live;
+	void *p, *q;
+
+	p = iour__malloc(8);
+	cr_assert_not_null(p);
+	iour__alloc_arm(2);
+	q = iour__strdup("x");
+	cr_assert_not_null(q);
+	cr_assert_null(iour__calloc(1, 8), "the second attempt fails");
+	q = iour__realloc(q, 64); /* moves or grows: not a new block */
+	cr_assert_not_null(q);
+	iour__alloc_disarm(&calls, &live);
+	cr_assert_eq(calls, 3);
+	cr_assert_eq(live, 1);
+	iour__free(q);
+	iour__free(p);
+}
