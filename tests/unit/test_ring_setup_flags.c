@@ -144,7 +144,8 @@ static int fd_only_child(void *arg, struct child_msg *m)
 		p.flags = unknown[i];
 		fd = 7;
 		rc = create(w, rs, pl, &p, &fd);
-		CHKF(m, rc == -EINVAL && fd == (w == VIA_RING_CREATE ? -1 : 7), "flags 0x%x: %s", unknown[i], iour_errname(rc));
+		CHKF(m, rc == -EINVAL && fd == (w == VIA_RING_CREATE ? -1 : 7), "flags 0x%x: %s",
+		     unknown[i], iour_errname(rc));
 	}
 	CHK(m, count_fds() == fds0);
 
