@@ -799,7 +799,12 @@ enum iour_reason {
 	IOUR_REASON_SHADOWED = 17,
 	/** The plan was compiled for a kernel that differs from the running
 	 *  one where its steps depend on it (see iour_plan_opts). */
-	IOUR_REASON_KERNEL_MISMATCH = 18
+	IOUR_REASON_KERNEL_MISMATCH = 18,
+	/** A fixed-file table is not sealed: the set requires
+	 *  `IOSQE_FIXED_FILE` (MSG_RING on another ring can still install
+	 *  files in it), or allows MSG_RING (its requests can install files
+	 *  in other rings); see doc/security.md. */
+	IOUR_REASON_FIXED_FILES = 19
 };
 
 /** @brief Decision: no request opcode (iour_decision::opcode). */

@@ -175,3 +175,63 @@ Test(sealed_ring, msg_ring_denied_on_the_sender_keeps_the_table)
 	cr_assert_eq(c, 'a');
 	teardown(&r);
 }
+
+/* ---- the planner's lint: the same warning in every plan's report */
+
+/* The FIXED_FILES notes of a ring plan for `rs`: bit 0 for the table note,
+ * bit 1 for the MSG_RING note. */
+static int fixed_file_notes(const struct iour_ruleset *rs)
+{
+	struct iour_policy *p = NULL;
+	struct iour_plan *pl = NULL;
+	const struct iour_report *rep;
+	int found = 0, n;
+
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING), 0);
+	cr_assert_eq(iour_policy__plan(p, NULL, &pl), 0);
+	rep = iour_plan__report(pl);
+	n = iour_report__decision_cnt(rep);
+	for (int i = 0; i < n; i++) {
+		struct iour_decision d = { .sz = sizeof(d) };
+
+		cr_assert_eq(iour_report__decision(rep, (size_t)i, &d), 0);
+		if (d.reason != IOUR_REASON_FIXED_FILES)
+			continue;
+		cr_assert_eq(d.kind, IOUR_DECISION_NOTE);
+		if (d.opcode == IORING_OP_MSG_RING) {
+			cr_assert(strstr(d.text, "MSG_RING is allowed"), "%s", d.text);
+			found |= 2;
+		} else {
+			cr_assert(strstr(d.text, "does not seal the fixed-file table"), "%s",
+				  d.text);
+			found |= 1;
+		}
+	}
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return found;
+}
+
+Test(sealed_ring, plan_reports_that_fixed_files_are_not_sealed)
+{
+	uint32_t read_only[] = { IORING_OP_READ },
+		 with_msg[] = { IORING_OP_READ, IORING_OP_MSG_RING };
+	struct iour_ruleset *rs;
+
+	if (iour_feature_level() < IOUR_LEVEL_RING)
+		cr_skip_test("no ring restrictions");
+	rs = rs_make(read_only, 1, IOSQE_FIXED_FILE, IOSQE_FIXED_FILE, NULL, 0);
+	cr_assert_eq(fixed_file_notes(rs), 1);
+	iour_ruleset__free(rs);
+	rs = rs_make(with_msg, 2, 0, 0, NULL, 0);
+	cr_assert_eq(fixed_file_notes(rs), 2);
+	iour_ruleset__free(rs);
+	rs = rs_make(with_msg, 2, IOSQE_FIXED_FILE, IOSQE_FIXED_FILE, NULL, 0);
+	cr_assert_eq(fixed_file_notes(rs), 3);
+	iour_ruleset__free(rs);
+	rs = rs_make(read_only, 1, 0, 0, NULL, 0);
+	cr_assert_eq(fixed_file_notes(rs), 0, "no note for a set that needs none");
+	iour_ruleset__free(rs);
+}
