@@ -43,7 +43,7 @@
  * | READ | 22 | as READV | |
  * | WRITE | 23 | as WRITEV | |
  * | OPENAT2 | 28 | `openat2(AT_FDCWD, path, {open_flags, open_mode, open_resolve})`; closed | path, open_flags, open_mode, open_resolve |
- * | MSG_RING | 40 | a data message (`IORING_MSG_DATA`, no file) to a ring the check creates for it and closes | |
+ * | MSG_RING | 40 | a data message (`IORING_MSG_DATA`, no file) to a ring the check creates for it and closes (status #IOUR_VERIFY_FAILED where the child cannot create rings) | |
  * | SOCKET | 45 | `socket(family, type, protocol)`; a created socket is closed | family, type, protocol |
  *
  * Every other request opcode is never submitted.  A check given the
