@@ -11,8 +11,9 @@
 #include "iouring_restrict/cbpf.h"
 
 /*
- * Number of threads of the calling process (entries of /proc/self/task),
- * >= 1; or -ENOENT (procfs unreadable), -EMFILE (no fd), -ENOMEM.
+ * Number of threads of the calling process (entries of /proc/self/task,
+ * without io_uring's own PF_IO_WORKER threads), >= 1; or -ENOENT (procfs
+ * unreadable), -EMFILE (no fd), -ENOMEM.
  */
 IOUR_INTERNAL int iour__count_threads(void);
 

@@ -41,6 +41,14 @@
 #define IOUR__SETUP_SQ_REWIND (1U << 20)
 /* Every bit up to SQ_REWIND names a known flag. */
 #define IOUR__SETUP_KNOWN ((1U << 21) - 1)
+/*
+ * Flags the ring creators (iour_ring_create(), iour_plan__create_ring())
+ * accept: every known flag whose io_uring_setup() result is a file
+ * descriptor.  REGISTERED_FD_ONLY returns an index into the task's
+ * registered-ring table instead, which must never be used as a descriptor;
+ * unknown bits may mean the same.
+ */
+#define IOUR__SETUP_FD_RESULT (IOUR__SETUP_KNOWN & ~IOUR__SETUP_REGISTERED_FD_ONLY)
 
 /*
  * Flags a ring created by iour__ring_init() may carry: the ring stays

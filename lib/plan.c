@@ -400,6 +400,29 @@ static void effective_ruleset(const struct iour_policy *p, const uint8_t *achiev
 	}
 }
 
+/*
+ * Lint: what the set does not seal (doc/security.md, section 2).  A ring
+ * that requires IOSQE_FIXED_FILE still gets new files through MSG_RING
+ * (IORING_MSG_SEND_FD) on any ring that can name its descriptor, and a set
+ * that allows MSG_RING lets its requests do that to other rings.
+ */
+static void fixed_file_notes(struct iour_report *r, const struct iour_ruleset *eff,
+			     const uint8_t *achieved, uint32_t op_last)
+{
+	if (eff->flags_required & IOUR_SQE_FIXED_FILE)
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_FIXED_FILES, IOUR_DECISION_NO_OPCODE, "%s",
+		     "requiring IOSQE_FIXED_FILE does not seal the fixed-file table: MSG_RING "
+		     "(IORING_MSG_SEND_FD) on any ring that can name the ring's descriptor "
+		     "installs new files; deny MSG_RING on those rings, or never hand the "
+		     "descriptor out");
+	if (eff->sqe_restricted && IOUR_OP_MSG_RING < op_last &&
+	    achieved[IOUR_OP_MSG_RING] != IOUR__V_DENY)
+		note(r, IOUR_DECISION_NOTE, IOUR_REASON_FIXED_FILES, IOUR_OP_MSG_RING, "%s",
+		     "MSG_RING is allowed: requests can install their ring's registered files "
+		     "into the fixed-file table of any ring whose descriptor they can name, so "
+		     "no such ring's file set is sealed");
+}
+
 static bool ruleset_gates(const struct iour_ruleset *eff)
 {
 	return eff->sqe_restricted || eff->reg_restricted || !flags_open(eff);
@@ -646,6 +669,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 			tightened = true;
 	}
 	effective_ruleset(p, pl->achieved, op_last, &eff);
+	if (m.task || m.ring)
+		fixed_file_notes(r, &eff, pl->achieved, op_last);
 	/* DENY_REST on the last filter when every other opcode is denied: a
 	 * second, independent closing of every opcode without a filter. */
 	deny_rest = any_filter;

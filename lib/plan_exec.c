@@ -12,6 +12,7 @@
 #include "plan_internal.h"
 #include "sys.h"
 #include "enforce_internal.h"
+#include "miniring.h"
 #include "probe_internal.h"
 
 #define PR_SET_NO_NEW_PRIVS_ 38
@@ -758,6 +759,10 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	if (report)
 		*report = NULL;
 	if (!ring_fd || entries == 0)
+		return -EINVAL;
+	/* Only flags whose result is a descriptor: the executor restricts,
+	 * enables or closes what io_uring_setup() returns. */
+	if (pp->flags & ~IOUR__SETUP_FD_RESULT)
 		return -EINVAL;
 	rc = ring_common(plan, opts, &r);
 	if (rc)

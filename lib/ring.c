@@ -9,6 +9,7 @@
 
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ring.h"
+#include "miniring.h"
 #include "probe_internal.h"
 #include "ruleset_internal.h"
 #include "sys.h"
@@ -221,6 +222,10 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 		return r;
 	rep = IOUR_OPTS_GET(opts, report, NULL);
 	if (!rs || !ring_fd || !entries || IOUR_OPTS_GET(opts, flags, 0) || report_valid(rep))
+		return -EINVAL;
+	/* Only flags whose result is a descriptor: the library restricts,
+	 * enables or closes what io_uring_setup() returns. */
+	if (prm->flags & ~IOUR__SETUP_FD_RESULT)
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	r = prepare(rs, &p);

@@ -30,7 +30,10 @@
 #include <unistd.h>
 
 #include "miniring.h"
+#include "probe_internal.h"
 #include "sys.h"
+#include "iouring_restrict/names.h"
+#include "iouring_restrict/ruleset.h"
 #include "iouring_restrict/verify.h"
 
 extern char **environ;
@@ -44,9 +47,13 @@ extern char **environ;
 #define OP_WRITE IOUR__OP_WRITE
 #define OP_OPENAT2 KIO_OP_OPENAT2
 #define OP_SOCKET KIO_OP_SOCKET
+#define OP_MSG_RING 40U
+#define MSG_DATA 0U /* IORING_MSG_DATA: a completion, no file */
 
 /* IOSQE_FIXED_FILE, IO_DRAIN, IO_LINK, IO_HARDLINK, ASYNC */
 #define SQE_FLAGS_OK 0x1fU
+#define FLAG_FIXED_FILE 0x01U
+#define COVERAGE_MAX_SZ 4096U
 #define CHILD_RING_ENTRIES 8
 #define DEFAULT_TIMEOUT_MS 30000U
 #define MAX_STRIDE 4096U
@@ -118,6 +125,7 @@ static bool opcode_supported(uint32_t op)
 	case OP_WRITE:
 	case OP_OPENAT2:
 	case OP_SOCKET:
+	case OP_MSG_RING:
 		return true;
 	default:
 		return false;
@@ -173,7 +181,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 	const char *path = q->path_off ? (const char *)h + q->path_off : NULL;
 	const uint8_t *addr = q->addr_off ? (const uint8_t *)h + q->addr_off : NULL;
 	bool reading = q->opcode == OP_READ || q->opcode == OP_READV;
-	int p[2] = { -1, -1 }, sock = -1, rc = 0;
+	int p[2] = { -1, -1 }, sock = -1, target = -1, rc = 0;
 	struct open_how_k how;
 	struct kio_sqe sqe;
 	struct kio_cqe cqe;
@@ -248,6 +256,23 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		sqe.off = q->addrlen;
 		break;
 	}
+	case OP_MSG_RING: {
+		/* A ring of our own to message: the caller's other rings are
+		 * never touched.  It is never mapped, only closed. */
+		struct kio_params tp;
+		long t;
+
+		memset(&tp, 0, sizeof(tp));
+		t = iour__setup(2, &tp);
+		if (t < 0) {
+			rc = (int)t;
+			goto failed;
+		}
+		target = (int)t;
+		sqe.fd = target;
+		sqe.addr = MSG_DATA;
+		break;
+	}
 	default:
 		rc = -EOPNOTSUPP;
 		goto failed;
@@ -278,6 +303,8 @@ out:
 		close(p[1]);
 	if (sock >= 0)
 		close(sock);
+	if (target >= 0)
+		iour__close(target);
 	return rc;
 }
 
@@ -376,11 +403,13 @@ struct vopts {
 	const char *exec_path;
 	char *const *exec_argv;
 	char *const *exec_envp;
+	const struct iour_ruleset *ruleset;
+	struct iour_verify_coverage *coverage;
 };
 
 static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
 {
-	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts, exec_envp);
+	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts, coverage);
 
 	if (rc)
 		return rc;
@@ -391,6 +420,13 @@ static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
 	o->exec_path = IOUR_OPTS_GET(opts, exec_path, (const char *)NULL);
 	o->exec_argv = IOUR_OPTS_GET(opts, exec_argv, (char *const *)NULL);
 	o->exec_envp = IOUR_OPTS_GET(opts, exec_envp, (char *const *)NULL);
+	o->ruleset = IOUR_OPTS_GET(opts, ruleset, (const struct iour_ruleset *)NULL);
+	o->coverage = IOUR_OPTS_GET(opts, coverage, (struct iour_verify_coverage *)NULL);
+	if (!o->ruleset != !o->coverage)
+		return -EINVAL;
+	if (o->coverage &&
+	    (o->coverage->sz < sizeof(*o->coverage) || o->coverage->sz > COVERAGE_MAX_SZ))
+		return -EINVAL;
 	if (!o->timeout_ms)
 		o->timeout_ms = DEFAULT_TIMEOUT_MS;
 
@@ -578,6 +614,76 @@ static int map_ring_err(int err)
 	}
 }
 
+static void bm_set(uint64_t *bm, uint32_t op)
+{
+	bm[(op / 64) & 3] |= 1ULL << (op % 64);
+}
+
+static bool bm_test(const uint64_t *bm, uint32_t op)
+{
+	return (bm[(op / 64) & 3] >> (op % 64)) & 1;
+}
+
+/*
+ * Which opcodes the set allows were tried (struct iour_verify_coverage):
+ * `answered_allow` has the opcodes of requests expected to be allowed
+ * that the kernel answered, `answered` those of any answered request.
+ */
+static void coverage_fill(const struct vopts *o, const uint64_t *answered_allow,
+			  const uint64_t *answered)
+{
+	const struct iour_ruleset *rs = o->ruleset;
+	struct iour_verify_coverage c;
+	struct iour__kernel_limits lim;
+	uint32_t op, allowed_flags = 0, required = 0;
+	bool restricted = iour_ruleset__sqe_restricted(rs) == 1;
+
+	memset(&c, 0, sizeof(c));
+	c.op_last = IOUR_OP__COUNT;
+	if (iour__probe_limits(&lim) == 0 && lim.op_last > 0)
+		c.op_last = lim.op_last < 256 ? lim.op_last : 256;
+	else
+		c.flags |= IOUR_VERIFY_COV_KERNEL_UNKNOWN;
+	(void)iour_ruleset__sqe_flags(rs, &allowed_flags, &required);
+	if (required & ~SQE_FLAGS_OK)
+		c.flags |= IOUR_VERIFY_COV_FLAGS_UNSETTABLE;
+	if (required & FLAG_FIXED_FILE)
+		c.flags |= IOUR_VERIFY_COV_FIXED_FILE_REQUIRED;
+	if (iour_ruleset__register_restricted(rs) == 1)
+		c.flags |= IOUR_VERIFY_COV_REGISTER_NOT_TRIED;
+	for (op = 0; op < c.op_last; op++) {
+		/* Opcodes newer than the library: allowed only by an
+		 * unrestricted SQE side. */
+		bool allowed = op < IOUR_OP__COUNT ? iour_ruleset__sqe_op_allowed(rs, op) == 1 :
+						     !restricted;
+
+		if (!allowed) {
+			if (bm_test(answered, op))
+				bm_set(c.denied_tried, op);
+			continue;
+		}
+		c.n_allowed++;
+		bm_set(c.allowed, op);
+		if (op == OP_MSG_RING)
+			c.flags |= IOUR_VERIFY_COV_MSG_RING;
+		if (bm_test(answered_allow, op)) {
+			c.n_tried++;
+			bm_set(c.tried, op);
+			continue;
+		}
+		c.n_untried++;
+		bm_set(c.untried, op);
+		if (!opcode_supported(op)) {
+			c.n_unpreparable++;
+			bm_set(c.unpreparable, op);
+		}
+	}
+	c.sz = o->coverage->sz;
+	memcpy(o->coverage, &c, sizeof(c));
+	if (c.sz > sizeof(c))
+		memset((char *)o->coverage + sizeof(c), 0, c.sz - sizeof(c));
+}
+
 static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 		       struct iour_verify_result *results, const struct iour_verify_opts *opts)
 {
@@ -592,6 +698,7 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 	int memfd = -1, exit_p[2] = { -1, -1 }, rc, st = 0;
 	bool gone, have_status = false;
 	unsigned int mismatch = 0, incomplete = 0;
+	uint64_t answered_allow[4] = { 0 }, answered[4] = { 0 };
 	struct vopts o;
 	pid_t pid;
 
@@ -750,6 +857,11 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 				mismatch++;
 			else if (r.status != IOUR_VERIFY_MATCH)
 				incomplete++;
+			if (r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) {
+				bm_set(answered, creqs[i].opcode);
+				if (creqs[i].expect == IOUR_EXPECT_ALLOW)
+					bm_set(answered_allow, creqs[i].opcode);
+			}
 			if (results)
 				results[i] = r;
 		}
@@ -765,6 +877,8 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 			rc = map_ring_err(h->ring_err);
 		else
 			rc = incomplete ? -ECHILD : 0;
+		if (o.coverage)
+			coverage_fill(&o, answered_allow, answered);
 	}
 
 out:

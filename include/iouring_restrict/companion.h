@@ -188,6 +188,13 @@ IOUR_API int iour_companion_program(const struct iour_companion_opts *opts, stru
  * result above 1 means such threads exist.  The count is a snapshot; the
  * process may create or end threads at any time.
  *
+ * io_uring's own kernel threads (an SQPOLL ring's `iou-sqp-*` thread and
+ * the `iou-wrk-*` io-wq workers, which the kernel marks `PF_IO_WORKER`)
+ * are not counted: they run only io_uring work for the rings of this
+ * process, never its code.  They are recognised by that flag in
+ * `/proc/self/task/TID/stat`, not by their names, which any thread can
+ * take.
+ *
  * @return the number of threads (>= 1); or a negative error code:
  *  - -ENOENT: `/proc/self/task` cannot be read (procfs not mounted, or
  *    hidden);

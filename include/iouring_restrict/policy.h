@@ -698,13 +698,18 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  * @param entries the ring's submission-queue size.
  * @param params a `struct io_uring_params` (its flags gain
  *        `IORING_SETUP_R_DISABLED`; the kernel fills it in as usual), or
- *        NULL for default parameters.
+ *        NULL for default parameters.  Only setup flags whose result is a
+ *        file descriptor are accepted: not
+ *        `IORING_SETUP_REGISTERED_FD_ONLY`, nor bits this library does not
+ *        know.
  * @param opts options, or NULL.
- * @param ring_fd receives the ring's fd on success.
+ * @param ring_fd receives the ring's fd on success (untouched on failure).
  * @param report if not NULL, receives the report (also on failure after
  *        validation); free it with iour_report__free().
  * @return 0 on success; -EINVAL as for iour_plan__apply_ring() or if
- *         @p ring_fd is NULL or @p entries is 0; -IOUR_ERRNO__UNSUPPORTED;
+ *         @p ring_fd is NULL, @p entries is 0, or @p params has
+ *         `IORING_SETUP_REGISTERED_FD_ONLY` or an unknown flag (refused
+ *         before any system call); -IOUR_ERRNO__UNSUPPORTED;
  *         -IOUR_ERRNO__KERNEL_MISMATCH or -ECHILD as for
  *         iour_plan__apply_ring() (checked before the ring is created);
  *         the error of `io_uring_setup` (-EPERM, -ENOSYS, -EINVAL, -EFAULT,
@@ -818,7 +823,12 @@ enum iour_reason {
 	IOUR_REASON_SHADOWED = 17,
 	/** The plan was compiled for a kernel that differs from the running
 	 *  one where its steps depend on it (see iour_plan_opts). */
-	IOUR_REASON_KERNEL_MISMATCH = 18
+	IOUR_REASON_KERNEL_MISMATCH = 18,
+	/** A fixed-file table is not sealed: the set requires
+	 *  `IOSQE_FIXED_FILE` (MSG_RING on another ring can still install
+	 *  files in it), or allows MSG_RING (its requests can install files
+	 *  in other rings); see doc/security.md. */
+	IOUR_REASON_FIXED_FILES = 19
 };
 
 /** @brief Decision: no request opcode (iour_decision::opcode). */

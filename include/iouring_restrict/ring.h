@@ -173,15 +173,20 @@ IOUR_API int iour_ring_enable(int ring_fd);
  *        and on success the kernel's answers (sizes, features, ring
  *        offsets) are in it, so that the caller can map the rings (e.g.
  *        with liburing's `io_uring_queue_mmap()`).  Its `flags` field is
- *        left as the caller set it.
+ *        left as the caller set it.  Only setup flags whose result is a
+ *        file descriptor are accepted: not
+ *        `IORING_SETUP_REGISTERED_FD_ONLY` (its result is a
+ *        registered-ring index), nor bits this library does not know.
  * @param rs the restriction set; only read, and not retained.
  * @param opts options, or NULL for the defaults.
  * @param ring_fd receives the new ring's file descriptor (close-on-exec,
  *        as io_uring always makes it); set to -1 on failure.
  * @return 0 on success;
  *         -EINVAL if @p rs or @p ring_fd is NULL, @p entries is 0, an
- *         options or report size is too small, flags are set, or the
- *         kernel refused @p entries or @p params;
+ *         options or report size is too small, flags are set, @p params
+ *         has `IORING_SETUP_REGISTERED_FD_ONLY` or an unknown flag (both
+ *         refused before any system call), or the kernel refused
+ *         @p entries or @p params;
  *         -E2BIG if @p opts has non-zero bytes the library does not know;
  *         -ENOMSG if the set allows request opcodes but its SQE flags were
  *         never decided;

@@ -43,7 +43,15 @@
  * | READ | 22 | as READV | |
  * | WRITE | 23 | as WRITEV | |
  * | OPENAT2 | 28 | `openat2(AT_FDCWD, path, {open_flags, open_mode, open_resolve})`; closed | path, open_flags, open_mode, open_resolve |
+ * | MSG_RING | 40 | a data message (`IORING_MSG_DATA`, no file) to a ring the check creates for it and closes (status #IOUR_VERIFY_FAILED where the child cannot create rings) | |
  * | SOCKET | 45 | `socket(family, type, protocol)`; a created socket is closed | family, type, protocol |
+ *
+ * Every other request opcode is never submitted.  A check given the
+ * restriction set it tests (#iour_verify_opts::ruleset) says which of the
+ * opcodes the set allows were tried and which were not, and why
+ * (struct iour_verify_coverage): a clean result is a statement about the
+ * requests submitted, not about the opcodes that were never tried, nor
+ * about register opcodes, which this check never calls.
  *
  * Fields an opcode does not use must be zero.  The caller's arguments are
  * honoured as given: `O_CREAT` creates files, `CONNECT` connects where it
@@ -58,6 +66,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct iour_ruleset;
 
 /** @name Expectations (iour_verify_req::expect, iour_verify_result::observed)
  *  @{ */
@@ -146,18 +156,79 @@ struct iour_verify_result {
  *  program (see **iour_verify_serve()**). */
 #define IOUR_VERIFY_ENV "IOUR_VERIFY_FD"
 
+/** @name What a check covered (iour_verify_coverage::flags)
+ *  @{ */
+/** @brief The set allows MSG_RING: requests on the ring can install its
+ *  registered files into the fixed-file table of any ring whose descriptor
+ *  they can name, so no such ring's fixed-file set is sealed by its own
+ *  restrictions (doc/security.md, section 2). */
+#define IOUR_VERIFY_COV_MSG_RING (1U << 0)
+/** @brief The set requires `IOSQE_FIXED_FILE`: requests on the ring can
+ *  use only files in its fixed-file table, but the table is not sealed: a
+ *  MSG_RING request (`IORING_MSG_SEND_FD`) on any other ring that can name
+ *  this ring's descriptor installs or replaces files in it.  The check
+ *  does not look at other rings. */
+#define IOUR_VERIFY_COV_FIXED_FILE_REQUIRED (1U << 1)
+/** @brief The set requires SQE flags the check cannot set
+ *  (`IOSQE_BUFFER_SELECT`, `IOSQE_CQE_SKIP_SUCCESS`): no request it allows
+ *  could be submitted. */
+#define IOUR_VERIFY_COV_FLAGS_UNSETTABLE (1U << 2)
+/** @brief The set restricts register opcodes; the check submits requests
+ *  only, so the register side was not tried. */
+#define IOUR_VERIFY_COV_REGISTER_NOT_TRIED (1U << 3)
+/** @brief The running kernel's opcode count is unknown (the probe did not
+ *  give it): every opcode the library knows was counted. */
+#define IOUR_VERIFY_COV_KERNEL_UNKNOWN (1U << 4)
+/** @} */
+
+/**
+ * @brief Which request opcodes a check tried, measured against the
+ *        restriction set it was given (#iour_verify_opts::ruleset).  An
+ *        output struct: the caller sets @c sz; written whenever the
+ *        results are.  Bit n of a bitmap is bit (n % 64) of word n / 64.
+ *
+ * An allowed opcode counts as **tried** when the kernel answered at least
+ * one request with it that was expected to be allowed (status
+ * #IOUR_VERIFY_MATCH or #IOUR_VERIFY_MISMATCH, expectation
+ * #IOUR_EXPECT_ALLOW): a request expected to be denied, for example for
+ * lack of a required flag, does not show that the opcode is allowed.
+ * Opcodes the running kernel does not know are left out (the kernel
+ * denies them).
+ */
+struct iour_verify_coverage {
+	size_t sz;                /**< set by the caller:
+				       sizeof(struct iour_verify_coverage) */
+	uint32_t flags;           /**< IOUR_VERIFY_COV_* */
+	uint32_t op_last;         /**< the opcode count used (the running
+				       kernel's IORING_OP_LAST) */
+	uint32_t n_allowed;       /**< request opcodes the set allows */
+	uint32_t n_tried;         /**< of those, opcodes that were tried */
+	uint32_t n_untried;       /**< of those, opcodes that were not */
+	uint32_t n_unpreparable;  /**< of the untried, opcodes the check cannot
+				       prepare at all (not in the table above) */
+	uint64_t allowed[4];      /**< the opcodes the set allows */
+	uint64_t tried[4];        /**< allowed opcodes that were tried */
+	uint64_t untried[4];      /**< allowed opcodes that were not tried:
+				       not requested, not preparable, or their
+				       requests got no answer */
+	uint64_t unpreparable[4]; /**< untried opcodes the check cannot
+				       prepare */
+	uint64_t denied_tried[4]; /**< opcodes the set denies that were
+				       tried */
+};
+
 /**
  * @brief Options of **iour_verify()**.  Set @c sz and zero every field you
  *        do not use; NULL means all defaults (a fresh ring, no exec, a
  *        30-second timeout).
  */
 struct iour_verify_opts {
-	size_t sz;              /**< sizeof(struct iour_verify_opts) */
-	uint32_t flags;         /**< #IOUR_VERIFY_RING_FD or 0 */
-	int32_t ring_fd;        /**< with #IOUR_VERIFY_RING_FD: the ring to check,
+	size_t sz;                             /**< sizeof(struct iour_verify_opts) */
+	uint32_t flags;                        /**< #IOUR_VERIFY_RING_FD or 0 */
+	int32_t ring_fd;                       /**< with #IOUR_VERIFY_RING_FD: the ring to check,
 				   an open io_uring descriptor of the caller
 				   (otherwise must be 0) */
-	uint32_t ring_flags;    /**< IORING_SETUP_* flags.  Without
+	uint32_t ring_flags;                   /**< IORING_SETUP_* flags.  Without
 				   #IOUR_VERIFY_RING_FD: the flags the child
 				   creates its ring with (CLAMP, SUBMIT_ALL,
 				   COOP_TASKRUN, TASKRUN_FLAG, SQE128, CQE32,
@@ -167,19 +238,26 @@ struct iour_verify_opts {
 				   change how it is driven; the above plus
 				   CQSIZE, ATTACH_WQ and R_DISABLED are
 				   accepted, SINGLE_ISSUER is not) */
-	uint32_t timeout_ms;    /**< how long the child may take, in ms; 0 means
+	uint32_t timeout_ms;                   /**< how long the child may take, in ms; 0 means
 				   30000.  The child is killed after that */
-	const char *exec_path;  /**< NULL, or a program the child executes
+	const char *exec_path;                 /**< NULL, or a program the child executes
 				    first; it must call **iour_verify_serve()** */
-	char *const *exec_argv; /**< argument vector for @c exec_path
+	char *const *exec_argv;                /**< argument vector for @c exec_path
 				     (NULL-terminated), or NULL for
 				     `{ exec_path, NULL }` */
-	char *const *exec_envp; /**< environment for @c exec_path
+	char *const *exec_envp;                /**< environment for @c exec_path
 				     (NULL-terminated), or NULL for the
 				     caller's; #IOUR_VERIFY_ENV is added */
+	const struct iour_ruleset *ruleset;    /**< NULL, or the restriction set
+						    the requests test; read
+						    during the call only.
+						    Needs @c coverage */
+	struct iour_verify_coverage *coverage; /**< NULL, or receives which
+						    opcodes the set allows were
+						    tried; needs @c ruleset */
 };
 /** @brief The last field of struct iour_verify_opts (for size checks). */
-#define iour_verify_opts__last_field exec_envp
+#define iour_verify_opts__last_field coverage
 
 /**
  * @brief **iour_verify()** checks, in a forked child, that the kernel
@@ -205,7 +283,8 @@ struct iour_verify_opts {
  * @param nr number of requests, 1 to #IOUR_VERIFY_MAX_REQS.
  * @param results NULL, or an array of @p nr results, filled whenever the
  *        call gets past input validation (left untouched on -EINVAL,
- *        -E2BIG, -EOPNOTSUPP from validation, -EBADF).
+ *        -E2BIG, -EOPNOTSUPP from validation, -EBADF).  The coverage
+ *        (#iour_verify_opts::coverage) is written in the same cases.
  * @param opts options, or NULL.
  * @return 0 if every request was answered as expected; or a negative
  *         error code:
@@ -218,8 +297,10 @@ struct iour_verify_opts {
  *    bad address, a non-zero field the opcode does not use or a non-zero
  *    reserved field; options with unknown flags, a negative @c ring_fd,
  *    @c ring_fd without #IOUR_VERIFY_RING_FD, unknown @c ring_flags bits,
- *    `IORING_SETUP_R_DISABLED` for a fresh ring, an empty @c exec_path, or
- *    @c exec_argv / @c exec_envp without @c exec_path;
+ *    `IORING_SETUP_R_DISABLED` for a fresh ring, an empty @c exec_path,
+ *    @c exec_argv / @c exec_envp without @c exec_path, @c ruleset without
+ *    @c coverage or the reverse, or a @c coverage whose @c sz is smaller
+ *    than this version's struct or larger than 4096;
  *  - -E2BIG: a request or the options have non-zero bytes beyond the
  *    fields this library knows;
  *  - -EOPNOTSUPP: an opcode the check cannot prepare; @c ring_flags the

@@ -830,7 +830,11 @@ Test(cli, verify_restricted_ring_is_enforced)
 
 	run(&r, "verify", "--allow-op", "NOP,READ,SOCKET");
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
-	cr_assert(strstr(r.out, "enforced: the kernel answered all 10 requests"), "%s", r.out);
+	cr_assert(strstr(r.out, "enforced: the kernel answered all 11 requests as the set says, "
+			       "and every request opcode the set allows was tried"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "  MSG_RING         deny     deny     -EACCES"), "%s", r.out);
+	cr_assert(strstr(r.out, "allowed request opcodes tried as allowed: 3 of 3"), "%s", r.out);
 	cr_assert(strstr(r.out, "  NOP              allow    allow    0"), "%s", r.out);
 	cr_assert(strstr(r.out, "  WRITE            deny     deny     -EACCES"), "%s", r.out);
 	cr_assert(strstr(r.out, "  NOP+ASYNC        deny     deny     -EACCES"), "%s", r.out);
@@ -850,6 +854,64 @@ Test(cli, verify_restricted_ring_is_enforced)
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "  NOP              deny     deny     -EACCES"), "%s", r.out);
 	cr_assert(strstr(r.out, "  NOP+ASYNC        allow    allow    0"), "%s", r.out);
+	run_free(&r);
+}
+
+/* Allowed opcodes the check cannot submit are named, and the verdict never
+ * says "all" about them. */
+Test(cli, verify_names_allowed_opcodes_it_could_not_try)
+{
+	struct run r;
+
+	run(&r, "verify", "--allow-op", "NOP,READ,CLOSE,STATX");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "allowed request opcodes tried as allowed: 2 of 4"), "%s", r.out);
+	cr_assert(strstr(r.out, "  tried: NOP READ\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "  not tried (the check cannot prepare them): CLOSE STATX\n"), "%s",
+		  r.out);
+	cr_assert(strstr(r.out, "enforced as far as tried: the kernel answered the 11 requests as "
+				"the set says; 2 of the 4 request opcodes the set allows were not "
+				"tried as allowed"),
+		  "%s", r.out);
+	cr_assert_null(strstr(r.out, "answered all"), "%s", r.out);
+	run_free(&r);
+
+	/* A required flag: the allowed opcodes are only tried as denials. */
+	run(&r, "verify", "--allow-op", "READ", "--flags-required", "FIXED_FILE");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "tried as allowed: 0 of 1"), "%s", r.out);
+	cr_assert(strstr(r.out, "not tried as allowed (a required SQE flag denies the plain "
+				"requests): READ\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "fixed-file table is not sealed"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "answered all"), "%s", r.out);
+	run_free(&r);
+}
+
+/* Lint: a set that requires FIXED_FILE or allows MSG_RING is warned about
+ * (the fixed-file table is not sealed, doc/security.md). */
+Test(cli, ruleset_warns_that_fixed_files_are_not_sealed)
+{
+	struct run r;
+
+	run(&r, "ruleset", "--allow-op", "READ", "--flags-required", "FIXED_FILE",
+	    "--deny-register");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "warning: requiring FIXED_FILE does not seal the ring's "
+				"fixed-file table: MSG_RING"),
+		  "%s", r.err);
+	cr_assert_null(strstr(r.err, "warning: MSG_RING is allowed"), "%s", r.err);
+	run_free(&r);
+
+	run(&r, "ruleset", "--allow-op", "READ,MSG_RING", "--flags-allowed", "none");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "warning: MSG_RING is allowed"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "FIXED_FILE"), "%s", r.err);
+	run_free(&r);
+
+	run(&r, "ruleset", "--allow-op", "READ,WRITE", "--flags-allowed", "none");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert_null(strstr(r.err, "warning"), "%s", r.err);
 	run_free(&r);
 }
 

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* Thread count of the calling process, on the real kernel. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce_internal.h"
 #include "iouring_restrict/companion.h"
+#include "iouring_restrict/policy.h"
+#include "iouring_restrict/ruleset.h"
 
 static int in_child(int (*fn)(void))
 {
@@ -96,4 +102,140 @@ Test(threads, error_codes)
 		cr_skip_test("cannot hide /proc here (needs root for a mount namespace)");
 	cr_assert_eq(rc, 0, "-ENOENT without procfs");
 	cr_assert_eq(in_child(child_no_fd), 0, "-EMFILE without a free fd");
+}
+
+/* ---- io_uring's own threads (SQPOLL, io-wq) are not application threads */
+
+/* Entries of /proc/self/task, and how many are named iou-sqp-* and
+ * iou-wrk-*: an independent view of what the library filters out. */
+static int raw_tasks(int *sqp, int *wrk)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	*sqp = *wrk = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		*sqp += strncmp(comm, "iou-sqp-", 8) == 0;
+		*wrk += strncmp(comm, "iou-wrk-", 8) == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+static void *named_sleeper(void *arg)
+{
+	char b;
+
+	/* A user thread may take an io_uring worker's name: still counted. */
+	prctl(PR_SET_NAME, "iou-wrk-fake", 0, 0, 0);
+	return read(*(int *)arg, &b, 1) == 1 ? NULL : arg;
+}
+
+static int refuse_plan(struct iour_plan **pl)
+{
+	struct iour_ruleset *rs = NULL;
+	struct iour_policy *p = NULL;
+	int rc;
+
+	if (iour_ruleset__new(NULL, &rs) || iour_ruleset__allow_sqe_op(rs, 0) ||
+	    iour_ruleset__set_sqe_flags(rs, 0, 0) || iour_policy__new(NULL, &p) ||
+	    iour_policy__set_ruleset(p, rs) ||
+	    iour_policy__set_attr(p, IOUR_POLICY_ATTR_THREADS, IOUR_POLICY_THREADS_REFUSE))
+		return -1;
+	rc = iour_policy__plan(p, NULL, pl);
+	iour_ruleset__free(rs);
+	iour_policy__free(p);
+	return rc;
+}
+
+/*
+ * A single-threaded process with an SQPOLL ring (kernel thread iou-sqp-*)
+ * and a request blocked in io-wq (iou-wrk-*): one thread, and a task policy
+ * that refuses other threads applies.  Exit codes say which check failed.
+ */
+static int child_io_workers(void)
+{
+	struct io_uring_params prm;
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct iour_report *rep = NULL;
+	struct iour_plan *pl = NULL;
+	pthread_t th;
+	int p[2], q[2], i, n = 0, sqp = 0, wrk = 0, rc;
+	char b;
+
+	if (refuse_plan(&pl) || pipe(p) || pipe(q))
+		return 10;
+	memset(&prm, 0, sizeof(prm));
+	prm.flags = IORING_SETUP_SQPOLL;
+	prm.sq_thread_idle = 10000;
+	if (io_uring_queue_init_params(4, &ring, &prm))
+		return 11;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, p[0], &b, 1, 0);
+	sqe->flags |= IOSQE_ASYNC; /* blocks in an io-wq worker */
+	if (io_uring_submit(&ring) != 1)
+		return 12;
+	for (i = 0; i < 2000; i++) {
+		n = raw_tasks(&sqp, &wrk);
+		if (sqp >= 1 && wrk >= 1)
+			break;
+		usleep(1000);
+	}
+	if (sqp < 1 || wrk < 1 || n < 3) {
+		fprintf(stderr, "io_worker child: %d tasks, %d iou-sqp, %d iou-wrk\n", n, sqp, wrk);
+		return 13;
+	}
+	if (iour_task_thread_count() != 1)
+		return 14;
+	rc = iour_plan__apply_task(pl, NULL, &rep);
+	if (rc == -EBUSY || !rep || iour_report__threads(rep) != 1 ||
+	    (iour_report__flags(rep) & IOUR_REPORT_OTHER_THREADS))
+		return 15;
+	iour_report__free(rep);
+	rep = NULL;
+
+	/* Control: a real thread, even one named like a worker, is counted
+	 * and refused. */
+	if (pthread_create(&th, NULL, named_sleeper, &q[0]))
+		return 16;
+	for (i = 0; i < 2000 && iour_task_thread_count() != 2; i++)
+		usleep(1000);
+	if (iour_task_thread_count() != 2)
+		return 17;
+	if (iour_plan__apply_task(pl, NULL, &rep) != -EBUSY)
+		return 18;
+	iour_report__free(rep);
+	if (write(q[1], "x", 1) != 1 || pthread_join(th, NULL))
+		return 19;
+	if (write(p[1], "x", 1) != 1)
+		return 20;
+	io_uring_queue_exit(&ring);
+	iour_plan__free(pl);
+	return 0;
+}
+
+Test(threads, io_uring_workers_are_not_application_threads)
+{
+	int rc = in_child(child_io_workers);
+
+	cr_assert_eq(rc, 0, "check %d failed", rc);
+	cr_log_info("SQPOLL thread and io-wq worker present: 1 application thread counted, "
+		    "THREADS_REFUSE applied");
 }

@@ -73,11 +73,14 @@ const char cli_help_verify[] =
 "A self-test of the running kernel: create a ring restricted by the set\n"
 "(iour_ring_create), then let iour_verify() submit requests on it from a\n"
 "forked child: every request kind the check can prepare that the kernel\n"
-"knows (NOP, READV, WRITEV, CONNECT, OPENAT, READ, WRITE, OPENAT2, SOCKET),\n"
-"each expected to be allowed if the set allows it and denied (-EACCES)\n"
-"otherwise, plus one request carrying IOSQE_ASYNC.  The requests are\n"
-"harmless: pipes, /dev/null, an AF_UNIX socket, a connect to an abstract\n"
-"AF_UNIX name nobody listens on.\n"
+"knows (NOP, READV, WRITEV, CONNECT, OPENAT, READ, WRITE, OPENAT2, MSG_RING,\n"
+"SOCKET), each expected to be allowed if the set allows it and denied\n"
+"(-EACCES) otherwise, plus one request carrying IOSQE_ASYNC.  The requests\n"
+"are harmless: pipes, /dev/null, an AF_UNIX socket, a connect to an\n"
+"abstract AF_UNIX name nobody listens on, a message to a ring of the\n"
+"check's own.  Then it lists the opcodes the set allows that were not\n"
+"tried (the check cannot prepare them, or a required flag denies plain\n"
+"requests): the verdict covers only what was tried.\n"
 "\n"
 RULESET_OPTIONS_HELP
 "\n"
@@ -190,6 +193,29 @@ static int set_finish(struct set_args *a)
 		return 0;
 	r = iour_ruleset__set_sqe_flags(a->rs, a->allowed, a->required);
 	return r ? cli_fail(r, "iour_ruleset__set_sqe_flags") : 0;
+}
+
+/*
+ * Lint: what the set does not seal (doc/security.md, section 2).  A ring
+ * that requires IOSQE_FIXED_FILE can still get new files: a MSG_RING
+ * request (IORING_MSG_SEND_FD) on any ring that can name it installs them.
+ */
+static void set_warnings(const struct set_args *a)
+{
+	uint32_t required = 0;
+
+	(void)iour_ruleset__sqe_flags(a->rs, NULL, &required);
+	if (required & IOUR_SQE_FIXED_FILE)
+		cli_msg("warning: requiring FIXED_FILE does not seal the ring's fixed-file "
+			"table: MSG_RING (IORING_MSG_SEND_FD) on any ring that can name this "
+			"ring's descriptor installs new files; deny MSG_RING on those rings "
+			"(and on rings created later: task restrictions or the seccomp "
+			"companion), or never hand the descriptor out");
+	if (iour_ruleset__sqe_restricted(a->rs) == 1 &&
+	    iour_ruleset__sqe_op_allowed(a->rs, IOUR_OP_MSG_RING) == 1)
+		cli_msg("warning: MSG_RING is allowed: requests can install this ring's "
+			"registered files into the fixed-file table of any ring whose "
+			"descriptor they can name, so no such ring's file set is sealed");
 }
 
 static void flags_str(uint32_t mask, char *buf, size_t len)
@@ -497,6 +523,7 @@ int cmd_ruleset(int argc, char **argv)
 	rc = set_finish(&a);
 	if (rc)
 		goto out;
+	set_warnings(&a);
 	t.running = !t.kver;
 	rc = resolve_target(&t, &eo, desc, sizeof(desc));
 	if (rc)
@@ -561,8 +588,9 @@ out:
 
 /* The requests iour_verify() can prepare, in the order they are tried. */
 static const uint32_t verify_ops[] = {
-	IOUR_OP_NOP,	 IOUR_OP_READV, IOUR_OP_WRITEV,	 IOUR_OP_CONNECT, IOUR_OP_OPENAT,
-	IOUR_OP_READ,	 IOUR_OP_WRITE, IOUR_OP_OPENAT2, IOUR_OP_SOCKET,
+	IOUR_OP_NOP,	 IOUR_OP_READV,	   IOUR_OP_WRITEV, IOUR_OP_CONNECT,
+	IOUR_OP_OPENAT,	 IOUR_OP_READ,	   IOUR_OP_WRITE,  IOUR_OP_OPENAT2,
+	IOUR_OP_MSG_RING, IOUR_OP_SOCKET,
 };
 #define NR_VERIFY_OPS (sizeof(verify_ops) / sizeof(verify_ops[0]))
 
@@ -598,6 +626,57 @@ static const char *expect_str(uint32_t e)
 	return e == IOUR_EXPECT_ALLOW ? "allow" : e == IOUR_EXPECT_DENY ? "deny" : "-";
 }
 
+/* Print "label: OP OP ..." for the opcodes of a coverage bitmap. */
+static void print_ops(const char *label, const uint64_t *bm, uint32_t op_last)
+{
+	char tmp[16];
+
+	printf("%s:", label);
+	for (uint32_t op = 0; op < op_last && op < 256; op++) {
+		const char *nm;
+
+		if (!((bm[op / 64] >> (op % 64)) & 1))
+			continue;
+		nm = iour_opcode_name(op);
+		if (!nm) {
+			snprintf(tmp, sizeof(tmp), "%u", op);
+			nm = tmp;
+		}
+		printf(" %s", nm);
+	}
+	printf("\n");
+}
+
+/* Which opcodes the set allows were tried, and what the check cannot see. */
+static void print_coverage(const struct iour_verify_coverage *cov)
+{
+	uint64_t preparable[4];
+
+	printf("allowed request opcodes tried as allowed: %u of %u\n", cov->n_tried,
+	       cov->n_allowed);
+	if (cov->n_tried)
+		print_ops("  tried", cov->tried, cov->op_last);
+	if (cov->n_unpreparable)
+		print_ops("  not tried (the check cannot prepare them)", cov->unpreparable,
+			  cov->op_last);
+	for (int i = 0; i < 4; i++)
+		preparable[i] = cov->untried[i] & ~cov->unpreparable[i];
+	if (cov->n_untried > cov->n_unpreparable)
+		print_ops("  not tried as allowed (a required SQE flag denies the plain "
+			  "requests)",
+			  preparable, cov->op_last);
+	if (cov->flags & IOUR_VERIFY_COV_REGISTER_NOT_TRIED)
+		printf("note: the register-opcode rules were not tried (the check submits "
+		       "requests only)\n");
+	if (cov->flags & IOUR_VERIFY_COV_FIXED_FILE_REQUIRED)
+		printf("note: the ring requires FIXED_FILE, but its fixed-file table is not "
+		       "sealed: MSG_RING on another ring that can name it installs files; the "
+		       "check does not look at other rings\n");
+	if (cov->flags & IOUR_VERIFY_COV_MSG_RING)
+		printf("note: MSG_RING is allowed: this ring can install its registered files "
+		       "in other rings' fixed-file tables\n");
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -608,7 +687,9 @@ int cmd_verify(int argc, char **argv)
 	struct set_args a = { 0 };
 	struct iour_ring_report rep = { .sz = sizeof(rep) };
 	IOUR_OPTS(iour_ring_create_opts, copts, .report = &rep);
-	IOUR_OPTS(iour_verify_opts, vo, .flags = IOUR_VERIFY_RING_FD, .timeout_ms = 10000);
+	struct iour_verify_coverage cov = { .sz = sizeof(cov) };
+	IOUR_OPTS(iour_verify_opts, vo, .flags = IOUR_VERIFY_RING_FD, .timeout_ms = 10000,
+		  .coverage = &cov);
 	struct iour_verify_req reqs[NR_VERIFY_OPS + 1];
 	struct iour_verify_result res[NR_VERIFY_OPS + 1];
 	struct sockaddr_un un;
@@ -656,6 +737,7 @@ int cmd_verify(int argc, char **argv)
 	rc = set_finish(&a);
 	if (rc)
 		goto out;
+	set_warnings(&a);
 
 	r = iour_ring_create(8, NULL, a.rs, &copts, &fd);
 	if (r) {
@@ -701,6 +783,7 @@ int cmd_verify(int argc, char **argv)
 	}
 
 	vo.ring_fd = fd;
+	vo.ruleset = a.rs;
 	memset(res, 0, sizeof(res));
 	r = iour_verify(reqs, n, res, &vo);
 
@@ -742,8 +825,17 @@ int cmd_verify(int argc, char **argv)
 	else if (nallow == n)
 		printf("note: the set allows every request the check can prepare, "
 		       "so no denial was tested\n");
-	if (r == 0) {
-		printf("enforced: the kernel answered all %zu requests as the set says\n", n);
+	if (r == 0 || r == -IOUR_ERRNO__NOT_ENFORCED)
+		print_coverage(&cov);
+	if (r == 0 && cov.n_untried == 0) {
+		printf("enforced: the kernel answered all %zu requests as the set says, and "
+		       "every request opcode the set allows was tried\n",
+		       n);
+	} else if (r == 0) {
+		printf("enforced as far as tried: the kernel answered the %zu requests as the set "
+		       "says; %u of the %u request opcodes the set allows were not tried as "
+		       "allowed\n",
+		       n, cov.n_untried, cov.n_allowed);
 	} else if (r == -IOUR_ERRNO__NOT_ENFORCED) {
 		printf("NOT ENFORCED: %zu of %zu requests were answered against the set\n", mism, n);
 		rc = CLI_FAIL;
