@@ -958,6 +958,7 @@ Test(live_ring, shadowed_filter_noted_and_denied)
 	static const uint32_t nop[] = { OP_NOP };
 	struct iour_ruleset *rs = rs_make(nop, 1, 0, 0, NULL, -1);
 	struct iour_report *rep = NULL;
+	struct iour_filter *flt;
 	struct iour_policy *p;
 	struct iour_plan *pl;
 	const struct iour_verify_req reqs[] = { live_socket(AF_INET_, STREAM, IOUR_EXPECT_DENY),
@@ -967,9 +968,10 @@ Test(live_ring, shadowed_filter_noted_and_denied)
 	int rc, fd = -1;
 
 	LIVE_REQUIRE(LIVE_RING);
-	cr_assert_eq(live_policy(&p, IOUR_POLICY_TARGET_RING, rs, inet_only(),
-				 IOUR_POLICY_DEFAULT_DENY), 0);
+	flt = inet_only();
+	cr_assert_eq(live_policy(&p, IOUR_POLICY_TARGET_RING, rs, flt, IOUR_POLICY_DEFAULT_DENY), 0);
 	iour_ruleset__free(rs);
+	iour_filter__free(flt);
 	rc = iour_policy__plan(p, NULL, &pl);
 	cr_assert_eq(rc, 0, "plan: %s", iour_errname(rc));
 	cr_expect_eq(shadowed_noted(iour_plan__report(pl), OP_SOCKET), 1,
