@@ -44,6 +44,7 @@ static const struct err_desc sys_errs[] = {
 	{ ETIMEDOUT, "-ETIMEDOUT", "Timed out" },
 	{ ENOTTY, "-ENOTTY", "Not a ring" },
 	{ ENXIO, "-ENXIO", "No such device or address" },
+	{ ECONNREFUSED, "-ECONNREFUSED", "Connection refused" },
 	{ ECANCELED, "-ECANCELED",
 	  "Operation canceled (for example, another member of its link failed)" },
 };
