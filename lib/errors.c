@@ -43,6 +43,10 @@ static const struct err_desc sys_errs[] = {
 	{ ESRCH, "-ESRCH", "No such process" },
 	{ ETIMEDOUT, "-ETIMEDOUT", "Timed out" },
 	{ ENOTTY, "-ENOTTY", "Not a ring" },
+	{ ENXIO, "-ENXIO", "No such device or address" },
+	{ ECONNREFUSED, "-ECONNREFUSED", "Connection refused" },
+	{ ECANCELED, "-ECANCELED",
+	  "Operation canceled (for example, another member of its link failed)" },
 };
 
 static const struct err_desc lib_errs[] = {

@@ -32,8 +32,10 @@
  * - The filter checks the system-call ABI first, as seccomp filters must:
  *   on x86-64 a 32-bit (ia32) process, or a 64-bit one using `int 0x80`,
  *   reaches io_uring under the i386 numbers, and x32 numbers carry bit 30;
- *   both are denied like the native calls.  On arm64 the 32-bit ARM ABI is
- *   handled the same way.  A system call from any other ABI kills the
+ *   both are denied like the native calls (run on x86-64 kernels).  An
+ *   arm64 build checks the 32-bit ARM ABI the same way, but that build
+ *   has not been run on an arm64 kernel: its program is neither tested nor
+ *   installed by any test.  A system call from any other ABI kills the
  *   process (it cannot occur on a correctly configured system).
  *
  * A seccomp filter cannot be removed, so installing the companion is
@@ -49,10 +51,12 @@
  * (**iour_ring_fds_close()**), then `execve`: the new program starts with
  * no io_uring fd and no mapping of any ring (execve drops every mapping,
  * and the kernel drops the thread's registered ring fds), cannot create a
- * ring, and cannot receive one: Linux 6.18 refuses io_uring fds in
+ * ring, and cannot receive one: the kernel refuses io_uring fds in
  * `SCM_RIGHTS` messages (EINVAL) and refuses to reopen them through
- * `/proc/PID/fd` (ENXIO); an older kernel that still passes ring fds over
- * sockets lets a received ring be mapped and fed through its memory.
+ * `/proc/PID/fd` (ENXIO; an `O_PATH` reopen gives an fd that is no ring),
+ * as measured on Linux 6.1 (Debian's 6.1.0-57 build), 6.18 and 7.2; a
+ * kernel build that still passes ring fds over sockets would let a
+ * received ring be mapped and fed through its memory.
  * What remains, and is outside what the companion can stop
  * (doc/security.md lists it too):
  * - without the `execve`, closing the fds does not unmap rings the caller

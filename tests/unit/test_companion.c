@@ -444,12 +444,14 @@ Test(companion, program_export_checked_and_run_by_the_kernel)
 					      IOUR_COMPANION_ENTER | IOUR_COMPANION_REGISTER };
 	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64,
 					   AUDIT_ARCH_ARM, AUDIT_ARCH_RISCV64, 0, 0xffffffff };
+	/* Only the x86-64 program folds the x32 bit (30) out of the number;
+	 * the arm64 one compares numbers as they are. */
 #if defined(__x86_64__)
-	const uint32_t native = AUDIT_ARCH_X86_64, compat = AUDIT_ARCH_I386;
+	const uint32_t native = AUDIT_ARCH_X86_64, compat = AUDIT_ARCH_I386, fold = 0x40000000U;
 #elif defined(__aarch64__)
-	const uint32_t native = AUDIT_ARCH_AARCH64, compat = AUDIT_ARCH_ARM;
+	const uint32_t native = AUDIT_ARCH_AARCH64, compat = AUDIT_ARCH_ARM, fold = 0;
 #else
-	const uint32_t native = 0, compat = 0;
+	const uint32_t native = 0, compat = 0, fold = 0;
 	cr_skip_test("expectations written for x86-64 and arm64");
 #endif
 	unsigned long cases = 0;
@@ -488,7 +490,7 @@ Test(companion, program_export_checked_and_run_by_the_kernel)
 				if (i >= 1100)
 					nr = 425 + (i % 3) + ((i & 4) ? 0x40000000U : 0) +
 					     ((i & 8) ? 0x80000000U : 0);
-				m = nr & ~0x40000000U;
+				m = nr & ~fold;
 				if (arches[a] != native && arches[a] != compat)
 					want = 3;
 				else if (m == 425 ||

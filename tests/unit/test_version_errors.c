@@ -26,6 +26,11 @@ Test(errors, names_for_system_and_library_codes)
 	cr_assert_str_eq(iour_errname(-EINVAL), "-EINVAL");
 	cr_assert_str_eq(iour_errname(EINVAL), "-EINVAL");
 	cr_assert_str_eq(iour_errname(-EBADFD), "-EBADFD");
+	/* Kernel answers the tests and the CLI print: a cancelled link
+	 * member, a ring reopened through /proc, an allowed CONNECT. */
+	cr_assert_str_eq(iour_errname(-ECANCELED), "-ECANCELED");
+	cr_assert_str_eq(iour_errname(-ENXIO), "-ENXIO");
+	cr_assert_str_eq(iour_errname(-ECONNREFUSED), "-ECONNREFUSED");
 	cr_assert_str_eq(iour_errname(-IOUR_ERRNO__PROG_TOO_LARGE), "-IOUR_ERRNO__PROG_TOO_LARGE");
 	cr_assert_str_eq(iour_errname(0), "0");
 	cr_assert_str_eq(iour_errname(-3999), "UNKNOWN");
