@@ -501,7 +501,12 @@ fuzz-replay: $(REPLAY_BINS)
 #    the companion through the real seccomp checker),
 #    ring_fds/sqpoll_ring_inherited_across_exec and
 #    cli/exec_deny_existing_closes_inherited_sqpoll_ring (the companion, and
-#    an SQPOLL ring whose completions the kernel writes);
+#    an SQPOLL ring whose completions the kernel writes),
+#    policy_real/task_threads_report_or_refuse (apply_task installs the
+#    companion by default on kernels without task restrictions);
+#  - attacks/feature_level_env_ignored_when_setuid runs a set-user-ID copy
+#    of the test binary as another user, which valgrind can neither run
+#    set-user-ID nor give a log file it may write;
 #  - they compare data the kernel writes through io_uring (a READV into a
 #    buffer, IORING_REGISTER_QUERY results), writes valgrind cannot see, so
 #    it reports the buffers as uninitialised: ring_matrix/liburing_fixed_file,
@@ -528,7 +533,8 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	policy_compat/real_kernel_feature_level_env policy_compat/probe_failure_applies_nothing \
 	policy_compat/emulated_7_0_lowered_to_level_3 \
 	policy_compat/emulated_forced_levels_on_each_generation \
-	ring_fds/sqpoll_ring_inherited_across_exec cli/exec_deny_existing_closes_inherited_sqpoll_ring
+	ring_fds/sqpoll_ring_inherited_across_exec cli/exec_deny_existing_closes_inherited_sqpoll_ring \
+	policy_real/task_threads_report_or_refuse attacks/feature_level_env_ignored_when_setuid
 empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))
