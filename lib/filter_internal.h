@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal contract between the filter builder (filter.c) and the cBPF
- * compiler (filter_compile.c).  Not installed.
+ * compiler (filter_compile.c and its stages, see filter_compile.h).  Not
+ * installed.
  *
  * The builder stores rules in a normalised form: each comparison is
  * checked against its field's width and meaning, sets are sorted and
