@@ -114,13 +114,6 @@ static void cc_fini(struct cc *c)
 }
 
 /* ---- entry points --------------------------------------------------------- */
-static _Thread_local struct iour__compile_stats last_stats;
-
-void iour__compile_last_stats(struct iour__compile_stats *st)
-{
-	*st = last_stats;
-}
-
 static int prog_from_raw(const struct iour__opfilter *of, uint32_t opcode, struct iour_prog **out)
 {
 	struct iour_prog *p = iour__malloc(sizeof(*p) + of->raw_cnt * sizeof(struct iour_insn));
@@ -143,15 +136,20 @@ static int prog_from_raw(const struct iour__opfilter *of, uint32_t opcode, struc
 	return 0;
 }
 
-int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, bool big_endian,
-			       uint32_t max_insns, struct iour_prog **out)
+/* Documented in filter_internal.h */
+int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
+			     const struct iour__compile_cfg *cfg, struct iour__compile_stats *stats,
+			     struct iour_prog **out)
 {
 	const struct iour__opfilter *of;
+	struct iour__compile_stats local = { 0 };
+	struct iour__compile_stats *st = stats ? stats : &local;
+	uint32_t max_insns = cfg->max_insns;
 	struct cc c;
 	uint32_t root, sroot;
 	int rc;
 
-	memset(&last_stats, 0, sizeof(last_stats));
+	memset(st, 0, sizeof(*st));
 	if (opcode >= IOUR__NOPCODES)
 		return -EINVAL;
 	of = f->ops[opcode];
@@ -160,7 +158,7 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 	if (of->raw) /* max_insns holds for a raw program too */
 		return of->raw_cnt > max_insns ? -IOUR_ERRNO__PROG_TOO_LARGE :
 						 prog_from_raw(of, opcode, out);
-	rc = cc_init(&c, big_endian);
+	rc = cc_init(&c, cfg->big_endian);
 	if (rc) {
 		cc_fini(&c);
 		return rc;
@@ -170,19 +168,19 @@ int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode, boo
 		rc = c.err;
 		goto out;
 	}
-	last_stats.ir_nodes = c.nnodes - 2;
-	sroot = iour__fc_specialise(&c, root);
+	st->ir_nodes = c.nnodes - 2;
+	sroot = iour__fc_specialise(&c, root, cfg->spec_budget);
 	if (c.err) {
 		rc = c.err;
 		goto out;
 	}
-	last_stats.spec_aborted = c.aborted;
-	last_stats.spec_nodes = c.nnodes - 2;
+	st->spec_aborted = c.aborted;
+	st->spec_nodes = c.nnodes - 2;
 	rc = iour__fc_emit(&c, sroot, opcode, max_insns, out);
 	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE && sroot != root)
 		rc = iour__fc_emit(&c, root, opcode, max_insns, out);
 	if (!rc)
-		last_stats.trampolines = c.ntramp;
+		st->trampolines = c.ntramp;
 out:
 	cc_fini(&c);
 	return rc;
@@ -195,6 +193,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 	static const int allowed[] = {
 		EINVAL, E2BIG, ENOENT, IOUR_ERRNO__PROG_TOO_LARGE, ENOMEM, 0
 	};
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
 	uint32_t max_insns;
 	int rc;
 
@@ -210,7 +209,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 		return -EINVAL;
 	if (!max_insns)
 		max_insns = IOUR_MAX_INSNS;
-	rc = iour__filter_compile_order(f, opcode, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
-					max_insns, out);
+	cfg.max_insns = max_insns;
+	rc = iour__filter_compile_cfg(f, opcode, &cfg, NULL, out);
 	return iour__err_public(rc, allowed);
 }

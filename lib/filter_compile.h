@@ -235,10 +235,10 @@ IOUR_INTERNAL uint32_t iour__fc_mk_test(struct cc *c, uint64_t wx, uint8_t jop, 
 IOUR_INTERNAL uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
 				      const struct iour__opfilter *of);
 
-/* Stage 2: the graph under root re-walked with path knowledge; returns
- * the new root, or root itself when the budget ran out (c->aborted) or
- * memory did (c->err). */
-IOUR_INTERNAL uint32_t iour__fc_specialise(struct cc *c, uint32_t root);
+/* Stage 2: the graph under root re-walked with path knowledge, within
+ * budget steps (0: the default); returns the new root, or root itself when
+ * the budget ran out (c->aborted) or memory did (c->err). */
+IOUR_INTERNAL uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t budget);
 
 /* Stage 3: lay out and encode the graph under root into a program. */
 IOUR_INTERNAL int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns,

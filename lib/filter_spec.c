@@ -400,14 +400,12 @@ static uint32_t spec(struct cc *c, uint32_t n, size_t b, uint32_t nk)
 	return res;
 }
 
-uint32_t iour__spec_budget_override;
-
 /* Documented in filter_compile.h */
-uint32_t iour__fc_specialise(struct cc *c, uint32_t root)
+uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t budget)
 {
 	uint32_t r;
 
-	c->budget = iour__spec_budget_override ? iour__spec_budget_override : SPEC_BUDGET;
+	c->budget = budget ? budget : SPEC_BUDGET;
 	c->ksp = 0;
 	c->norig = c->nnodes;
 	c->shared = iour__calloc(c->nnodes, 1);
