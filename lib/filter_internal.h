@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal contract between the filter builder (filter.c) and the cBPF
- * compiler (filter_compile.c).  Not installed.
+ * compiler (filter_compile.c and its stages, see filter_compile.h).  Not
+ * installed.
  *
  * The builder stores rules in a normalised form: each comparison is
  * checked against its field's width and meaning, sets are sorted and
@@ -77,27 +78,34 @@ IOUR_INTERNAL bool iour__field_for_opcode(uint32_t field, uint32_t opcode);
 /* Largest value a field may hold (IPv6: 0; use the prefix rules). */
 IOUR_INTERNAL uint64_t iour__field_valid_bits(uint32_t field);
 
-/*
- * Compile for a chosen byte order.  The public iour_filter__compile()
- * uses the host's; tests use the other one too, running big-endian
- * programs in the kernel's engine on big-endian contexts.  max_insns is
- * 1..4096.  Returns 0 or -ENOENT, -IOUR_ERRNO__PROG_TOO_LARGE, -ENOMEM.
- */
-IOUR_INTERNAL int iour__filter_compile_order(const struct iour_filter *f, uint32_t opcode,
-					     bool big_endian, uint32_t max_insns,
-					     struct iour_prog **out);
+/* How to compile.  The public iour_filter__compile() uses the host's byte
+ * order and the default budget; tests also use the other byte order
+ * (running big-endian programs in the kernel's engine on big-endian
+ * contexts) and a budget of 1. */
+struct iour__compile_cfg {
+	bool big_endian;    /* byte order of the target */
+	uint32_t max_insns; /* 1..4096 */
+	/* Path-specialisation budget: 0 = the default; 1 makes every compile
+	 * fall back to the unspecialised graph. */
+	uint32_t spec_budget;
+};
 
-/* Tests only: when not 0, replaces the path-specialisation budget (1 makes
- * every compile fall back to the unspecialised graph). */
-IOUR_INTERNAL extern uint32_t iour__spec_budget_override;
-
-/* Statistics of the last compile on this thread (tests and benchmarks). */
+/* What one compile did (tests and benchmarks). */
 struct iour__compile_stats {
 	uint32_t ir_nodes;     /* decision nodes before path specialisation */
 	uint32_t spec_nodes;   /* decision nodes after it */
 	uint32_t spec_aborted; /* 1 if specialisation hit its budget */
 	uint32_t trampolines;  /* JA / RET copies inserted for long jumps */
 };
-IOUR_INTERNAL void iour__compile_last_stats(struct iour__compile_stats *st);
+
+/*
+ * Compile one opcode's program as cfg says.  stats may be NULL; otherwise
+ * it is zeroed, then filled as far as the compile got.  Returns 0 or
+ * -EINVAL, -ENOENT, -IOUR_ERRNO__PROG_TOO_LARGE, -ENOMEM.
+ */
+IOUR_INTERNAL int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
+					   const struct iour__compile_cfg *cfg,
+					   struct iour__compile_stats *stats,
+					   struct iour_prog **out);
 
 #endif /* IOUR_LIB_FILTER_INTERNAL_H */

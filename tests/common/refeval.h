@@ -5,11 +5,11 @@
  * A policy is described here in the tests' own terms (plain arrays, no
  * library object), evaluated directly on the *logical* request (family,
  * port, flags ... as numbers), and turned into builder calls only to be
- * compiled.  Nothing here uses lib/filter.c or lib/filter_compile.c: the
- * verdicts come from the semantics documented in filter.h, computed with
- * ordinary C arithmetic.  ref_encode() writes the 40-byte context the way
- * the kernel lays it out, for either byte order, again without the
- * library.
+ * compiled.  Nothing here uses lib/filter.c or the compiler
+ * (lib/filter_compile.c and its stages): the verdicts come from the
+ * semantics documented in filter.h, computed with ordinary C arithmetic.
+ * ref_encode() writes the 40-byte context the way the kernel lays it out,
+ * for either byte order, again without the library.
  */
 #ifndef IOUR_TEST_REFEVAL_H
 #define IOUR_TEST_REFEVAL_H

@@ -554,7 +554,19 @@ Test(filter_compile, long_jumps_and_large_sets)
 	c.set_len = 1500;
 	add(f, SOCKET, IOUR_ALLOW, c);
 	p = compile(f, SOCKET);
-	iour__compile_last_stats(&st);
+	{
+		/* the same compile through the internal entry point, for its
+		 * statistics */
+		struct iour__compile_cfg cfg = {
+			.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+			.max_insns = IOUR_MAX_INSNS,
+		};
+		struct iour_prog *p2;
+
+		cr_assert_eq(iour__filter_compile_cfg(f, SOCKET, &cfg, &st, &p2), 0);
+		cr_assert_eq(iour_prog__insn_cnt(p2), iour_prog__insn_cnt(p));
+		iour_prog__free(p2);
+	}
 	cr_assert_gt(iour_prog__insn_cnt(p), 1500);
 	cr_assert_gt(st.trampolines, 0, "a program this size needs long jumps");
 	cr_assert_gt(prog_count(iour_prog__insns(p), iour_prog__insn_cnt(p), 0x05, 0, 1), 0,

@@ -63,34 +63,29 @@ static void run_policy(struct kernel_oracle *o, const struct ref_policy *pol,
 	struct iour_filter *f = NULL;
 	struct iour_prog *p = NULL, *p2 = NULL;
 	struct iour_validate_info vi = { .sz = sizeof(vi) };
+	struct iour__compile_cfg cfg = {
+		.big_endian = be,
+		.max_insns = IOUR_MAX_INSNS,
+		.spec_budget = unspec ? 1 : 0,
+	};
+	struct iour__compile_stats st;
 	int rc;
 
 	rc = ref_build(pol, &f);
 	cr_assert_eq(rc, 0, "building a generated policy failed: %d", rc);
-	iour__spec_budget_override = unspec ? 1 : 0;
-	rc = iour__filter_compile_order(f, pol->opcode, be, IOUR_MAX_INSNS, &p);
+	rc = iour__filter_compile_cfg(f, pol->opcode, &cfg, &st, &p);
 	cr_assert_eq(rc, 0, "compile failed: %d", rc);
-	{
-		struct iour__compile_stats st;
-
-		iour__compile_last_stats(&st);
-		dc->long_jumps += st.trampolines > 0;
-	}
-	if (unspec) {
-		struct iour__compile_stats st;
-
-		iour__compile_last_stats(&st);
+	dc->long_jumps += st.trampolines > 0;
+	if (unspec)
 		dc->unspec_aborted += st.spec_aborted;
-	}
 	/* deterministic output */
-	rc = iour__filter_compile_order(f, pol->opcode, be, IOUR_MAX_INSNS, &p2);
+	rc = iour__filter_compile_cfg(f, pol->opcode, &cfg, NULL, &p2);
 	cr_assert_eq(rc, 0);
 	cr_assert_eq(iour_prog__insn_cnt(p), iour_prog__insn_cnt(p2));
 	cr_assert(!memcmp(iour_prog__insns(p), iour_prog__insns(p2),
 			  iour_prog__insn_cnt(p) * sizeof(struct iour_insn)),
 		  "two compiles of one filter differ");
 	iour_prog__free(p2);
-	iour__spec_budget_override = 0;
 
 	rc = iour_cbpf_validate(iour_prog__insns(p), iour_prog__insn_cnt(p), 0, &vi);
 	cr_assert_eq(rc, 0, "validator rejects compiled program at %u: %s", vi.insn,

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 3 of the argument-filter compiler (filter_compile.h): emission.
+ * The decision graph is laid out in reverse post-order, each node encoded
+ * as [load][transform][test] with loads skipped where A already holds the
+ * word, and symbolic jumps are fixed up, through trampolines where a
+ * conditional jump would reach past 255 instructions.
+ */
+#include <stdlib.h>
+
+#include "filter_compile.h"
+
+static const uint16_t jop_code[4] = { C_JEQ_K, C_JGT_K, C_JGE_K, C_JSET_K };
+
+/* ---- emission ------------------------------------------------------------- */
+struct sinsn {
+	uint16_t code;
+	uint8_t is_jmp; /* 1: conditional (jt/jf are labels); 2: JA (jt) */
+	uint8_t tramp;  /* inserted trampoline */
+	uint32_t k;
+	uint32_t jt, jf; /* label ids */
+	uint32_t uid;
+};
+
+struct emitter {
+	struct sinsn *v;
+	size_t n, cap;
+	uint32_t *lab_uid; /* label id -> uid of the insn it marks */
+	size_t nlab, caplab;
+	uint32_t next_uid;
+	uint32_t ntramp;
+};
+
+static int em_push(struct emitter *e, uint16_t code, uint32_t k, uint8_t is_jmp, uint32_t jt,
+		   uint32_t jf)
+{
+	struct sinsn *s;
+
+	if (e->n == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 64;
+		struct sinsn *nv = iour__realloc(e->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		e->v = nv;
+		e->cap = ncap;
+	}
+	s = &e->v[e->n++];
+	memset(s, 0, sizeof(*s));
+	s->code = code;
+	s->k = k;
+	s->is_jmp = is_jmp;
+	s->jt = jt;
+	s->jf = jf;
+	s->uid = e->next_uid++;
+	return 0;
+}
+
+static int em_newlabel(struct emitter *e, uint32_t uid, uint32_t *id)
+{
+	if (e->nlab == e->caplab) {
+		size_t ncap = e->caplab ? e->caplab * 2 : 64;
+		uint32_t *nl = iour__realloc(e->lab_uid, ncap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		e->lab_uid = nl;
+		e->caplab = ncap;
+	}
+	e->lab_uid[e->nlab] = uid;
+	*id = (uint32_t)e->nlab++;
+	return 0;
+}
+
+/* Emit the instructions computing wx (full: from scratch; else from the
+ * raw word already in A). */
+static int em_xform(struct emitter *e, uint64_t wx, bool full)
+{
+	uint32_t off = WX_OFF(wx);
+	int rc = 0;
+
+	if (full)
+		rc |= em_push(e, C_LD_ABS, off, 0, 0, 0);
+	switch (WX_KIND(wx)) {
+	case WX_AND:
+		rc |= em_push(e, C_AND_K, WX_K(wx), 0, 0, 0);
+		break;
+	case WX_BSWAP16:
+		/* w < 2^16: (w * 0x10001) >> 8 holds both bytes swapped */
+		rc |= em_push(e, C_MUL_K, 0x10001, 0, 0, 0);
+		rc |= em_push(e, C_RSH_K, 8, 0, 0, 0);
+		rc |= em_push(e, C_AND_K, 0xffff, 0, 0, 0);
+		break;
+	case WX_BSWAP32:
+		rc |= em_push(e, C_LSH_K, 24, 0, 0, 0);
+		rc |= em_push(e, C_TAX, 0, 0, 0, 0);
+		rc |= em_push(e, C_LD_ABS, off, 0, 0, 0);
+		rc |= em_push(e, C_AND_K, 0xff00, 0, 0, 0);
+		rc |= em_push(e, C_LSH_K, 8, 0, 0, 0);
+		rc |= em_push(e, C_OR_X, 0, 0, 0, 0);
+		rc |= em_push(e, C_TAX, 0, 0, 0, 0);
+		rc |= em_push(e, C_LD_ABS, off, 0, 0, 0);
+		rc |= em_push(e, C_RSH_K, 8, 0, 0, 0);
+		rc |= em_push(e, C_AND_K, 0xff00, 0, 0, 0);
+		rc |= em_push(e, C_OR_X, 0, 0, 0, 0);
+		rc |= em_push(e, C_TAX, 0, 0, 0, 0);
+		rc |= em_push(e, C_LD_ABS, off, 0, 0, 0);
+		rc |= em_push(e, C_RSH_K, 24, 0, 0, 0);
+		rc |= em_push(e, C_OR_X, 0, 0, 0, 0);
+		break;
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+/* Reverse post-order of the nodes reachable from root. */
+static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *count,
+		     uint32_t *index)
+{
+	uint32_t *stack = iour__malloc((2 * (size_t)c->nnodes + 2) * sizeof(uint32_t));
+	uint8_t *state = iour__calloc(c->nnodes, 1);
+	uint32_t *post = iour__malloc((size_t)c->nnodes * sizeof(uint32_t));
+	uint32_t sp = 0, np = 0;
+
+	if (!stack || !state || !post) {
+		iour__free(stack);
+		iour__free(state);
+		iour__free(post);
+		return -ENOMEM;
+	}
+	stack[sp++] = root;
+	while (sp) {
+		uint32_t n = stack[sp - 1];
+
+		if (state[n] == 0) {
+			state[n] = 1;
+			if (!is_leaf(c, n)) {
+				/* visit t first, then f: f ends up right after n */
+				if (!state[c->nodes[n].f])
+					stack[sp++] = c->nodes[n].f;
+				if (!state[c->nodes[n].t])
+					stack[sp++] = c->nodes[n].t;
+			}
+		} else {
+			sp--;
+			if (state[n] == 1) {
+				state[n] = 2;
+				post[np++] = n;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < np; i++)
+		stack[i] = post[np - 1 - i];
+	for (uint32_t i = 0; i < np; i++)
+		index[stack[i]] = i;
+	iour__free(state);
+	iour__free(post);
+	*order = stack;
+	*count = np;
+	return 0;
+}
+
+/* Label of the entry point of `to` for a jump from a block that leaves
+ * the value of `from_wx` in A. */
+static uint32_t edge_label(const struct cc *c, const uint32_t *index, uint64_t from_wx, uint32_t to)
+{
+	const struct node *n = &c->nodes[to];
+	uint32_t base = 3 * index[to];
+
+	if (n->jop == J_LEAF || from_wx == n->wx)
+		return base + 2;
+	if (WX_KIND(n->wx) != WX_RAW && from_wx == WX(WX_OFF(n->wx), WX_RAW, 0))
+		return base + 1;
+	return base;
+}
+
+/* Position of every uid in the current instruction vector. */
+static int em_positions(const struct emitter *e, uint32_t **pos)
+{
+	uint32_t *p = iour__malloc((e->next_uid ? e->next_uid : 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n; i++)
+		p[e->v[i].uid] = (uint32_t)i;
+	*pos = p;
+	return 0;
+}
+
+/*
+ * Make every conditional jump reach: a jump skipping more than 255
+ * instructions is redirected to a RET with the same value within reach,
+ * or to a JA (or RET copy) inserted right after it.  Repeats until
+ * stable; fails when the program outgrows max_insns.
+ */
+static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
+{
+	for (int round = 0; round < 64; round++) {
+		uint32_t *pos;
+		size_t *after = NULL, nafter = 0;
+		struct sinsn *extra = NULL;
+		bool changed = false;
+		uint32_t *nret = NULL; /* nearest RET #0 / RET #1 at or after i */
+		int rc = em_positions(e, &pos);
+
+		if (rc)
+			return rc;
+		nret = iour__malloc(2 * (e->n + 1) * sizeof(*nret));
+		if (!nret) {
+			iour__free(pos);
+			return -ENOMEM;
+		}
+		nret[2 * e->n] = nret[2 * e->n + 1] = UINT32_MAX;
+		for (size_t i = e->n; i-- > 0;) {
+			const struct sinsn *q = &e->v[i];
+
+			nret[2 * i] =
+				q->code == C_RET_K && q->k == 0 ? (uint32_t)i : nret[2 * i + 2];
+			nret[2 * i + 1] =
+				q->code == C_RET_K && q->k == 1 ? (uint32_t)i : nret[2 * i + 3];
+		}
+		for (size_t i = e->n; i-- > 0;) {
+			struct sinsn *s = &e->v[i];
+
+			if (s->is_jmp != 1)
+				continue;
+			for (int which = 0; which < 2; which++) {
+				uint32_t *lab = which ? &s->jf : &s->jt;
+				uint32_t tpos = pos[e->lab_uid[*lab]];
+				const struct sinsn *tgt = &e->v[tpos];
+				size_t lim = i + 256 < e->n ? i + 256 : e->n - 1;
+				size_t j;
+				uint32_t nl;
+
+				if (tpos - i - 1 <= 255)
+					continue;
+				changed = true;
+				/* an equivalent instruction within reach? */
+				if (tgt->code == C_RET_K && tgt->k <= 1) {
+					j = nret[2 * (i + 1) + tgt->k];
+					if (j == UINT32_MAX)
+						j = lim + 1;
+				} else {
+					for (j = i + 1; j <= lim; j++) {
+						const struct sinsn *q = &e->v[j];
+
+						if (tgt->code == C_RET_K && q->code == C_RET_K &&
+						    q->k == tgt->k)
+							break;
+						if (q->tramp && q->is_jmp == 2 &&
+						    pos[e->lab_uid[q->jt]] == tpos)
+							break;
+					}
+				}
+				if (j <= lim) {
+					if (em_newlabel(e, e->v[j].uid, &nl))
+						goto nomem;
+					s = &e->v[i];
+					lab = which ? &s->jf : &s->jt;
+					*lab = nl;
+					continue;
+				}
+				/* or one planned in this round a little further on
+				 * (the margin absorbs the insertions in between;
+				 * the next round re-checks every distance) */
+				for (j = nafter; j-- > 0;) {
+					const struct sinsn *q = &extra[j];
+
+					if (after[j] - i + (nafter - j) > 200)
+						break;
+					if ((tgt->code == C_RET_K && q->code == C_RET_K &&
+					     q->k == tgt->k) ||
+					    (q->is_jmp == 2 && pos[e->lab_uid[q->jt]] == tpos))
+						break;
+				}
+				if (j != (size_t)-1 && nafter &&
+				    after[j] - i + (nafter - j) <= 200) {
+					if (em_newlabel(e, extra[j].uid, &nl))
+						goto nomem;
+					s = &e->v[i];
+					lab = which ? &s->jf : &s->jt;
+					*lab = nl;
+					continue;
+				}
+				/* insert a trampoline after i */
+				{
+					size_t *na =
+						iour__realloc(after, (nafter + 1) * sizeof(*na));
+					struct sinsn *ne =
+						iour__realloc(extra, (nafter + 1) * sizeof(*ne));
+					struct sinsn *t;
+
+					if (na)
+						after = na;
+					if (ne)
+						extra = ne;
+					if (!na || !ne)
+						goto nomem;
+					t = &extra[nafter];
+					memset(t, 0, sizeof(*t));
+					t->tramp = 1;
+					t->uid = e->next_uid++;
+					if (tgt->code == C_RET_K) {
+						t->code = C_RET_K;
+						t->k = tgt->k;
+					} else {
+						t->code = C_JA;
+						t->is_jmp = 2;
+						/* never chain trampolines */
+						t->jt = tgt->is_jmp == 2 ? tgt->jt : *lab;
+					}
+					after[nafter++] = i;
+					if (em_newlabel(e, t->uid, &nl))
+						goto nomem;
+					s = &e->v[i];
+					lab = which ? &s->jf : &s->jt;
+					*lab = nl;
+					e->ntramp++;
+				}
+			}
+		}
+		iour__free(pos);
+		iour__free(nret);
+		if (nafter) {
+			/* `after` is in descending order of i; rebuild the vector */
+			size_t nn = e->n + nafter, w = nn, a = 0;
+			struct sinsn *nv;
+
+			if (nn > max_insns) {
+				iour__free(after);
+				iour__free(extra);
+				return -IOUR_ERRNO__PROG_TOO_LARGE;
+			}
+			nv = iour__malloc(nn * sizeof(*nv));
+			if (!nv) {
+				iour__free(after);
+				iour__free(extra);
+				return -ENOMEM;
+			}
+			for (size_t i = e->n; i-- > 0;) {
+				/* trampolines planned after i, in plan order */
+				size_t first = a;
+
+				while (a < nafter && after[a] == i)
+					a++;
+				for (size_t q = a; q-- > first;)
+					nv[--w] = extra[q];
+				nv[--w] = e->v[i];
+			}
+			iour__free(e->v);
+			e->v = nv;
+			e->n = e->cap = nn;
+		}
+		iour__free(after);
+		iour__free(extra);
+		if (!changed)
+			return 0;
+		continue;
+nomem:
+		iour__free(pos);
+		iour__free(nret);
+		iour__free(after);
+		iour__free(extra);
+		return -ENOMEM;
+	}
+	return -IOUR_ERRNO__INTERNAL;
+}
+
+/* Documented in filter_compile.h */
+int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns,
+		  struct iour_prog **out)
+{
+	struct emitter e = { 0 };
+	uint32_t *order = NULL, *index = NULL, *pos = NULL, count = 0;
+	uint8_t *need = NULL; /* bit 0: full load, bit 1: transform from raw */
+	struct iour_prog *p = NULL;
+	bool payload = false;
+	int rc;
+
+	index = iour__malloc(c->nnodes * sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	rc = rpo_order(c, root, &order, &count, index);
+	if (rc)
+		goto out;
+	need = iour__calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
+	if (!need) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	need[0] |= 1; /* A holds nothing useful at the start */
+	for (uint32_t i = 0; i < count; i++) {
+		const struct node *n = &c->nodes[order[i]];
+
+		if (n->jop == J_LEAF)
+			continue;
+		for (int w = 0; w < 2; w++) {
+			uint32_t ch = w ? n->f : n->t;
+			uint32_t l = edge_label(c, index, n->wx, ch) % 3;
+
+			if (l == 0)
+				need[index[ch]] |= 1;
+			else if (l == 1)
+				need[index[ch]] |= 2;
+		}
+	}
+	/* three labels per node: full load, transform, test */
+	for (uint32_t i = 0; i < 3 * count; i++) {
+		uint32_t id;
+
+		if (em_newlabel(&e, 0, &id)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < count && !rc; i++) {
+		const struct node *n = &c->nodes[order[i]];
+
+		e.lab_uid[3 * i] = e.next_uid;
+		if (n->jop == J_LEAF) {
+			e.lab_uid[3 * i + 1] = e.lab_uid[3 * i + 2] = e.next_uid;
+			rc = em_push(&e, C_RET_K, n->t == IOUR_ALLOW ? 1 : 0, 0, 0, 0);
+			continue;
+		}
+		if (WX_OFF(n->wx) >= IOUR_CTX_OFF_PDU)
+			payload = true;
+		if (need[i] & 1)
+			rc = em_push(&e, C_LD_ABS, WX_OFF(n->wx), 0, 0, 0);
+		e.lab_uid[3 * i + 1] = e.next_uid;
+		if (!rc && (need[i] & 3) && WX_KIND(n->wx) != WX_RAW)
+			rc = em_xform(&e, n->wx, false);
+		e.lab_uid[3 * i + 2] = e.next_uid;
+		if (!rc)
+			rc = em_push(&e, jop_code[n->jop], n->k, 1,
+				     edge_label(c, index, n->wx, n->t),
+				     edge_label(c, index, n->wx, n->f));
+	}
+	if (rc)
+		goto out;
+	if (e.n > max_insns) {
+		rc = -IOUR_ERRNO__PROG_TOO_LARGE;
+		goto out;
+	}
+	rc = em_fix_jumps(&e, max_insns);
+	if (rc)
+		goto out;
+	rc = em_positions(&e, &pos);
+	if (rc)
+		goto out;
+	p = iour__malloc(sizeof(*p) + e.n * sizeof(struct iour_insn));
+	if (!p) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(p, 0, sizeof(*p));
+	p->opcode = opcode;
+	p->cnt = e.n;
+	p->kind = IOUR_PROG_FILTER;
+	if (count == 1 && is_leaf(c, root))
+		p->kind = c->nodes[root].t == IOUR_ALLOW ? IOUR_PROG_ALWAYS_ALLOW :
+							   IOUR_PROG_ALWAYS_DENY;
+	p->pdu_size = payload ? iour__opcode_pdu_size(opcode) : 0;
+	for (size_t i = 0; i < e.n; i++) {
+		const struct sinsn *s = &e.v[i];
+		struct iour_insn *o = &p->insns[i];
+
+		o->code = s->code;
+		o->k = s->k;
+		o->jt = o->jf = 0;
+		if (s->is_jmp == 1) {
+			o->jt = (uint8_t)(pos[e.lab_uid[s->jt]] - i - 1);
+			o->jf = (uint8_t)(pos[e.lab_uid[s->jf]] - i - 1);
+		} else if (s->is_jmp == 2) {
+			o->k = pos[e.lab_uid[s->jt]] - (uint32_t)i - 1;
+		}
+	}
+	*out = p;
+	rc = 0;
+out:
+	iour__free(pos);
+	iour__free(order);
+	iour__free(index);
+	iour__free(need);
+	iour__free(e.v);
+	iour__free(e.lab_uid);
+	if (!rc)
+		c->ntramp = e.ntramp;
+	return rc;
+}

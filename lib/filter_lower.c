@@ -1,0 +1,1074 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1 of the argument-filter compiler (filter_compile.h): one
+ * opcode's rules -> a decision graph.  Field layouts, interval maps over
+ * a field's value domain, each comparison kind, runs of rules on one
+ * field, and CONNECT's IPv4-mapped reading.
+ *
+ * About 1,070 lines, over the house's ~1,000: it is one stage, and every
+ * part of it lowers comparisons through the same layouts and maps, so a
+ * second file would only export those to one reader.
+ */
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "filter_compile.h"
+
+/* ---- field layout --------------------------------------------------------- */
+struct layout {
+	uint32_t width;    /* 32, 64 or 128 */
+	uint32_t off;      /* 32-bit: the word; 64: the u64; 128: first word */
+	uint32_t wmask;    /* 32-bit: bits of the word that hold value << shift */
+	uint32_t shift;    /* 32-bit: value = (word & wmask) >> shift */
+	uint32_t swap;     /* 0, or 16 / 32: network-order field, little-endian */
+	bool need_and;     /* other bits of the word may be set */
+	bool network;      /* network-order field (port, IPv4) */
+	uint32_t netbytes; /* its size in bytes: 2 or 4 */
+	uint64_t maxv;     /* largest value the field takes */
+	uint32_t guard;    /* 0, or the family the field exists for */
+};
+
+static void field_layout(uint32_t field, bool be, struct layout *L)
+{
+	memset(L, 0, sizeof(*L));
+	L->width = 32;
+	L->wmask = UINT32_MAX;
+	L->maxv = UINT32_MAX;
+	switch (field) {
+	case IOUR_FIELD_USER_DATA:
+		L->width = 64;
+		L->maxv = UINT64_MAX;
+		L->off = IOUR_CTX_OFF_USER_DATA;
+		break;
+	case IOUR_FIELD_OPEN_FLAGS:
+		L->width = 64;
+		L->maxv = UINT64_MAX;
+		L->off = IOUR_CTX_OFF_OPEN_FLAGS;
+		break;
+	case IOUR_FIELD_OPEN_MODE:
+		L->width = 64;
+		L->maxv = UINT64_MAX;
+		L->off = IOUR_CTX_OFF_OPEN_MODE;
+		break;
+	case IOUR_FIELD_OPEN_RESOLVE:
+		L->width = 64;
+		L->maxv = UINT64_MAX;
+		L->off = IOUR_CTX_OFF_OPEN_RESOLVE;
+		break;
+	case IOUR_FIELD_SQE_FLAGS:
+		/* byte 9: bits 8..15 of the word at 8 (LE), bits 16..23 (BE) */
+		L->off = 8;
+		L->shift = be ? 16 : 8;
+		L->wmask = 0xffU << L->shift;
+		L->need_and = true;
+		L->maxv = 0xff;
+		break;
+	case IOUR_FIELD_SOCKET_FAMILY:
+		L->off = IOUR_CTX_OFF_SOCKET_FAMILY;
+		break;
+	case IOUR_FIELD_SOCKET_TYPE:
+		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
+		L->wmask = 0xf;
+		L->need_and = true;
+		L->maxv = 0xf;
+		break;
+	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
+		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
+		L->wmask = SOCK_NONBLOCK | SOCK_CLOEXEC;
+		L->need_and = true;
+		L->maxv = L->wmask;
+		break;
+	case IOUR_FIELD_SOCKET_TYPE_RAW:
+		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
+		break;
+	case IOUR_FIELD_SOCKET_PROTOCOL:
+		L->off = IOUR_CTX_OFF_SOCKET_PROTOCOL;
+		break;
+	case IOUR_FIELD_OPEN_ACCMODE:
+		/* the low word of open.flags */
+		L->off = IOUR_CTX_OFF_OPEN_FLAGS + (be ? 4 : 0);
+		L->wmask = 3;
+		L->need_and = true;
+		L->maxv = 3;
+		break;
+	case IOUR_FIELD_CONNECT_FAMILY:
+		L->off = IOUR_CTX_OFF_CONNECT_FAMILY;
+		L->maxv = 0xffff; /* sa_family_t, zero-extended */
+		break;
+	case IOUR_FIELD_CONNECT_PORT:
+		/* be16 followed by two zero pad bytes */
+		L->off = IOUR_CTX_OFF_CONNECT_PORT;
+		L->network = true;
+		L->netbytes = 2;
+		L->maxv = 0xffff;
+		if (be) {
+			L->shift = 16;
+			L->wmask = 0xffff0000U;
+		} else {
+			L->swap = 16;
+			L->wmask = 0xffff;
+		}
+		break;
+	case IOUR_FIELD_CONNECT_ADDR4:
+		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
+		L->network = true;
+		L->netbytes = 4;
+		L->swap = be ? 0 : 32;
+		L->guard = AF_INET;
+		break;
+	case IOUR_FIELD_CONNECT_ADDR6:
+		L->width = 128;
+		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
+		L->guard = AF_INET6;
+		break;
+	}
+}
+
+/* The raw word a network-order field's value v appears as. */
+static uint32_t raw_of(const struct layout *L, uint64_t v, bool be)
+{
+	uint8_t b[4] = { 0 };
+
+	if (L->netbytes == 2) {
+		b[0] = (uint8_t)(v >> 8);
+		b[1] = (uint8_t)v;
+	} else {
+		b[0] = (uint8_t)(v >> 24);
+		b[1] = (uint8_t)(v >> 16);
+		b[2] = (uint8_t)(v >> 8);
+		b[3] = (uint8_t)v;
+	}
+	return load32(b, be);
+}
+
+/* ---- segments and interval maps ------------------------------------------ */
+/* A segment [lo, hi] of a value domain mapped to a target node. */
+struct seg {
+	uint64_t lo, hi;
+	uint32_t t;
+	uint32_t pad;
+};
+
+struct segv {
+	struct seg *v;
+	size_t n, cap;
+};
+
+static int segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
+{
+	if (s->n && s->v[s->n - 1].t == t && s->v[s->n - 1].hi + 1 == lo) {
+		s->v[s->n - 1].hi = hi;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		struct seg *nv = iour__realloc(s->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n].lo = lo;
+	s->v[s->n].hi = hi;
+	s->v[s->n].t = t;
+	s->v[s->n].pad = 0;
+	s->n++;
+	return 0;
+}
+
+static void segv_free(struct segv *s)
+{
+	iour__free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+static uint32_t ceil_log2(uint64_t n)
+{
+	uint32_t r = 0;
+
+	while (r < 64 && ((uint64_t)1 << r) < n)
+		r++;
+	return r;
+}
+
+/*
+ * Balanced decision tree over segments segs[i..j] of a 32-bit expression.
+ * The segments are contiguous and adjacent ones have different targets.
+ */
+static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t i, size_t j)
+{
+	size_t n = j - i + 1, k, npts = 0, bgi = SIZE_MAX;
+	uint32_t bg, node;
+
+	if (n == 1)
+		return s[i].t;
+	/* Up to three points on a common background: a chain of JEQs has
+	 * the worst path of the tree and a shorter average one. */
+	if (n <= 7) {
+		for (k = i; k <= j; k++)
+			if (s[k].lo != s[k].hi) {
+				bgi = k;
+				break;
+			}
+		if (bgi != SIZE_MAX) {
+			bool ok = true;
+
+			bg = s[bgi].t;
+			for (k = i; k <= j && ok; k++) {
+				if (s[k].t == bg)
+					continue;
+				if (s[k].lo != s[k].hi)
+					ok = false;
+				npts++;
+			}
+			if (ok && npts <= 3) {
+				node = bg;
+				for (k = j + 1; k-- > i;)
+					if (s[k].t != bg)
+						node = iour__fc_mk_test(c, wx, J_EQ,
+									(uint32_t)s[k].lo, s[k].t,
+									node);
+				return node;
+			}
+		}
+	}
+	if (n == 2) {
+		if (s[i].lo == s[i].hi)
+			return iour__fc_mk_test(c, wx, J_EQ, (uint32_t)s[i].lo, s[i].t, s[j].t);
+		if (s[j].lo == s[j].hi)
+			return iour__fc_mk_test(c, wx, J_EQ, (uint32_t)s[j].lo, s[j].t, s[i].t);
+		return iour__fc_mk_test(c, wx, J_GE, (uint32_t)s[j].lo, s[j].t, s[i].t);
+	}
+	k = i + n / 2;
+	{
+		uint32_t right = map_tree(c, wx, s, k, j);
+		uint32_t left = map_tree(c, wx, s, i, k - 1);
+
+		return iour__fc_mk_test(c, wx, J_GE, (uint32_t)s[k].lo, right, left);
+	}
+}
+
+/* Map over a 32-bit expression; segs cover [0, UINT32_MAX]. */
+static uint32_t map32(struct cc *c, uint64_t wx, const struct segv *sv)
+{
+	if (!sv->n)
+		return LEAF_DENY; /* unreachable: callers always cover the domain */
+	return map_tree(c, wx, sv->v, 0, sv->n - 1);
+}
+
+/*
+ * v-domain segments (covering [0, maxv]) of a 32-bit field to word-domain
+ * segments of the expression value << shift, covering [0, UINT32_MAX]:
+ * values the field cannot take are "don't care" and join the last segment.
+ */
+static int scale_segs(const struct segv *in, uint32_t shift, struct segv *out)
+{
+	uint64_t low = shift ? ((uint64_t)1 << shift) - 1 : 0;
+
+	for (size_t i = 0; i < in->n; i++) {
+		uint64_t lo = in->v[i].lo << shift;
+		uint64_t hi = (in->v[i].hi << shift) | low;
+
+		if (i + 1 == in->n)
+			hi = UINT32_MAX;
+		if (segv_push(out, lo, hi, in->v[i].t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * 64-bit map: segs cover [0, UINT64_MAX].  A map over the high word whose
+ * targets are maps over the low word (or the target itself when a high
+ * value maps entirely to one target).
+ */
+static uint32_t map64(struct cc *c, uint64_t hwx, uint64_t lwx, const struct segv *sv)
+{
+	struct segv hi = { 0 }, lo = { 0 };
+	uint32_t cur_h = 0, node = LEAF_DENY;
+	size_t i;
+
+	/* close the low map of high value cur_h and add it to `hi` */
+#define FLUSH_HIGH()                                   \
+	do {                                           \
+		uint32_t tgt;                          \
+		if (lo.n == 1)                         \
+			tgt = lo.v[0].t;               \
+		else                                   \
+			tgt = map32(c, lwx, &lo);      \
+		if (segv_push(&hi, cur_h, cur_h, tgt)) \
+			c->err = -ENOMEM;              \
+		lo.n = 0;                              \
+	} while (0)
+
+	for (i = 0; i < sv->n && !c->err; i++) {
+		uint64_t a = sv->v[i].lo, b = sv->v[i].hi;
+		uint32_t ha = (uint32_t)(a >> 32), hb = (uint32_t)(b >> 32);
+		uint32_t t = sv->v[i].t;
+
+		if (ha == hb) {
+			if (segv_push(&lo, (uint32_t)a, (uint32_t)b, t))
+				c->err = -ENOMEM;
+			if ((uint32_t)b == UINT32_MAX) {
+				FLUSH_HIGH();
+				cur_h = ha + 1;
+			}
+			continue;
+		}
+		/* the tail of ha */
+		if (segv_push(&lo, (uint32_t)a, UINT32_MAX, t))
+			c->err = -ENOMEM;
+		FLUSH_HIGH();
+		/* whole high values ha+1 .. hb-1 (and hb if b ends it) */
+		if ((uint32_t)b == UINT32_MAX) {
+			if (segv_push(&hi, (uint64_t)ha + 1, hb, t))
+				c->err = -ENOMEM;
+			cur_h = hb + 1;
+		} else {
+			if (hb > ha + 1 && segv_push(&hi, (uint64_t)ha + 1, hb - 1, t))
+				c->err = -ENOMEM;
+			cur_h = hb;
+			if (segv_push(&lo, 0, (uint32_t)b, t))
+				c->err = -ENOMEM;
+		}
+	}
+#undef FLUSH_HIGH
+	/* the segments must have covered every high value */
+	if (!c->err && (!sv->n || sv->v[sv->n - 1].hi != UINT64_MAX || lo.n))
+		c->err = -IOUR_ERRNO__INTERNAL;
+	if (!c->err)
+		node = map32(c, hwx, &hi);
+	segv_free(&hi);
+	segv_free(&lo);
+	return node;
+}
+
+/* ---- comparisons ---------------------------------------------------------- */
+static bool op_is_interval(uint32_t op)
+{
+	switch (op) {
+	case IOUR_CMP_EQ:
+	case IOUR_CMP_NE:
+	case IOUR_CMP_LT:
+	case IOUR_CMP_LE:
+	case IOUR_CMP_GT:
+	case IOUR_CMP_GE:
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET:
+	case IOUR_CMP_IN_RANGE:
+	case IOUR_CMP_NOT_IN_RANGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Paint the segments of [0, maxv] where an interval comparison holds with
+ * `t` on top of `sv` (which already covers [0, maxv]).  Used for single
+ * comparisons (sv = all F) and for runs of rules (painted last to first).
+ */
+struct ivl {
+	uint64_t lo, hi;
+};
+
+/* Intervals (sorted, disjoint) where the comparison holds, within [0, maxv].
+ * Returns the count; *out is allocated (NULL when the count is 0). */
+static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl **out)
+{
+	struct ivl *v = NULL;
+	size_t n = 0, i;
+	bool negate = false;
+	uint64_t a = cmp->value, b = cmp->arg;
+
+	*out = NULL;
+	switch (cmp->op) {
+	case IOUR_CMP_NE:
+		negate = true;
+		/* fall through */
+	case IOUR_CMP_EQ:
+		b = a;
+		break;
+	case IOUR_CMP_LT:
+		if (!a)
+			return 0;
+		b = a - 1;
+		a = 0;
+		break;
+	case IOUR_CMP_LE:
+		b = a;
+		a = 0;
+		break;
+	case IOUR_CMP_GT:
+		if (a >= maxv)
+			return 0;
+		a = a + 1;
+		b = maxv;
+		break;
+	case IOUR_CMP_GE:
+		b = maxv;
+		break;
+	case IOUR_CMP_NOT_IN_RANGE:
+		negate = true;
+		break;
+	case IOUR_CMP_IN_RANGE:
+		break;
+	case IOUR_CMP_NOT_IN_SET:
+		negate = true;
+		/* fall through */
+	case IOUR_CMP_IN_SET:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (cmp->op == IOUR_CMP_IN_SET || cmp->op == IOUR_CMP_NOT_IN_SET) {
+		v = iour__malloc((cmp->set_len + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (i = 0; i < cmp->set_len; i++) {
+			uint64_t x = cmp->set[i];
+
+			if (n && v[n - 1].hi + 1 == x)
+				v[n - 1].hi = x;
+			else
+				v[n].lo = v[n].hi = x, n++;
+		}
+	} else {
+		v = iour__malloc(2 * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		v[0].lo = a;
+		v[0].hi = b;
+		n = 1;
+	}
+	if (negate) {
+		struct ivl *w = iour__malloc((n + 1) * sizeof(*w));
+		size_t m = 0;
+		uint64_t next = 0;
+		bool done = false;
+
+		if (!w) {
+			iour__free(v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++) {
+			if (v[i].lo > next)
+				w[m].lo = next, w[m].hi = v[i].lo - 1, m++;
+			if (v[i].hi >= maxv) {
+				done = true;
+				break;
+			}
+			next = v[i].hi + 1;
+		}
+		if (!done)
+			w[m].lo = next, w[m].hi = maxv, m++;
+		iour__free(v);
+		v = w;
+		n = m;
+	}
+	if (!n) {
+		iour__free(v);
+		return 0;
+	}
+	*out = v;
+	return (int)n;
+}
+
+/* Build v-domain segments over [0, maxv]: `ivs` -> t, the rest -> f. */
+static int segs_from_intervals(const struct ivl *ivs, size_t n, uint64_t maxv, uint32_t t,
+			       uint32_t f, struct segv *out)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ivs[i].lo > next && segv_push(out, next, ivs[i].lo - 1, f))
+			return -ENOMEM;
+		if (segv_push(out, ivs[i].lo, ivs[i].hi, t))
+			return -ENOMEM;
+		if (ivs[i].hi == maxv)
+			return 0;
+		next = ivs[i].hi + 1;
+	}
+	return segv_push(out, next, maxv, f);
+}
+
+#define RAW_ENUM_MAX 1024
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct rawpt {
+	uint32_t r;
+	uint32_t t;
+};
+
+static int rawpt_cmp(const void *a, const void *b)
+{
+	const struct rawpt *x = a, *y = b;
+
+	return x->r < y->r ? -1 : x->r > y->r;
+}
+
+/*
+ * Map over a 32-bit field given v-domain segments covering [0, maxv].
+ * For a network-order field, chooses between comparing the raw word with
+ * swapped constants (only when the non-background values can be listed)
+ * and swapping the value at run time.
+ */
+static uint32_t map_field32(struct cc *c, const struct layout *L, const struct segv *vs)
+{
+	struct segv host = { 0 }, raw = { 0 };
+	uint64_t hwx, rwx = WX(L->off, WX_RAW, 0);
+	uint32_t node = LEAF_DENY;
+	size_t i;
+
+	if (vs->n == 1)
+		return vs->v[0].t;
+	if (L->swap)
+		hwx = WX(L->off, L->swap == 16 ? WX_BSWAP16 : WX_BSWAP32, 0);
+	else if (L->need_and)
+		hwx = WX(L->off, WX_AND, L->wmask);
+	else
+		hwx = rwx;
+	if (scale_segs(vs, L->swap ? 0 : L->shift, &host)) {
+		c->err = -ENOMEM;
+		goto out; /* host may hold the segments pushed before the failure */
+	}
+	if (L->swap) {
+		/* background: the target covering the most values (maps have
+		 * a handful of distinct targets) */
+		uint64_t best = 0, pts = 0, tot[8];
+		uint32_t bg = vs->v[0].t, tg[8], ntg = 0;
+
+		for (i = 0; i < vs->n; i++) {
+			uint32_t j;
+
+			for (j = 0; j < ntg && tg[j] != vs->v[i].t; j++)
+				;
+			if (j == ntg) {
+				if (ntg == 8)
+					continue;
+				tg[ntg] = vs->v[i].t;
+				tot[ntg++] = 0;
+			}
+			tot[j] += vs->v[i].hi - vs->v[i].lo + 1;
+		}
+		for (uint32_t j = 0; j < ntg; j++)
+			if (tot[j] > best) {
+				best = tot[j];
+				bg = tg[j];
+			}
+		for (i = 0; i < vs->n; i++)
+			if (vs->v[i].t != bg)
+				pts += vs->v[i].hi - vs->v[i].lo + 1;
+		if (pts <= RAW_ENUM_MAX) {
+			struct rawpt *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
+			size_t m = 0;
+			uint64_t next = 0;
+			int rc = 0;
+
+			if (!rp) {
+				c->err = -ENOMEM;
+				goto out;
+			}
+			for (i = 0; i < vs->n; i++) {
+				if (vs->v[i].t == bg)
+					continue;
+				for (uint64_t v = vs->v[i].lo; v <= vs->v[i].hi; v++) {
+					rp[m].r = raw_of(L, v, c->be);
+					rp[m].t = vs->v[i].t;
+					m++;
+				}
+			}
+			qsort(rp, m, sizeof(*rp), rawpt_cmp);
+			for (i = 0; i < m && !rc; i++) {
+				if (rp[i].r > next)
+					rc = segv_push(&raw, next, (uint64_t)rp[i].r - 1, bg);
+				if (!rc)
+					rc = segv_push(&raw, rp[i].r, rp[i].r, rp[i].t);
+				next = (uint64_t)rp[i].r + 1;
+			}
+			if (!rc && next <= UINT32_MAX)
+				rc = segv_push(&raw, next, UINT32_MAX, bg);
+			iour__free(rp);
+			if (rc) {
+				c->err = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	if (raw.n && ceil_log2(raw.n) <= ceil_log2(host.n) + wx_xform_len(hwx))
+		node = map32(c, rwx, &raw);
+	else
+		node = map32(c, hwx, &host);
+out:
+	segv_free(&host);
+	segv_free(&raw);
+	return node;
+}
+
+/* Map over any scalar field given v-domain segments covering [0, maxv]. */
+static uint32_t map_field(struct cc *c, const struct layout *L, const struct segv *vs)
+{
+	if (L->width == 64) {
+		uint32_t lo = L->off + (c->be ? 4 : 0), hi = L->off + (c->be ? 0 : 4);
+
+		if (vs->n == 1)
+			return vs->v[0].t;
+		return map64(c, WX(hi, WX_RAW, 0), WX(lo, WX_RAW, 0), vs);
+	}
+	return map_field32(c, L, vs);
+}
+
+/* (word & mask) == val on one 32-bit word, as a node. */
+static uint32_t word_meq(struct cc *c, uint32_t off, uint32_t mask, uint32_t val, uint32_t t,
+			 uint32_t f)
+{
+	if (!mask)
+		return t;
+	if (mask == UINT32_MAX)
+		return iour__fc_mk_test(c, WX(off, WX_RAW, 0), J_EQ, val, t, f);
+	return iour__fc_mk_test(c, WX(off, WX_AND, mask), J_EQ, val, t, f);
+}
+
+/* A bit test on one word with word-domain mask m (and value a). */
+static uint32_t word_bits(struct cc *c, uint32_t op, uint32_t off, uint32_t m, uint32_t a,
+			  uint32_t t, uint32_t f)
+{
+	uint64_t rwx = WX(off, WX_RAW, 0);
+
+	switch (op) {
+	case IOUR_CMP_ANY_BITS:
+		return m ? iour__fc_mk_test(c, rwx, J_SET, m, t, f) : f;
+	case IOUR_CMP_NONE_BITS:
+		return m ? iour__fc_mk_test(c, rwx, J_SET, m, f, t) : t;
+	case IOUR_CMP_ALL_BITS:
+		if (!m)
+			return t;
+		if (!(m & (m - 1)))
+			return iour__fc_mk_test(c, rwx, J_SET, m, t, f);
+		return word_meq(c, off, m, m, t, f);
+	default: /* MASKED_EQ */
+		return word_meq(c, off, m, a, t, f);
+	}
+}
+
+/* Does a scalar comparison hold for the value v?  (For fields whose value
+ * a view fixes.) */
+static bool value_holds(const struct iour__cmp *cmp, uint64_t v)
+{
+	size_t i;
+
+	switch (cmp->op) {
+	case IOUR_CMP_EQ:
+		return v == cmp->value;
+	case IOUR_CMP_NE:
+		return v != cmp->value;
+	case IOUR_CMP_LT:
+		return v < cmp->value;
+	case IOUR_CMP_LE:
+		return v <= cmp->value;
+	case IOUR_CMP_GT:
+		return v > cmp->value;
+	case IOUR_CMP_GE:
+		return v >= cmp->value;
+	case IOUR_CMP_MASKED_EQ:
+		return (v & cmp->arg) == cmp->value;
+	case IOUR_CMP_ANY_BITS:
+		return (v & cmp->value) != 0;
+	case IOUR_CMP_ALL_BITS:
+		return (v & cmp->value) == cmp->value;
+	case IOUR_CMP_NONE_BITS:
+		return (v & cmp->value) == 0;
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET:
+		for (i = 0; i < cmp->set_len && cmp->set[i] != v; i++)
+			;
+		return (i < cmp->set_len) == (cmp->op == IOUR_CMP_IN_SET);
+	case IOUR_CMP_IN_RANGE:
+		return cmp->value <= v && v <= cmp->arg;
+	case IOUR_CMP_NOT_IN_RANGE:
+		return v < cmp->value || v > cmp->arg;
+	default:
+		return false;
+	}
+}
+
+/* Adjusts an address field's layout to the current mapped view; false
+ * when the view has no such address (every comparison on it is false). */
+static bool view_layout(const struct cc *c, struct layout *L)
+{
+	if (L->guard == AF_INET) {
+		if (c->view != VIEW_M4)
+			return false;
+		L->off = IOUR_CTX_OFF_CONNECT_ADDR + 12; /* ::ffff:a.b.c.d */
+		L->guard = 0;
+	} else if (L->guard == AF_INET6) {
+		if (c->view != VIEW_M6)
+			return false;
+		L->guard = 0; /* the mapped test checked the family */
+	}
+	return true;
+}
+
+/* Compile one comparison: a node that goes to t when it holds, else f. */
+static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t t, uint32_t f)
+{
+	struct layout L;
+	uint32_t node = f;
+
+	field_layout(cmp->field, c->be, &L);
+	if (c->view != VIEW_PLAIN) {
+		if (cmp->field == IOUR_FIELD_CONNECT_FAMILY)
+			return value_holds(cmp, c->view == VIEW_M4 ? AF_INET : AF_INET6) ? t : f;
+		if (!view_layout(c, &L))
+			return f;
+	}
+
+	if (L.width == 128) {
+		/* IPv6 prefix: whole words by equality, the partial word masked */
+		bool in = cmp->op == IOUR_CMP_IN_PREFIX;
+		uint32_t yes = in ? t : f, no = in ? f : t;
+
+		node = yes;
+		for (int w = 3; w >= 0; w--) {
+			uint32_t bits = cmp->arg > 32ULL * (uint32_t)w ?
+						(uint32_t)(cmp->arg - 32ULL * (uint32_t)w) :
+						0;
+			uint8_t mb[4];
+
+			if (bits > 32)
+				bits = 32;
+			for (int i = 0; i < 4; i++) {
+				uint32_t bb = bits > 8U * (uint32_t)i ? bits - 8U * (uint32_t)i : 0;
+
+				mb[i] = bb >= 8 ? 0xff : (uint8_t)(0xff00 >> bb);
+			}
+			node = word_meq(c, L.off + 4 * (uint32_t)w, load32(mb, c->be),
+					load32(&cmp->addr6[4 * (size_t)w], c->be), node, no);
+		}
+	} else if (cmp->op == IOUR_CMP_IN_PREFIX || cmp->op == IOUR_CMP_NOT_IN_PREFIX) {
+		/* IPv4 prefix: masked equality on the raw word */
+		bool in = cmp->op == IOUR_CMP_IN_PREFIX;
+		uint32_t hmask = cmp->arg ? (uint32_t)(UINT32_MAX << (32 - cmp->arg)) : 0;
+
+		node = word_meq(c, L.off, raw_of(&L, hmask, c->be), raw_of(&L, cmp->value, c->be),
+				in ? t : f, in ? f : t);
+	} else if (op_is_interval(cmp->op)) {
+		struct segv vs = { 0 };
+		struct ivl *ivs;
+		int n = cmp_intervals(cmp, L.maxv, &ivs);
+
+		if (n < 0) {
+			c->err = n;
+			return f;
+		}
+		if (segs_from_intervals(ivs, (size_t)n, L.maxv, t, f, &vs))
+			c->err = -ENOMEM;
+		else
+			node = map_field(c, &L, &vs);
+		iour__free(ivs);
+		segv_free(&vs);
+	} else {
+		/* bit tests and masked equality */
+		uint64_t m = cmp->op == IOUR_CMP_MASKED_EQ ? cmp->arg : cmp->value;
+		uint64_t a = cmp->op == IOUR_CMP_MASKED_EQ ? cmp->value : 0;
+
+		if (L.width == 64) {
+			uint32_t lo = L.off + (c->be ? 4 : 0), hi = L.off + (c->be ? 0 : 4);
+			uint32_t mh = (uint32_t)(m >> 32), ml = (uint32_t)m;
+			uint32_t ah = (uint32_t)(a >> 32), al = (uint32_t)a;
+
+			/* The high word is tested only if the mask has high bits:
+			 * with mh == 0 the operand proves it irrelevant. */
+			if (cmp->op == IOUR_CMP_ANY_BITS) {
+				node = word_bits(c, cmp->op, lo, ml, 0, t, f);
+				if (mh)
+					node = iour__fc_mk_test(c, WX(hi, WX_RAW, 0), J_SET, mh, t,
+								node);
+			} else if (cmp->op == IOUR_CMP_NONE_BITS) {
+				node = word_bits(c, cmp->op, lo, ml, 0, t, f);
+				if (mh)
+					node = iour__fc_mk_test(c, WX(hi, WX_RAW, 0), J_SET, mh, f,
+								node);
+			} else {
+				node = word_bits(c, cmp->op, lo, ml, al, t, f);
+				if (mh)
+					node = word_bits(c, cmp->op, hi, mh, ah, node, f);
+			}
+		} else {
+			uint32_t wm, wa;
+
+			if (L.network) {
+				wm = raw_of(&L, m, c->be);
+				wa = raw_of(&L, a, c->be);
+			} else {
+				wm = (uint32_t)(m << L.shift);
+				wa = (uint32_t)(a << L.shift);
+			}
+			node = word_bits(c, cmp->op, L.off, wm, wa, t, f);
+		}
+	}
+	if (L.guard)
+		node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
+					L.guard, node, f);
+	return node;
+}
+
+static bool rule_mergeable(const struct cc *c, const struct iour__rule *r)
+{
+	return r->ncmps == 1 && r->cmps[0].field != IOUR_FIELD_CONNECT_ADDR6 &&
+	       op_is_interval(r->cmps[0].op) &&
+	       (c->view == VIEW_PLAIN || r->cmps[0].field != IOUR_FIELD_CONNECT_FAMILY);
+}
+
+/*
+ * A run of one-comparison interval rules on one field: paint the value
+ * domain (first rule wins) and build one map; values no rule takes go to
+ * `rest`.
+ */
+static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t n, uint32_t rest)
+{
+	struct layout L;
+	uint64_t *bnd = NULL;
+	uint32_t *tgt = NULL;
+	struct ivl **ivs = NULL;
+	int *nivs = NULL;
+	size_t nb = 0, total = 0, i, j;
+	struct segv vs = { 0 };
+	uint32_t node = rest;
+
+	field_layout(rules[0].cmps[0].field, c->be, &L);
+	if (c->view != VIEW_PLAIN && !view_layout(c, &L))
+		return rest;
+	ivs = iour__calloc(n, sizeof(struct ivl *));
+	nivs = iour__calloc(n, sizeof(*nivs));
+	if (!ivs || !nivs)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		nivs[i] = cmp_intervals(&rules[i].cmps[0], L.maxv, &ivs[i]);
+		if (nivs[i] < 0) {
+			c->err = nivs[i];
+			nivs[i] = 0;
+			goto out;
+		}
+		total += (size_t)nivs[i];
+	}
+	/* elementary boundaries: 0 and every interval's start and end + 1 */
+	bnd = iour__malloc((2 * total + 1) * sizeof(*bnd));
+	if (!bnd)
+		goto nomem;
+	bnd[nb++] = 0;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < (size_t)nivs[i]; j++) {
+			bnd[nb++] = ivs[i][j].lo;
+			if (ivs[i][j].hi < L.maxv)
+				bnd[nb++] = ivs[i][j].hi + 1;
+		}
+	qsort(bnd, nb, sizeof(*bnd), cmp_u64);
+	j = 0;
+	for (i = 0; i < nb; i++)
+		if (!j || bnd[j - 1] != bnd[i])
+			bnd[j++] = bnd[i];
+	nb = j;
+	tgt = iour__malloc(nb * sizeof(*tgt));
+	if (!tgt)
+		goto nomem;
+	for (i = 0; i < nb; i++)
+		tgt[i] = rest;
+	/* paint last rule first so that earlier rules win */
+	for (i = n; i-- > 0;) {
+		uint32_t leaf = cc_leaf(rules[i].verdict);
+
+		for (j = 0; j < (size_t)nivs[i]; j++) {
+			size_t lo = 0, hi = nb; /* first boundary >= ivs.lo */
+
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (bnd[mid] < ivs[i][j].lo)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t k = lo; k < nb && bnd[k] <= ivs[i][j].hi; k++)
+				tgt[k] = leaf;
+		}
+	}
+	for (i = 0; i < nb; i++) {
+		uint64_t hi = i + 1 < nb ? bnd[i + 1] - 1 : L.maxv;
+
+		if (segv_push(&vs, bnd[i], hi, tgt[i]))
+			goto nomem;
+	}
+	node = map_field(c, &L, &vs);
+	if (L.guard)
+		node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
+					L.guard, node, rest);
+	goto out;
+nomem:
+	c->err = -ENOMEM;
+out:
+	if (ivs)
+		for (i = 0; i < n; i++)
+			iour__free(ivs[i]);
+	iour__free(ivs);
+	iour__free(nivs);
+	iour__free(bnd);
+	iour__free(tgt);
+	segv_free(&vs);
+	return node;
+}
+
+/* A rule's conjunction in the current view: to t when it holds, else f. */
+static uint32_t compile_conj(struct cc *c, const struct iour__rule *r, uint32_t t, uint32_t f)
+{
+	for (uint32_t k = r->ncmps; k-- > 0 && !c->err;)
+		t = compile_cmp(c, &r->cmps[k], t, f);
+	return t;
+}
+
+/* Does the rule compare a field that the IPv4 view of a mapped request
+ * reads differently from the request as given? */
+static bool rule_reads_ipv4(const struct iour__rule *r)
+{
+	for (uint32_t k = 0; k < r->ncmps; k++)
+		if (r->cmps[k].field == IOUR_FIELD_CONNECT_FAMILY ||
+		    r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR4)
+			return true;
+	return false;
+}
+
+/*
+ * The whole rule list of an opcode as a graph.  In the PLAIN view, every
+ * rule reads the context as it is.  Otherwise the request is an AF_INET6
+ * connect to an IPv4-mapped address (filter.h, IOUR_FILTER_ADDR4_LITERAL):
+ * an allow rule holds when it holds in the M4 reading (it admits the IPv4
+ * connect the request becomes), a deny rule when it holds in either
+ * reading (the M6 one first, falling back to the M4 one, then to the rules
+ * after it).
+ */
+static uint32_t compile_rules(struct cc *c, const struct iour__opfilter *of, uint32_t dflt)
+{
+	uint32_t node = cc_leaf(dflt);
+	size_t i = of->nrules;
+	bool mapped = c->view != VIEW_PLAIN;
+
+	while (i > 0 && !c->err) {
+		const struct iour__rule *r = &of->rules[i - 1];
+		size_t j = i - 1;
+
+		if (rule_mergeable(c, r)) {
+			while (j > 0 && rule_mergeable(c, &of->rules[j - 1]) &&
+			       of->rules[j - 1].cmps[0].field == r->cmps[0].field)
+				j--;
+			if (i - j >= 2) {
+				/* one field, read the same in both views except
+				 * addr4, which only the M4 view has */
+				if (mapped)
+					c->view = r->cmps[0].field == IOUR_FIELD_CONNECT_ADDR4 ?
+							  VIEW_M4 :
+							  VIEW_M6;
+				node = compile_run(c, &of->rules[j], i - j, node);
+				i = j;
+				continue;
+			}
+		}
+		{
+			uint32_t leaf = cc_leaf(r->verdict), alt = node;
+
+			if (mapped && (r->verdict == IOUR_ALLOW || rule_reads_ipv4(r))) {
+				c->view = VIEW_M4;
+				alt = compile_conj(c, r, leaf, node);
+				if (r->verdict == IOUR_ALLOW) {
+					node = alt;
+					i--;
+					continue;
+				}
+			}
+			if (mapped)
+				c->view = VIEW_M6;
+			node = compile_conj(c, r, leaf, alt);
+		}
+		i--;
+	}
+	return node;
+}
+
+/* Can an addr6 comparison hold for some IPv4-mapped address? */
+static bool addr6_may_hold_mapped(const struct iour__cmp *cmp)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint64_t bits = cmp->arg < 96 ? cmp->arg : 96;
+
+	if (cmp->op != IOUR_CMP_IN_PREFIX)
+		return true;
+	/* the prefix's bits beyond its length are zero (filter.c) */
+	for (uint64_t b = 0; b < bits; b++)
+		if (((cmp->addr6[b / 8] ^ mapped[b / 8]) >> (7 - b % 8)) & 1)
+			return false;
+	return true;
+}
+
+/* Does any rule read the family or an IPv4 address, or allow on an IPv6
+ * address that may be mapped?  (An allow rule on addr6 does not hold for
+ * a mapped request, see compile_rules().) */
+static bool rules_read_ipv4(const struct iour__opfilter *of)
+{
+	for (uint32_t i = 0; i < of->nrules; i++) {
+		const struct iour__rule *r = &of->rules[i];
+
+		if (rule_reads_ipv4(r))
+			return true;
+		for (uint32_t k = 0; k < r->ncmps; k++)
+			if (r->cmps[k].field == IOUR_FIELD_CONNECT_ADDR6 &&
+			    r->verdict == IOUR_ALLOW && addr6_may_hold_mapped(&r->cmps[k]))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to an IPv4-mapped
+ * address (family AF_INET6, address ::ffff:0:0/96) take a graph of their
+ * own, compiled in the mapped views; all other requests take the plain
+ * graph.  Needed only when some rule reads the family or an address:
+ * otherwise both views read a mapped request exactly as the plain graph
+ * does.
+ */
+static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, uint32_t dflt,
+			       uint32_t plain)
+{
+	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
+	uint32_t node;
+
+	c->view = VIEW_M6;
+	node = compile_rules(c, of, dflt);
+	c->view = VIEW_PLAIN;
+	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ,
+				load32(ffff, c->be), node, plain);
+	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, node,
+				plain);
+	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, node, plain);
+	return iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node,
+				plain);
+}
+
+/* Documented in filter_compile.h */
+uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
+			const struct iour__opfilter *of)
+{
+	uint32_t dflt = of->has_default ? of->default_verdict : f->default_verdict;
+	uint32_t root = compile_rules(c, of, dflt);
+
+	if (!c->err && opcode == KIO_OP_CONNECT && !(f->flags & IOUR_FILTER_ADDR4_LITERAL) &&
+	    rules_read_ipv4(of))
+		root = compile_mapped(c, of, dflt, root);
+	return root;
+}
