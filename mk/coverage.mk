@@ -1,0 +1,40 @@
+# mk/coverage.mk: coverage.  Included by the top-level Makefile, whose
+# variables (O, Q, NEED, SUBMAKE, LIB_SRCS, ...) it uses.
+
+# ---- coverage: gcc --coverage build in $(O)/coverage, the unit tests, then
+# gcovr over lib/ (lines and branches).  `coverage` fails below
+# COVERAGE_MIN percent of lines; coverage-report never fails.
+GCOVR ?= gcovr
+COVERAGE_MIN ?= 90
+COV_O := $(O)/coverage
+# What `make check` runs: coverage-ci (fails below COVERAGE_MIN) or
+# coverage-report (only prints the numbers).
+COVERAGE_CI_TARGET ?= coverage-ci
+GCOVR_ARGS = --root . --object-directory $(COV_O) --filter 'lib/' --exclude-unreachable-branches \
+	--print-summary --txt $(COV_O)/coverage.txt --html-details $(COV_O)/html/index.html \
+	--xml $(COV_O)/coverage.xml
+
+# -fprofile-update=atomic: threads in the tests would otherwise corrupt the
+# counters (gcov then reports negative branch counts).  _exit() is wrapped
+# (tests/coverage/gcov_exit.c) so that forked children write their counters.
+# Children that dropped their privileges cannot write them ("profiling:
+# ... Cannot open"); those messages are filtered out, their counts lost.
+COV_CFLAGS := -O0 -g --coverage -fprofile-update=atomic
+coverage-run:
+	$(Q)$(NEED) gcovr:gcovr
+	$(Q)if [ -d $(COV_O) ]; then find $(COV_O) -name '*.gcda' -delete; fi
+	$(Q)mkdir -p $(COV_O) && gcc $(COV_CFLAGS) -c tests/coverage/gcov_exit.c -o $(COV_O)/gcov_exit.o
+	$(Q){ $(SUBMAKE) O=$(COV_O) CC=gcc CFLAGS='$(COV_CFLAGS)' \
+		LDFLAGS='-Wl,--wrap=_exit $(abspath $(COV_O))/gcov_exit.o' test-run 2>&1; \
+		echo $$? > $(COV_O)/test-run.rc; } | grep -v '^profiling:.*\.gcda:\(Cannot open\|Skip\)$$'; \
+		exit $$(cat $(COV_O)/test-run.rc)
+
+coverage-report: coverage-run
+	$(call msg,GCOVR,lib/ -> $(COV_O)/html/index.html)
+	$(Q)mkdir -p $(COV_O)/html && $(GCOVR) $(GCOVR_ARGS)
+
+coverage: coverage-run
+	$(call msg,GCOVR,lib/ (at least $(COVERAGE_MIN)% of lines))
+	$(Q)mkdir -p $(COV_O)/html && $(GCOVR) $(GCOVR_ARGS) --fail-under-line $(COVERAGE_MIN)
+
+coverage-ci: coverage

@@ -1,0 +1,26 @@
+# mk/install.mk: install, uninstall and the install check.  Included by the top-level Makefile, whose
+# variables (O, Q, NEED, SUBMAKE, LIB_SRCS, ...) it uses.
+
+# ---- install check: DESTDIR staging with PREFIX=/usr, a consumer built
+# with pkg-config (shared, and --static), then uninstall leaves nothing.
+check-install: lib
+	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils
+	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' scripts/check-install.sh
+
+install: lib tools
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(BINDIR)
+	install -m 644 include/iouring_restrict/*.h $(DESTDIR)$(INCLUDEDIR)/iouring_restrict/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libiouring-restrict.so
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libiouring-restrict.a $(DESTDIR)$(LIBDIR)/libiouring-restrict.so \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_REAL)) \
+		$(DESTDIR)$(PKGCONFIGDIR)/iouring-restrict.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/iouring_restrict
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))

@@ -1,0 +1,69 @@
+# mk/tests.mk: unit tests (Criterion), the live tier, the ASan+UBSan run.  Included by the top-level Makefile, whose
+# variables (O, Q, NEED, SUBMAKE, LIB_SRCS, ...) it uses.
+
+# ---- tests: every tests/unit/*.c is a Criterion file; one binary.
+# The headers the tests and examples include, checked once before the first
+# of them is compiled (order-only: it never makes anything out of date).
+need-libs:
+	$(Q)$(NEED) /usr/include/criterion/criterion.h:libcriterion-dev \
+		/usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
+$(TEST_OBJS) $(LIVE_OBJS) $(EXAMPLES): | need-libs
+
+$(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+# The list of test objects as a prerequisite: deleting a test file relinks.
+UNIT_OBJS_LIST := $(O)/tests/unit.objs
+$(UNIT_OBJS_LIST): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(TEST_OBJS)' ]; then printf '%s\n' '$(TEST_OBJS)' > $@; fi
+
+$(UNIT): $(TEST_OBJS) $(STATIC_LIB) $(UNIT_OBJS_LIST)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(TEST_LIBS) $(LDFLAGS)
+
+unit-tests: $(UNIT)
+
+$(LIVE): $(LIVE_OBJS) $(COMMON_OBJS) $(STATIC_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(LIVE_OBJS) $(COMMON_OBJS) $(STATIC_LIB) $(TEST_LIBS) $(LDFLAGS)
+
+live-tests: $(LIVE)
+
+# --verbose prints every test with its outcome, and a skipped test with
+# its reason ("[SKIP] live_task::...: skipped: kernel lacks ...").
+check-live: $(LIVE) examples
+	$(call msg,TEST,$(LIVE) (live tier, real kernel))
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 $(LIVE_ARGS)
+
+# Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
+# Criterion exits 0 without running anything on an unknown option, so the
+# runs also require a report in which at least one test was not skipped
+# ("disabled" counts the tests a --filter left out).
+check_ran = set -- $$(sed -n 's/.*<testsuites[^>]* tests="\([0-9]*\)"[^>]* disabled="\([0-9]*\)".*/\1 \2/p' $(1)); \
+	[ "$${1:-0}" -gt "$${2:-0}" ] || { echo "$(1): Criterion ran no test"; exit 1; }
+
+test-run: $(UNIT) examples tools
+	$(call msg,TEST,$(UNIT))
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(UNIT) -j2 \
+		--xml=$(O)/tests/unit.xml $(TEST_ARGS)
+	$(Q)$(call check_ran,$(O)/tests/unit.xml)
+
+# The same suite built with clang under ASan+UBSan (static library only:
+# sanitized shared objects cannot be linked with -z defs).  The tools are
+# rebuilt sanitized too, and the tests run those.
+test-asan:
+	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.asan-x86_64.a:libclang-rt-14-dev /usr/include/criterion/criterion.h:libcriterion-dev
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools
+	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools $(O)/asan/tests/unit -j2 \
+		--xml=$(O)/asan/tests/unit.xml $(TEST_ARGS)
+	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
+	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		IOUR_EXAMPLES_DIR=$(O)/examples $(O)/asan/tests/live -j1 $(LIVE_ARGS)
