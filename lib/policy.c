@@ -88,7 +88,7 @@ void iour_policy__free(struct iour_policy *p)
 	if (!p)
 		return;
 	iour_ruleset__free(p->rs);
-	for (i = 0; i < IOUR__NOPS; i++)
+	for (i = 0; i < IOUR__NOPCODES; i++)
 		pprog_free(p->progs[i]);
 	iour__free(p);
 }
@@ -107,7 +107,7 @@ int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
 	memcpy(c->attr, p->attr, sizeof(c->attr));
 	if (p->rs && iour_ruleset__dup(p->rs, &c->rs))
 		goto oom;
-	for (i = 0; i < IOUR__NOPS; i++) {
+	for (i = 0; i < IOUR__NOPCODES; i++) {
 		if (p->progs[i] && !(c->progs[i] = pprog_dup(p->progs[i])))
 			goto oom;
 	}
@@ -150,7 +150,7 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	struct iour__pprog *pp;
 	int rc;
 
-	if (!p || opcode >= IOUR__NOPS || cnt > IOUR_MAX_INSNS || pdu_size > 24)
+	if (!p || opcode >= IOUR__NOPCODES || cnt > IOUR_MAX_INSNS || pdu_size > 24)
 		return -EINVAL;
 	if (!insns != !cnt)
 		return -EINVAL;
@@ -224,29 +224,29 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pp
 int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 {
 	struct iour__pprog **next;
-	uint32_t ops[IOUR__NOPS];
+	uint32_t ops[IOUR__NOPCODES];
 	int n = 0, i, rc = 0;
 
 	if (!p)
 		return -EINVAL;
-	next = iour__calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
+	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour__pprog *));
 	if (!next)
 		return -ENOMEM;
 	if (f) {
-		n = iour_filter__opcodes(f, ops, IOUR__NOPS);
+		n = iour_filter__opcodes(f, ops, IOUR__NOPCODES);
 		if (n < 0)
 			rc = n == -ENOMEM ? n : -IOUR_ERRNO__INTERNAL;
 	}
 	for (i = 0; i < n && !rc; i++)
-		if (ops[i] < IOUR__NOPS)
+		if (ops[i] < IOUR__NOPCODES)
 			rc = compile_one(f, ops[i], &next[ops[i]]);
 	if (rc) {
-		for (i = 0; i < IOUR__NOPS; i++)
+		for (i = 0; i < IOUR__NOPCODES; i++)
 			pprog_free(next[i]);
 		iour__free(next);
 		return rc;
 	}
-	for (i = 0; i < IOUR__NOPS; i++) {
+	for (i = 0; i < IOUR__NOPCODES; i++) {
 		pprog_free(p->progs[i]);
 		p->progs[i] = next[i];
 	}

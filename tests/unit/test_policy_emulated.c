@@ -755,7 +755,7 @@ Test(policy_emulated, emulated_pdu_negotiation)
 	struct iour_report *rep = NULL;
 	struct iour_policy *p;
 	struct iour_plan *pl;
-	struct iour__target t;
+	struct iour__kernel t;
 	struct emu *e;
 	uint8_t ctx[40];
 	int fd, i, neg = 0, tight = 0;
@@ -767,8 +767,8 @@ Test(policy_emulated, emulated_pdu_negotiation)
 	/* OPENAT program declares 12 bytes (it reads only the flags). */
 	cr_assert_eq(iour_policy__set_prog(p, OP_OPENAT, flags_lo, 4, 12), 0);
 	/* A target that believes CONNECT has 24 bytes (7.2) and OPENAT 12. */
-	cr_assert_eq(iour__target_for_level(5, &t), 0);
-	t.origin = IOUR__TGT_EMULATED;
+	cr_assert_eq(iour__kernel_for_level(5, &t), 0);
+	t.origin = IOUR__KERNEL_EMULATED;
 	t.pdu[OP_OPENAT] = 12;
 	t.nnp = true;
 	t.priv = IOUR__PRIV_YES;

@@ -47,9 +47,9 @@ static char *describe(const struct iour_plan *pl)
 /* The running kernel's level, as the planner sees it. */
 static uint32_t kernel_level(void)
 {
-	struct iour__target t;
+	struct iour__kernel t;
 
-	cr_assert_eq(iour__target_probe(&t), 0);
+	cr_assert_eq(iour__kernel_probe(&t), 0);
 	return t.level;
 }
 
