@@ -435,6 +435,15 @@ static void plan_free_steps(struct iour_plan *pl)
 	pl->nsteps = pl->n_task = 0;
 }
 
+void iour__plan_drop_enable(struct iour_plan *pl)
+{
+	if (pl->has_ring_part && pl->nsteps > pl->n_task &&
+	    pl->steps[pl->nsteps - 1].op == IOUR_STEP_ENABLE_RINGS) {
+		pl->nsteps--;
+		pl->rep.steps_total = (uint32_t)pl->nsteps;
+	}
+}
+
 /* Documented in include/iouring_restrict/policy.h */
 void iour_plan__free(struct iour_plan *plan)
 {

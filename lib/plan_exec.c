@@ -113,7 +113,7 @@ static int check_kernel(const struct iour_plan *pl, size_t first, size_t end, st
 	char why[512];
 	int rc;
 
-	if (first >= end)
+	if (first >= end || pl->for_running)
 		return 0;
 	rc = iour__kernel_current(&k);
 	if (rc == 0)
@@ -616,6 +616,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	struct iour_report *r = NULL;
 	struct kio_params local = { 0 };
 	struct kio_params *pp = params ? params : &local;
+	uint32_t caller_flags;
 	struct exec x;
 	long fd;
 	int rc;
@@ -636,8 +637,12 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
 	if (rc)
 		return finish(r, iour__err_public(rc, create_errs), report);
+	/* The caller's flags are given back as they were: R_DISABLED is the
+	 * executor's business, not a change to the caller's parameters. */
+	caller_flags = pp->flags;
 	pp->flags |= KIO_SETUP_R_DISABLED;
 	fd = iour__setup(entries, pp);
+	pp->flags = caller_flags;
 	if (fd < 0) {
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		r->mechanism = IOUR_MECH_NONE;

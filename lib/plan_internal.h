@@ -99,11 +99,18 @@ struct iour_plan {
 	 * of a report on its ring part (rep describes the task). */
 	bool ring_rep;
 	uint32_t ring_status, ring_mech, ring_flags;
+	/* Planned a moment ago for the running kernel's cached probe (the
+	 * ring.h wrappers): the executor does not compare kernels again. */
+	bool for_running;
 };
 
 /* Compile `p` for kernel `k` (the planner proper: no system call). */
 IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *k,
 				   struct iour_plan **out);
+
+/* Leave out the ring part's final ENABLE_RINGS step (for ring.h's
+ * IOUR_RING_APPLY_NO_ENABLE: the caller enables the ring later). */
+IOUR_INTERNAL void iour__plan_drop_enable(struct iour_plan *pl);
 
 /* ---- reports ---- */
 

@@ -696,9 +696,10 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *        enables it.
  * @param plan as for iour_plan__apply_ring().
  * @param entries the ring's submission-queue size.
- * @param params a `struct io_uring_params` (its flags gain
- *        `IORING_SETUP_R_DISABLED`; the kernel fills it in as usual), or
- *        NULL for default parameters.  Only setup flags whose result is a
+ * @param params a `struct io_uring_params`, or NULL for default
+ *        parameters.  `IORING_SETUP_R_DISABLED` is added for the
+ *        `io_uring_setup()` call only: the `flags` field is given back as
+ *        the caller set it, and the kernel fills in the rest as usual.  Only setup flags whose result is a
  *        file descriptor are accepted: not
  *        `IORING_SETUP_REGISTERED_FD_ONLY`, nor bits this library does not
  *        know.
