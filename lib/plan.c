@@ -130,7 +130,7 @@ static void add_restrictions(struct builder *b, uint32_t side, const struct iour
 }
 
 static void add_filter(struct builder *b, uint32_t side, uint32_t opcode,
-		       const struct iour__pprog *pp, uint32_t flags, uint32_t pdu)
+		       const struct iour_insn *insns, size_t cnt, uint32_t flags, uint32_t pdu)
 {
 	struct iour__step *s = add_step(b, side, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
 	struct kio_bpf bpf;
@@ -141,19 +141,19 @@ static void add_filter(struct builder *b, uint32_t side, uint32_t opcode,
 	bpf.cmd_type = KIO_BPF_CMD_FILTER;
 	bpf.filter.opcode = opcode;
 	bpf.filter.flags = flags;
-	bpf.filter.filter_len = (uint32_t)pp->cnt;
+	bpf.filter.filter_len = (uint32_t)cnt;
 	bpf.filter.pdu_size = (uint8_t)pdu;
 	memcpy(s->arg, &bpf, sizeof(bpf));
 	s->opcode = opcode;
 	s->fallback = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK];
 	s->intent = IOUR__V_FILTER;
-	s->insns = iour__malloc(pp->cnt * sizeof(*s->insns));
+	s->insns = iour__malloc(cnt * sizeof(*s->insns));
 	if (!s->insns) {
 		b->err = -ENOMEM;
 		return;
 	}
-	memcpy(s->insns, pp->insns, pp->cnt * sizeof(*s->insns));
-	s->insn_cnt = pp->cnt;
+	memcpy(s->insns, insns, cnt * sizeof(*s->insns));
+	s->insn_cnt = cnt;
 }
 
 static void add_companion(struct builder *b, uint32_t err)
@@ -193,15 +193,15 @@ static void compute_intent(const struct iour_policy *p, uint8_t *intent, bool *m
 	uint32_t op;
 
 	for (op = 0; op < IOUR__NOPCODES; op++) {
-		const struct iour__pprog *pp = p->progs[op];
+		const struct iour_prog *pp = p->progs[op];
 
 		mentioned[op] = pp || (listed_only && iour__bm_test(&rs->sqe_ops, op));
 		if (listed_only && !iour__bm_test(&rs->sqe_ops, op))
 			intent[op] = IOUR__V_DENY;
 		else if (pp)
-			intent[op] = pp->kind == IOUR__PK_FILTER ? IOUR__V_FILTER :
-				     pp->kind == IOUR__PK_ALLOW  ? IOUR__V_ALLOW :
-								   IOUR__V_DENY;
+			intent[op] = pp->kind == IOUR_PROG_FILTER       ? IOUR__V_FILTER :
+				     pp->kind == IOUR_PROG_ALWAYS_ALLOW ? IOUR__V_ALLOW :
+									  IOUR__V_DENY;
 		else if (listed_only)
 			intent[op] = IOUR__V_ALLOW;
 		else
@@ -222,7 +222,7 @@ static void note(struct iour_report *r, uint32_t kind, uint32_t reason, uint32_t
 static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *pdu_out,
 		       uint32_t *flags_out)
 {
-	const struct iour__pprog *pp = b->p->progs[op];
+	const struct iour_prog *pp = b->p->progs[op];
 	const struct iour__kernel *kern = b->kern;
 	struct iour_report *r = &b->plan->rep;
 	bool open = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] == IOUR_POLICY_FALLBACK_OPEN;
@@ -454,8 +454,7 @@ void iour_plan__free(struct iour_plan *plan)
 	iour__free(plan);
 }
 
-static struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
-static const struct iour__pprog deny_prog = { IOUR__PK_FILTER, 0, 1, deny_insn };
+static const struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
 
 struct emit {
 	const struct iour_ruleset *eff;
@@ -511,7 +510,7 @@ static void emit_rules(struct builder *b, uint32_t side, struct emit *e)
 		uint8_t v = b->plan->achieved[op];
 
 		if (v == IOUR__V_FILTER) {
-			add_filter(b, side, op, b->p->progs[op],
+			add_filter(b, side, op, b->p->progs[op]->insns, b->p->progs[op]->cnt,
 				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
 								    (int)op == e->last_filter ?
 							    KIO_BPF_FILTER_DENY_REST :
@@ -519,7 +518,7 @@ static void emit_rules(struct builder *b, uint32_t side, struct emit *e)
 				   e->pdu[op]);
 			e->enforcing = true;
 		} else if (v == IOUR__V_DENY && e->via_filters) {
-			add_filter(b, side, op, &deny_prog, 0, 0);
+			add_filter(b, side, op, deny_insn, 1, 0, 0);
 			b->plan->steps[b->plan->nsteps - 1].intent = IOUR__V_DENY;
 			e->enforcing = true;
 		}

@@ -13,28 +13,14 @@
 #include "kernel.h"
 #include "ruleset_internal.h"
 #include "iouring_restrict/cbpf.h"
+#include "filter_internal.h"
 #include "iouring_restrict/policy.h"
 
 #define IOUR__NOPCODES 256
 
-/* Kinds of a per-opcode program (the values of enum iour_prog_kind). */
-enum {
-	IOUR__PK_FILTER = 0,
-	IOUR__PK_ALLOW = 1,
-	IOUR__PK_DENY = 2,
-};
-
-/* One opcode's argument filter as the planner sees it. */
-struct iour__pprog {
-	uint32_t kind;     /* IOUR__PK_* */
-	uint32_t pdu_size; /* payload bytes the program reads (U) */
-	size_t cnt;
-	struct iour_insn *insns; /* owned; NULL unless kind == FILTER */
-};
-
 struct iour_policy {
-	struct iour_ruleset *rs;                   /* classic part, NULL = none */
-	struct iour__pprog *progs[IOUR__NOPCODES]; /* argument filters, NULL = none */
+	struct iour_ruleset *rs;                 /* classic part, NULL = none */
+	struct iour_prog *progs[IOUR__NOPCODES]; /* argument filters, NULL = none */
 	uint32_t attr[IOUR_POLICY_ATTR__MAX];
 };
 

@@ -432,8 +432,8 @@ static int intended(const struct iour_policy *p, const uint8_t ctx[40])
 		return -EACCES;
 	if (!p->progs[op])
 		return 0;
-	if (p->progs[op]->kind != IOUR__PK_FILTER)
-		return p->progs[op]->kind == IOUR__PK_ALLOW ? 0 : -EACCES;
+	if (p->progs[op]->kind != IOUR_PROG_FILTER)
+		return p->progs[op]->kind == IOUR_PROG_ALWAYS_ALLOW ? 0 : -EACCES;
 	cr_assert_eq(iour_cbpf_run(p->progs[op]->insns, p->progs[op]->cnt, ctx, 40, &res), 0);
 	v = res.retval;
 	return v ? 0 : -EACCES;
