@@ -902,53 +902,43 @@ int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_ste
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
-int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
+/*
+ * Two-call sizing of step `i`'s `n` items of `size` bytes at `src`: with
+ * `buf` NULL, `*cnt` receives `n`; else they are copied if `*cnt` is
+ * enough (-ERANGE and the needed count otherwise).
+ */
+static int step_copy(const struct iour_plan *plan, size_t i, const void *src, size_t n, size_t size,
+		     void *buf, size_t *cnt)
 {
-	const struct iour__step *s;
-
-	if (!plan || !len)
+	if (!plan || !cnt)
 		return -EINVAL;
 	if (i >= plan->nsteps)
 		return -ERANGE;
-	s = &plan->steps[i];
-	if (!buf) {
-		*len = s->arg_len;
-		return 0;
-	}
-	if (*len < s->arg_len) {
-		*len = s->arg_len;
+	if (buf && *cnt < n) {
+		*cnt = n;
 		return -ERANGE;
 	}
-	if (s->arg_len)
-		memcpy(buf, s->arg, s->arg_len);
-	*len = s->arg_len;
+	if (buf && n)
+		memcpy(buf, src, n * size);
+	*cnt = n;
 	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
+{
+	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
+
+	return step_copy(plan, i, s ? s->arg : NULL, s ? s->arg_len : 0, 1, buf, len);
 }
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
 			  size_t *cnt)
 {
-	const struct iour__step *s;
+	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
 
-	if (!plan || !cnt)
-		return -EINVAL;
-	if (i >= plan->nsteps)
-		return -ERANGE;
-	s = &plan->steps[i];
-	if (!buf) {
-		*cnt = s->insn_cnt;
-		return 0;
-	}
-	if (*cnt < s->insn_cnt) {
-		*cnt = s->insn_cnt;
-		return -ERANGE;
-	}
-	if (s->insn_cnt)
-		memcpy(buf, s->insns, s->insn_cnt * sizeof(*buf));
-	*cnt = s->insn_cnt;
-	return 0;
+	return step_copy(plan, i, s ? s->insns : NULL, s ? s->insn_cnt : 0, sizeof(*buf), buf, cnt);
 }
 
 /* Documented in include/iouring_restrict/policy.h */
