@@ -882,14 +882,14 @@ int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_ste
 	const struct iour__step *s;
 	size_t n;
 
-	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, target) + 4)
+	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, side) + 4)
 		return -EINVAL;
 	if (i >= plan->nsteps)
 		return -ERANGE;
 	s = &plan->steps[i];
 	memset(&v, 0, sizeof(v));
 	v.sz = out->sz;
-	v.target = s->side;
+	v.side = s->side;
 	v.op = s->op;
 	v.call_op = s->call_op;
 	v.nr_args = s->nr_args;

@@ -184,7 +184,7 @@ static void bpf_bytes(struct kio_bpf *b, uint32_t opcode, uint32_t flags, uint32
 	b->filter.pdu_size = pdu;
 }
 
-static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t target,
+static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t side,
 			       uint32_t opcode, uint32_t flags, uint8_t pdu,
 			       const struct iour_insn *prog, size_t cnt)
 {
@@ -196,7 +196,7 @@ static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t ta
 
 	snprintf(what, sizeof(what), "filter step %zu (opcode %u)", i, opcode);
 	cr_expect_eq(s.op, IOUR_STEP_BPF_FILTER, "emulated: %s", what);
-	cr_expect_eq(s.target, target, "emulated: %s", what);
+	cr_expect_eq(s.side, side, "emulated: %s", what);
 	cr_expect_eq(s.call_op, 37);
 	cr_expect_eq(s.nr_args, 1);
 	cr_expect_eq(s.opcode, opcode);
@@ -231,13 +231,13 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 	/* 1. no_new_privs first. */
 	s = step_of(pl, 0);
 	cr_expect_eq(s.op, IOUR_STEP_SET_NNP);
-	cr_expect_eq(s.target, IOUR_STEP_TASK);
+	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(s.call_op, 38);
 	cr_expect_eq(s.arg_len, 0);
 	/* 2. the classic task set: header + entries, nr_args 1. */
 	s = step_of(pl, 1);
 	cr_expect_eq(s.op, IOUR_STEP_RESTRICTIONS);
-	cr_expect_eq(s.target, IOUR_STEP_TASK);
+	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(s.call_op, 11);
 	cr_expect_eq(s.nr_args, 1, "emulated: task set nr_args is 1, not the count");
 	cr_expect_eq(s.entries, 6);
@@ -279,7 +279,7 @@ Test(policy_emulated, emulated_7_0_deny_rest_on_last_filter_only)
 	n = entries_bytes(want, false, ents, 3);
 	cr_assert_eq(iour_plan__step_cnt(pl), 4);
 	cr_expect_eq(step_of(pl, 0).op, IOUR_STEP_RESTRICTIONS);
-	cr_expect_eq(step_of(pl, 0).target, IOUR_STEP_RING);
+	cr_expect_eq(step_of(pl, 0).side, IOUR_STEP_RING);
 	cr_expect_eq(step_of(pl, 0).nr_args, 3);
 	expect_arg(pl, 0, want, n, "ring entries");
 	expect_filter_step(pl, 1, IOUR_STEP_RING, OP_OPENAT, KIO_BPF_FILTER_SZ_STRICT, 24,
