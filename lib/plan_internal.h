@@ -86,7 +86,8 @@ struct iour_plan {
 	bool ring_rep;
 	uint32_t ring_status, ring_mech, ring_flags;
 	/* Planned a moment ago for the running kernel's cached probe (the
-	 * ring.h wrappers): the executor does not compare kernels again. */
+	 * ring.h wrappers): the executor does not compare kernels again (on
+	 * the real syscall table it would read the same cached probe). */
 	bool for_running;
 };
 

@@ -33,10 +33,9 @@ static int report_valid(const struct iour_ring_report *rep)
 
 /*
  * The plan for `rs` on the running kernel: a ring policy that holds the
- * set and nothing else, planned by the planner for the running kernel
- * (cached probe, as the executor would compare it with).  Errors in the set (undecided flags) are found first,
- * against the newest kernel the library knows, so that they do not depend
- * on the kernel.
+ * set and nothing else, planned for the running kernel's cached probe.
+ * Errors in the set (undecided flags) are found first, against the newest
+ * kernel the library knows, so that they do not depend on the kernel.
  */
 static int plan_for(const struct iour_ruleset *rs, struct iour_plan **out)
 {
