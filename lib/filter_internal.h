@@ -16,8 +16,6 @@
 #include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/filter.h"
 
-#define IOUR__NOPCODES 256
-
 /* A normalised comparison. */
 struct iour__cmp {
 	uint32_t field; /* enum iour_field */

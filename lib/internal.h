@@ -17,6 +17,9 @@
 #include "uapi.h"
 
 #define IOUR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Request opcodes the library's per-opcode tables cover (a u8 in the SQE). */
+#define IOUR__NOPCODES 256
 #define iour_likely(x) __builtin_expect(!!(x), 1)
 #define iour_unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -130,5 +133,10 @@ IOUR_INTERNAL void iour__alloc_disarm(unsigned long *calls, long *live);
  * `allowed` is a 0-terminated list of positive codes.
  */
 IOUR_INTERNAL int iour__err_public(int rc, const int *allowed);
+
+/* The smallest IORING_REGISTER_LAST of any kernel with per-ring
+ * restrictions and this IORING_OP_LAST, from the name tables (names.c);
+ * 0 below 5.10's 34. */
+IOUR_INTERNAL uint32_t iour__reg_last_for_op_last(uint32_t op_last);
 
 #endif /* IOUR_LIB_INTERNAL_H */

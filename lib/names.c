@@ -305,6 +305,30 @@ int iour_register_ops_up_to(uint32_t kver, uint32_t *ops, size_t cap)
 	return list_up_to(reg_tab, IOUR_ARRAY_SIZE(reg_tab), kver, ops, cap);
 }
 
+/* ---- kernel limits from the tables ---- */
+
+uint32_t iour__reg_last_for_op_last(uint32_t op_last)
+{
+	/* The kernels to choose from are 5.10 (the first with per-ring
+	 * restrictions) and every later version that added a request opcode:
+	 * the newest of them whose IORING_OP_LAST is still <= op_last is the
+	 * oldest kernel with that limit, so its IORING_REGISTER_LAST is the
+	 * smallest (kernel-interface.md 6.1 and 6.2). */
+	const uint32_t first = K(5, 10);
+	uint32_t best = 0, v;
+	size_t i;
+
+	if ((uint32_t)iour_opcode_last(first) > op_last)
+		return 0;
+	best = first;
+	for (i = 0; i < IOUR_ARRAY_SIZE(op_tab); i++) {
+		v = op_tab[i].since;
+		if (v > best && (uint32_t)iour_opcode_last(v) <= op_last)
+			best = v;
+	}
+	return (uint32_t)iour_register_op_last(best);
+}
+
 /* ---- SQE flags ---- */
 
 static int flag_bit(uint32_t flag)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The planner: policy + target -> ordered kernel registrations + the
- * report they are expected to earn.  No system call happens here; the
- * target says everything the planner may know about the kernel and task.
+ * The planner: policy + kernel description -> ordered kernel registrations
+ * + the report they are expected to earn.  No system call happens here;
+ * the kernel description (lib/kernel.h) says everything the planner may
+ * know about the kernel and task.
  *
  * The algorithm, in four passes:
  * 1. intent: what the policy means for each request opcode (deny, allow,
  *    or filter with a program), independently of any kernel;
- * 2. mechanism: which kernel paths the target offers for the policy's
+ * 2. mechanism: which kernel paths the kernel offers for the policy's
  *    target (task restrictions, ring restrictions, filters, companion);
  * 3. achieved: what each opcode becomes on those paths (a conditional rule
  *    without filters or without the payload it reads degrades closed or
@@ -19,59 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "enforce_internal.h"
 #include "internal.h"
 #include "plan_internal.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ruleset.h"
-
-/* ---- targets ---- */
-
-/* Representative kernels of the feature levels (probe.h's ladder). */
-int iour__target_for_level(uint32_t level, struct iour__target *t)
-{
-	if (!t || level > 5)
-		return -EINVAL;
-	memset(t, 0, sizeof(*t));
-	t->origin = IOUR__TGT_FORCED;
-	t->level = level;
-	t->priv = IOUR__PRIV_UNKNOWN;
-	switch (level) {
-	case 0:
-		snprintf(t->name, sizeof(t->name), "no io_uring (forced level 0)");
-		return 0;
-	case 1:
-		t->io_uring = true;
-		t->op_last = (uint32_t)iour_opcode_last(IOUR_KVER(5, 4));
-		t->reg_last = (uint32_t)iour_register_op_last(IOUR_KVER(5, 4));
-		snprintf(t->name, sizeof(t->name), "Linux 5.4 (forced level 1)");
-		return 0;
-	case 2:
-		t->io_uring = t->ring_restrict = true;
-		t->op_last = 49;
-		t->reg_last = 26;
-		snprintf(t->name, sizeof(t->name), "Linux 6.1 (forced level 2)");
-		return 0;
-	case 3:
-		t->io_uring = t->ring_restrict = true;
-		t->op_last = 63;
-		t->reg_last = 36;
-		snprintf(t->name, sizeof(t->name), "Linux 6.18 (forced level 3)");
-		return 0;
-	default:
-		t->io_uring = t->ring_restrict = true;
-		t->split = t->task_restrict = t->ring_bpf = t->task_bpf = true;
-		t->op_last = 65;
-		t->reg_last = 38;
-		t->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
-		t->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
-		t->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
-		if (level == 5)
-			t->pdu[KIO_OP_CONNECT] = KIO_PDU_CONNECT;
-		snprintf(t->name, sizeof(t->name), "Linux %s (forced level %u)",
-			 level == 5 ? "7.2" : "7.0", level);
-		return 0;
-	}
-}
 
 const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen)
 {
@@ -87,14 +40,14 @@ const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen)
 
 struct builder {
 	const struct iour_policy *p;
-	const struct iour__target *t;
+	const struct iour__kernel *kern;
 	struct iour_plan *plan;
 	uint32_t cap;
 	int err;
 };
 
-static struct iour__step *add_step(struct builder *b, uint32_t target, uint32_t op,
-				   uint32_t call_op, uint32_t nr_args)
+static struct iour__step *add_step(struct builder *b, uint32_t side, uint32_t op, uint32_t call_op,
+				   uint32_t nr_args)
 {
 	struct iour_plan *pl = b->plan;
 	struct iour__step *s;
@@ -114,7 +67,7 @@ static struct iour__step *add_step(struct builder *b, uint32_t target, uint32_t 
 	}
 	s = &pl->steps[pl->nsteps++];
 	memset(s, 0, sizeof(*s));
-	s->target = target;
+	s->side = side;
 	s->op = op;
 	s->call_op = call_op;
 	s->nr_args = nr_args;
@@ -140,12 +93,12 @@ static void add_nnp(struct builder *b)
 
 /* A classic set, as entries for `lim`, for the task (header first) or a
  * ring. */
-static void add_restrictions(struct builder *b, uint32_t target, const struct iour_ruleset *eff,
+static void add_restrictions(struct builder *b, uint32_t side, const struct iour_ruleset *eff,
 			     const struct iour__kernel_limits *lim, struct iour__clamp *clamp)
 {
 	struct kio_restriction *ents;
 	struct iour__step *s;
-	size_t hdr = target == IOUR_STEP_TASK ? sizeof(struct kio_task_restriction) : 0;
+	size_t hdr = side == IOUR_STEP_TASK ? sizeof(struct kio_task_restriction) : 0;
 	uint8_t *arg;
 	int n;
 
@@ -162,8 +115,8 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 		iour__free(ents);
 		return;
 	}
-	s = add_step(b, target, IOUR_STEP_RESTRICTIONS, KIO_REGISTER_RESTRICTIONS,
-		     target == IOUR_STEP_TASK ? 1 : (uint32_t)n);
+	s = add_step(b, side, IOUR_STEP_RESTRICTIONS, KIO_REGISTER_RESTRICTIONS,
+		     side == IOUR_STEP_TASK ? 1 : (uint32_t)n);
 	if (s && (arg = step_alloc_arg(b, s, hdr + (size_t)n * sizeof(*ents)))) {
 		if (hdr) {
 			struct kio_task_restriction h = { .flags = 0, .nr_res = (uint16_t)n };
@@ -176,11 +129,10 @@ static void add_restrictions(struct builder *b, uint32_t target, const struct io
 	iour__free(ents);
 }
 
-static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
-		       const struct iour__pprog *pp, uint32_t flags, uint32_t pdu)
+static void add_filter(struct builder *b, uint32_t side, uint32_t opcode,
+		       const struct iour_insn *insns, size_t cnt, uint32_t flags, uint32_t pdu)
 {
-	struct iour__step *s =
-		add_step(b, target, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
+	struct iour__step *s = add_step(b, side, IOUR_STEP_BPF_FILTER, KIO_REGISTER_BPF_FILTER, 1);
 	struct kio_bpf bpf;
 
 	if (!s || !step_alloc_arg(b, s, sizeof(bpf)))
@@ -189,30 +141,31 @@ static void add_filter(struct builder *b, uint32_t target, uint32_t opcode,
 	bpf.cmd_type = KIO_BPF_CMD_FILTER;
 	bpf.filter.opcode = opcode;
 	bpf.filter.flags = flags;
-	bpf.filter.filter_len = (uint32_t)pp->cnt;
+	bpf.filter.filter_len = (uint32_t)cnt;
 	bpf.filter.pdu_size = (uint8_t)pdu;
 	memcpy(s->arg, &bpf, sizeof(bpf));
 	s->opcode = opcode;
 	s->fallback = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK];
 	s->intent = IOUR__V_FILTER;
-	s->insns = iour__malloc(pp->cnt * sizeof(*s->insns));
+	s->insns = iour__malloc(cnt * sizeof(*s->insns));
 	if (!s->insns) {
 		b->err = -ENOMEM;
 		return;
 	}
-	memcpy(s->insns, pp->insns, pp->cnt * sizeof(*s->insns));
-	s->insn_cnt = pp->cnt;
+	memcpy(s->insns, insns, cnt * sizeof(*s->insns));
+	s->insn_cnt = cnt;
 }
 
 static void add_companion(struct builder *b, uint32_t err)
 {
-	struct iour_insn prog[IOUR__PLAN_COMPANION_MAX];
+	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
 	struct iour__step *s;
 	int n;
 
 	if (b->err)
 		return;
-	n = iour__plan_companion_prog(err, prog);
+	/* io_uring_setup only: rings created before keep working. */
+	n = iour__companion_build(0, err, prog);
 	if (n < 0) {
 		b->err = n;
 		return;
@@ -239,16 +192,16 @@ static void compute_intent(const struct iour_policy *p, uint8_t *intent, bool *m
 	bool listed_only = rs && rs->sqe_restricted;
 	uint32_t op;
 
-	for (op = 0; op < IOUR__NOPS; op++) {
-		const struct iour__pprog *pp = p->progs[op];
+	for (op = 0; op < IOUR__NOPCODES; op++) {
+		const struct iour_prog *pp = p->progs[op];
 
 		mentioned[op] = pp || (listed_only && iour__bm_test(&rs->sqe_ops, op));
 		if (listed_only && !iour__bm_test(&rs->sqe_ops, op))
 			intent[op] = IOUR__V_DENY;
 		else if (pp)
-			intent[op] = pp->kind == IOUR__PK_FILTER ? IOUR__V_FILTER :
-				     pp->kind == IOUR__PK_ALLOW  ? IOUR__V_ALLOW :
-								   IOUR__V_DENY;
+			intent[op] = pp->kind == IOUR_PROG_FILTER       ? IOUR__V_FILTER :
+				     pp->kind == IOUR_PROG_ALWAYS_ALLOW ? IOUR__V_ALLOW :
+									  IOUR__V_DENY;
 		else if (listed_only)
 			intent[op] = IOUR__V_ALLOW;
 		else
@@ -269,13 +222,13 @@ static void note(struct iour_report *r, uint32_t kind, uint32_t reason, uint32_t
 static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *pdu_out,
 		       uint32_t *flags_out)
 {
-	const struct iour__pprog *pp = b->p->progs[op];
-	const struct iour__target *t = b->t;
+	const struct iour_prog *pp = b->p->progs[op];
+	const struct iour__kernel *kern = b->kern;
 	struct iour_report *r = &b->plan->rep;
 	bool open = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] == IOUR_POLICY_FALLBACK_OPEN;
 	char tmp[24];
 	const char *name = iour__op_label(op, tmp, sizeof(tmp));
-	uint32_t k = t->pdu[op];
+	uint32_t k = kern->pdu[op];
 
 	if (!filters) {
 		if (open)
@@ -323,48 +276,49 @@ struct mech {
 
 static void choose(struct builder *b, struct mech *m, bool restricts)
 {
-	const struct iour__target *t = b->t;
+	const struct iour__kernel *kern = b->kern;
 	const struct iour_policy *p = b->p;
 	struct iour_report *r = &b->plan->rep;
 
 	memset(m, 0, sizeof(*m));
 	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING) {
-		if (!t->io_uring) {
+		if (!kern->io_uring) {
 			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING,
 			     IOUR_DECISION_NO_OPCODE,
-			     "%s: io_uring is not available to this caller", t->name);
+			     "%s: io_uring is not available to this caller", kern->name);
 			return;
 		}
-		if (!t->ring_restrict) {
+		if (!kern->ring_restrict) {
 			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_RING_RESTRICTIONS,
 			     IOUR_DECISION_NO_OPCODE,
-			     "%s: the kernel cannot restrict rings (Linux 5.10+ needed)", t->name);
+			     "%s: the kernel cannot restrict rings (Linux 5.10+ needed)",
+			     kern->name);
 			return;
 		}
 		m->ring = true;
-		m->filters = t->ring_bpf;
+		m->filters = kern->ring_bpf;
 		return;
 	}
-	if (t->task_restrict) {
+	if (kern->task_restrict) {
 		m->task = true;
-		m->filters = t->task_bpf;
+		m->filters = kern->task_bpf;
 		return;
 	}
-	if (t->ring_restrict) {
+	if (kern->ring_restrict) {
 		m->ring = true;
 		note(r, IOUR_DECISION_NOTE, IOUR_REASON_NO_TASK_RESTRICTIONS,
 		     IOUR_DECISION_NO_OPCODE,
 		     "%s: no task restrictions (Linux 7.0+ needed); only rings created "
 		     "through this library are restricted",
-		     t->name);
+		     kern->name);
 	} else {
 		iour__report_add(r, IOUR_DECISION_DROPPED,
-				 t->io_uring ? IOUR_REASON_NO_RING_RESTRICTIONS :
-					       IOUR_REASON_NO_IO_URING,
-				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, 0, "%s: %s", t->name,
-				 t->io_uring ? "the kernel cannot restrict io_uring "
-					       "(Linux 5.10+ needed)" :
-					       "io_uring is not available to this caller");
+				 kern->io_uring ? IOUR_REASON_NO_RING_RESTRICTIONS :
+						  IOUR_REASON_NO_IO_URING,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, 0, "%s: %s", kern->name,
+				 kern->io_uring ? "the kernel cannot restrict io_uring "
+						  "(Linux 5.10+ needed)" :
+						  "io_uring is not available to this caller");
 	}
 	/* Degrade closed (the default): a policy that restricts something,
 	 * for a task the kernel cannot restrict, blocks io_uring_setup. */
@@ -392,7 +346,7 @@ static void effective_ruleset(const struct iour_policy *p, const uint8_t *achiev
 		eff->flags_allowed = p->rs->flags_allowed | p->rs->flags_required;
 		eff->flags_required = p->rs->flags_required;
 	}
-	for (op = 0; op < op_last && op < IOUR__NOPS; op++) {
+	for (op = 0; op < op_last && op < IOUR__NOPCODES; op++) {
 		if (achieved[op] == IOUR__V_DENY)
 			eff->sqe_restricted = true;
 		else
@@ -434,15 +388,15 @@ static void report_clamp(struct builder *b, const bool *mentioned, const struct 
 	uint32_t op;
 	char tmp[24];
 
-	for (op = b->t->op_last; op < IOUR__NOPS; op++) {
+	for (op = b->kern->op_last; op < IOUR__NOPCODES; op++) {
 		if (mentioned[op] && b->plan->intent[op] != IOUR__V_DENY)
 			iour__report_add(
 				r, IOUR_DECISION_CLAMPED, IOUR_REASON_UNKNOWN_OPCODE, op,
 				UINT32_MAX, 0,
 				"%s: not known to this kernel (IORING_OP_LAST %u); left out",
-				iour__op_label(op, tmp, sizeof(tmp)), b->t->op_last);
+				iour__op_label(op, tmp, sizeof(tmp)), b->kern->op_last);
 	}
-	for (op = 0; c && op < IOUR__NOPS; op++) {
+	for (op = 0; c && op < IOUR__NOPCODES; op++) {
 		if (iour__bm_test(&c->reg_ops, op)) {
 			const char *n = iour_register_op_name(op);
 
@@ -450,7 +404,7 @@ static void report_clamp(struct builder *b, const bool *mentioned, const struct 
 					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)op,
 					 "register opcode %s (%u): not known to this kernel "
 					 "(IORING_REGISTER_LAST %u); left out",
-					 n ? n : "?", op, b->t->reg_last);
+					 n ? n : "?", op, b->kern->reg_last);
 		}
 	}
 }
@@ -481,6 +435,15 @@ static void plan_free_steps(struct iour_plan *pl)
 	pl->nsteps = pl->n_task = 0;
 }
 
+void iour__plan_drop_enable(struct iour_plan *pl)
+{
+	if (pl->has_ring_part && pl->nsteps > pl->n_task &&
+	    pl->steps[pl->nsteps - 1].op == IOUR_STEP_ENABLE_RINGS) {
+		pl->nsteps--;
+		pl->rep.steps_total = (uint32_t)pl->nsteps;
+	}
+}
+
 /* Documented in include/iouring_restrict/policy.h */
 void iour_plan__free(struct iour_plan *plan)
 {
@@ -491,8 +454,7 @@ void iour_plan__free(struct iour_plan *plan)
 	iour__free(plan);
 }
 
-static struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
-static const struct iour__pprog deny_prog = { IOUR__PK_FILTER, 0, 1, deny_insn };
+static const struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
 
 struct emit {
 	const struct iour_ruleset *eff;
@@ -506,31 +468,31 @@ struct emit {
 };
 
 /*
- * The rules for one target (task: fd -1, or a ring): the classic set, then
- * the filters.  When the target already holds a classic set (a task that
+ * The rules for one side (task: fd -1, or a ring): the classic set, then
+ * the filters.  When the side already holds a classic set (a task that
  * registered or inherited one; a ring that inherited its task's), a second
  * classic set is refused by the kernel, so denied opcodes are closed by
  * `ret #0` programs instead; filters stack with what is there, so the
  * result is at least as strict as the policy.  DENY_REST is not used then:
  * it skips opcodes that already have (inherited) filters.
  */
-static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
+static void emit_rules(struct builder *b, uint32_t side, struct emit *e)
 {
-	const struct iour__target *t = b->t;
-	struct iour__kernel_limits lim = { t->op_last, t->reg_last,
-					   target == IOUR_STEP_TASK ? true : t->split };
-	uint32_t op, op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	const struct iour__kernel *kern = b->kern;
+	struct iour__kernel_limits lim = { kern->op_last, kern->reg_last,
+					   side == IOUR_STEP_TASK ? true : kern->split };
+	uint32_t op, op_last = kern->op_last < IOUR__NOPCODES ? kern->op_last : IOUR__NOPCODES;
 	struct iour_report *r = &b->plan->rep;
 
 	if (!e->via_filters) {
 		if (ruleset_gates(e->eff)) {
-			add_restrictions(b, target, e->eff, &lim, e->clamp);
+			add_restrictions(b, side, e->eff, &lim, e->clamp);
 			e->enforcing = true;
 		}
 	} else {
 		note(r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED, IOUR_DECISION_NO_OPCODE,
 		     "%s",
-		     target == IOUR_STEP_TASK ?
+		     side == IOUR_STEP_TASK ?
 			     "the task already has io_uring restrictions: denied opcodes are "
 			     "closed by filters that stack on them" :
 			     "new rings inherit the task's classic set: denied opcodes are "
@@ -548,7 +510,7 @@ static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 		uint8_t v = b->plan->achieved[op];
 
 		if (v == IOUR__V_FILTER) {
-			add_filter(b, target, op, b->p->progs[op],
+			add_filter(b, side, op, b->p->progs[op]->insns, b->p->progs[op]->cnt,
 				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
 								    (int)op == e->last_filter ?
 							    KIO_BPF_FILTER_DENY_REST :
@@ -556,7 +518,7 @@ static void emit_rules(struct builder *b, uint32_t target, struct emit *e)
 				   e->pdu[op]);
 			e->enforcing = true;
 		} else if (v == IOUR__V_DENY && e->via_filters) {
-			add_filter(b, target, op, &deny_prog, 0, 0);
+			add_filter(b, side, op, deny_insn, 1, 0, 0);
 			b->plan->steps[b->plan->nsteps - 1].intent = IOUR__V_DENY;
 			e->enforcing = true;
 		}
@@ -596,16 +558,16 @@ static void task_without_task_path(struct iour_plan *pl, bool companion)
 			 "io_uring_setup fail instead)");
 }
 
-int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
+int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *kern,
 		     struct iour_plan **out)
 {
-	struct builder b = { .p = p, .t = t };
+	struct builder b = { .p = p, .kern = kern };
 	struct iour_plan *pl;
 	struct iour_report *r;
 	struct iour_ruleset eff;
 	struct iour__clamp clamp;
-	bool mentioned[IOUR__NOPS];
-	uint32_t pdu[IOUR__NOPS] = { 0 }, fflags[IOUR__NOPS] = { 0 };
+	bool mentioned[IOUR__NOPCODES];
+	uint32_t pdu[IOUR__NOPCODES] = { 0 }, fflags[IOUR__NOPCODES] = { 0 };
 	struct mech m;
 	struct emit em = { 0 };
 	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
@@ -613,9 +575,9 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	int last_filter = -1;
 	uint32_t op, op_last;
 
-	if (!p || !t || !out)
+	if (!p || !kern || !out)
 		return -EINVAL;
-	op_last = t->op_last < IOUR__NOPS ? t->op_last : IOUR__NOPS;
+	op_last = kern->op_last < IOUR__NOPCODES ? kern->op_last : IOUR__NOPCODES;
 	pl = iour__calloc(1, sizeof(*pl));
 	if (!pl)
 		return -ENOMEM;
@@ -623,16 +585,16 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	r = &pl->rep;
 	iour__report_init(r);
 	r->flags |= IOUR_REPORT_PLANNED;
-	pl->tgt = *t;
+	pl->kernel = *kern;
 	memcpy(pl->attr, p->attr, sizeof(pl->attr));
-	pl->target_kind = p->attr[IOUR_POLICY_ATTR_TARGET];
+	pl->target = p->attr[IOUR_POLICY_ATTR_TARGET];
 	memset(&clamp, 0, sizeof(clamp));
 
 	/* 1. intent */
 	compute_intent(p, pl->intent, mentioned);
-	restricts = policy_restricts(p, pl->intent, op_last ? op_last : IOUR__NOPS);
+	restricts = policy_restricts(p, pl->intent, op_last ? op_last : IOUR__NOPCODES);
 
-	for (op = 0; op < IOUR__NOPS; op++) {
+	for (op = 0; op < IOUR__NOPCODES; op++) {
 		char tmp[24];
 
 		if (p->progs[op] && p->rs && p->rs->sqe_restricted &&
@@ -647,7 +609,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	choose(&b, &m, restricts);
 
 	/* 3. achieved verdicts on the chosen path */
-	for (op = 0; op < IOUR__NOPS; op++) {
+	for (op = 0; op < IOUR__NOPCODES; op++) {
 		uint8_t v = pl->intent[op];
 
 		if (op >= op_last) {
@@ -688,7 +650,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 	if (m.task) {
 		bool classic = ruleset_gates(&eff);
 
-		nnp_needed = (classic || any_filter) && t->priv != IOUR__PRIV_YES && !t->nnp;
+		nnp_needed = (classic || any_filter) && kern->priv != IOUR__PRIV_YES && !kern->nnp;
 		if (nnp_needed) {
 			if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
 				add_nnp(&b);
@@ -697,13 +659,13 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 				     IOUR_DECISION_NO_OPCODE, "%s",
 				     "no_new_privs is set first (the task path needs it or "
 				     "CAP_SYS_ADMIN); it is inherited and survives execve");
-			} else if (t->priv == IOUR__PRIV_NO) {
+			} else if (kern->priv == IOUR__PRIV_NO) {
 				iour_plan__free(pl);
 				return -EACCES;
 			}
 		}
-		em.via_filters = classic && t->task_restricted;
-		if (em.via_filters && !t->task_bpf) {
+		em.via_filters = classic && kern->task_restricted;
+		if (em.via_filters && !kern->task_bpf) {
 			/* A classic task set can be registered only once. */
 			iour_plan__free(pl);
 			return -EPERM;
@@ -724,12 +686,12 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 					EPERM :
 					ENOSYS;
 
-			nnp_needed = t->priv != IOUR__PRIV_YES && !t->nnp;
+			nnp_needed = kern->priv != IOUR__PRIV_YES && !kern->nnp;
 			if (nnp_needed) {
 				if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
 					add_nnp(&b);
 					r->flags |= IOUR_REPORT_NNP_SET;
-				} else if (t->priv == IOUR__PRIV_NO) {
+				} else if (kern->priv == IOUR__PRIV_NO) {
 					iour_plan__free(pl);
 					return -EACCES;
 				}
@@ -747,8 +709,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		}
 		pl->n_task = pl->nsteps;
 		if (m.ring) {
-			em.via_filters = t->ring_busy && ruleset_gates(&eff);
-			if (em.via_filters && !t->ring_bpf) {
+			em.via_filters = kern->ring_busy && ruleset_gates(&eff);
+			if (em.via_filters && !kern->ring_bpf) {
 				/* The inherited set makes RESTRICTIONS fail (EBUSY). */
 				em.via_filters = false;
 				iour_plan__free(pl);
@@ -766,7 +728,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 				if (any_filter || em.via_filters)
 					r->mechanism |= IOUR_MECH_RING;
 			}
-			if (pl->target_kind == IOUR_POLICY_TARGET_TASK) {
+			if (pl->target == IOUR_POLICY_TARGET_TASK) {
 				r->flags |= IOUR_REPORT_RING_ONLY;
 				if (!m.companion)
 					loosened = true;
@@ -797,7 +759,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 		r->flags |= IOUR_REPORT_LOOSENED;
 	if (tightened)
 		r->flags |= IOUR_REPORT_TIGHTENED;
-	if (pl->target_kind == IOUR_POLICY_TARGET_TASK && !m.task && restricts)
+	if (pl->target == IOUR_POLICY_TARGET_TASK && !m.task && restricts)
 		task_without_task_path(pl, m.companion);
 
 	/* Compatibility level. */
@@ -852,7 +814,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 		      struct iour_plan **out)
 {
 	const struct iour_features *feat;
-	struct iour__target t;
+	struct iour__kernel t;
 	uint32_t flags;
 	int rc;
 
@@ -868,13 +830,13 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	if ((flags & IOUR_PLAN_FORCE_LEVEL) && feat)
 		return -EINVAL;
 	if (flags & IOUR_PLAN_FORCE_LEVEL)
-		rc = iour__target_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
+		rc = iour__kernel_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
 	else if (IOUR_OPTS_GET(opts, level, 0) != 0)
 		rc = -EINVAL;
 	else if (feat)
-		rc = iour__target_from_features(feat, &t);
+		rc = iour__kernel_from_features(feat, &t);
 	else
-		rc = iour__target_probe(&t);
+		rc = iour__kernel_probe(&t);
 	if (rc)
 		return iour__err_public(rc, plan_errs);
 	return iour__err_public(iour__plan_build(p, &t, out), plan_errs);
@@ -890,13 +852,13 @@ int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 		return -EINVAL;
 	memset(&v, 0, sizeof(v));
 	v.sz = info->sz;
-	v.target = plan->target_kind;
-	v.level = plan->tgt.level;
-	v.op_last = plan->tgt.op_last;
-	v.reg_last = plan->tgt.reg_last;
-	v.split_gates = plan->tgt.split;
-	v.flags = (plan->tgt.origin == IOUR__TGT_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
-		  (plan->tgt.origin == IOUR__TGT_EMULATED ? IOUR_PLAN_INFO_EMULATED : 0) |
+	v.target = plan->target;
+	v.level = plan->kernel.level;
+	v.op_last = plan->kernel.op_last;
+	v.reg_last = plan->kernel.reg_last;
+	v.split_gates = plan->kernel.split;
+	v.flags = (plan->kernel.origin == IOUR__KERNEL_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
+		  (plan->kernel.origin == IOUR__KERNEL_EMULATED ? IOUR_PLAN_INFO_EMULATED : 0) |
 		  (plan->refused ? IOUR_PLAN_INFO_REFUSED : 0);
 	v.task_steps = (uint32_t)plan->n_task;
 	v.ring_steps = (uint32_t)(plan->nsteps - plan->n_task);
@@ -920,14 +882,14 @@ int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_ste
 	const struct iour__step *s;
 	size_t n;
 
-	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, target) + 4)
+	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, side) + 4)
 		return -EINVAL;
 	if (i >= plan->nsteps)
 		return -ERANGE;
 	s = &plan->steps[i];
 	memset(&v, 0, sizeof(v));
 	v.sz = out->sz;
-	v.target = s->target;
+	v.side = s->side;
 	v.op = s->op;
 	v.call_op = s->call_op;
 	v.nr_args = s->nr_args;
@@ -940,53 +902,43 @@ int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_ste
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
-int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
+/*
+ * Two-call sizing of step `i`'s `n` items of `size` bytes at `src`: with
+ * `buf` NULL, `*cnt` receives `n`; else they are copied if `*cnt` is
+ * enough (-ERANGE and the needed count otherwise).
+ */
+static int step_copy(const struct iour_plan *plan, size_t i, const void *src, size_t n, size_t size,
+		     void *buf, size_t *cnt)
 {
-	const struct iour__step *s;
-
-	if (!plan || !len)
+	if (!plan || !cnt)
 		return -EINVAL;
 	if (i >= plan->nsteps)
 		return -ERANGE;
-	s = &plan->steps[i];
-	if (!buf) {
-		*len = s->arg_len;
-		return 0;
-	}
-	if (*len < s->arg_len) {
-		*len = s->arg_len;
+	if (buf && *cnt < n) {
+		*cnt = n;
 		return -ERANGE;
 	}
-	if (s->arg_len)
-		memcpy(buf, s->arg, s->arg_len);
-	*len = s->arg_len;
+	if (buf && n)
+		memcpy(buf, src, n * size);
+	*cnt = n;
 	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
+{
+	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
+
+	return step_copy(plan, i, s ? s->arg : NULL, s ? s->arg_len : 0, 1, buf, len);
 }
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
 			  size_t *cnt)
 {
-	const struct iour__step *s;
+	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
 
-	if (!plan || !cnt)
-		return -EINVAL;
-	if (i >= plan->nsteps)
-		return -ERANGE;
-	s = &plan->steps[i];
-	if (!buf) {
-		*cnt = s->insn_cnt;
-		return 0;
-	}
-	if (*cnt < s->insn_cnt) {
-		*cnt = s->insn_cnt;
-		return -ERANGE;
-	}
-	if (s->insn_cnt)
-		memcpy(buf, s->insns, s->insn_cnt * sizeof(*buf));
-	*cnt = s->insn_cnt;
-	return 0;
+	return step_copy(plan, i, s ? s->insns : NULL, s ? s->insn_cnt : 0, sizeof(*buf), buf, cnt);
 }
 
 /* Documented in include/iouring_restrict/policy.h */

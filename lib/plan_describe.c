@@ -99,10 +99,10 @@ static void describe_prog(struct iour__sb *sb, const struct iour_insn *insns, si
 static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_t i)
 {
 	const struct iour__step *s = &pl->steps[i];
-	const char *fd = s->target == IOUR_STEP_TASK ? "-1" : "ring";
+	const char *fd = s->side == IOUR_STEP_TASK ? "-1" : "ring";
 	char tmp[24];
 
-	iour__sb_printf(sb, "  %zu. [%s] ", i + 1, s->target == IOUR_STEP_TASK ? "task" : "ring");
+	iour__sb_printf(sb, "  %zu. [%s] ", i + 1, s->side == IOUR_STEP_TASK ? "task" : "ring");
 	switch (s->op) {
 	case IOUR_STEP_SET_NNP:
 		iour__sb_printf(sb, "prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)\n");
@@ -114,7 +114,7 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 				"io_uring_register(%s, IORING_REGISTER_RESTRICTIONS, arg, %u): "
 				"%u entries, %zu bytes\n",
 				fd, s->nr_args, s->entries, s->arg_len);
-		if (s->target == IOUR_STEP_TASK) {
+		if (s->side == IOUR_STEP_TASK) {
 			struct kio_task_restriction h;
 
 			memcpy(&h, s->arg, sizeof(h));
@@ -172,12 +172,12 @@ static void describe_step(struct iour__sb *sb, const struct iour_plan *pl, size_
 	}
 }
 
-static const char *target_origin(uint32_t o)
+static const char *kernel_origin(uint32_t o)
 {
 	switch (o) {
-	case IOUR__TGT_FORCED:
+	case IOUR__KERNEL_FORCED:
 		return "forced";
-	case IOUR__TGT_EMULATED:
+	case IOUR__KERNEL_EMULATED:
 		return "emulated";
 	default:
 		return "probed";
@@ -188,20 +188,19 @@ static const char *target_origin(uint32_t o)
 int iour_plan__describe(const struct iour_plan *plan, char *buf, size_t *len)
 {
 	struct iour__sb sb = { 0 };
-	const struct iour__target *t;
+	const struct iour__kernel *t;
 	size_t i;
 
 	if (!plan || !len)
 		return -EINVAL;
-	t = &plan->tgt;
+	t = &plan->kernel;
 	iour__sb_printf(&sb, "plan for the %s, on %s\n",
-			plan->target_kind == IOUR_POLICY_TARGET_TASK ? "calling task" : "ring",
-			t->name);
+			plan->target == IOUR_POLICY_TARGET_TASK ? "calling task" : "ring", t->name);
 	iour__sb_printf(
 		&sb,
 		"kernel (%s): feature level %u, IORING_OP_LAST %u, IORING_REGISTER_LAST %u, "
 		"%s gates\n",
-		target_origin(t->origin), t->level, t->op_last, t->reg_last,
+		kernel_origin(t->origin), t->level, t->op_last, t->reg_last,
 		t->split ? "split (7.0+)" : "coupled (before 7.0)");
 	if (plan->refused)
 		iour__sb_printf(&sb, "refused: applying this plan fails (hard requirement)\n");

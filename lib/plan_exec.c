@@ -13,146 +13,10 @@
 #include "sys.h"
 #include "enforce_internal.h"
 #include "miniring.h"
-#include "probe_internal.h"
 
 #define PR_SET_NO_NEW_PRIVS_ 38
-#define PR_GET_NO_NEW_PRIVS_ 39
-
-/* ---- environment helpers ---- */
-
-int iour__plan_threads(void)
-{
-	return iour__count_threads();
-}
-
-int iour__plan_companion_prog(uint32_t err, struct iour_insn *out)
-{
-	/* io_uring_setup only: rings created before keep working. */
-	return iour__companion_build(0, err, out);
-}
-
-static bool avail(uint32_t a)
-{
-	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
-}
-
-/* Every field the planner reads holds a value iour_probe() can give: a
- * described kernel is refused, never clamped into another one. */
-static bool features_in_range(const struct iour_features *f)
-{
-	const uint32_t avails[] = { f->io_uring, f->ring_restrictions, f->query,
-				    f->probe,    f->blind_register,    f->task_restrictions,
-				    f->bpf_ring, f->bpf_task };
-	const uint32_t pdus[] = { f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect };
-	const uint64_t known = IOUR_FEATURES_FORCED | IOUR_FEATURES_FORCE_IGNORED |
-			       IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED;
-	size_t i;
-
-	if (f->level > IOUR_LEVEL_MAX || f->kernel_level > IOUR_LEVEL_MAX || (f->flags & ~known) ||
-	    f->limits_source > IOUR_LIMITS_TABLE || f->split_gates > 1 || f->no_new_privs < -1 ||
-	    f->no_new_privs > 1 || f->seccomp_mode < -1 || f->seccomp_mode > 2 ||
-	    f->sysctl_disabled < -1 || f->sysctl_disabled > 2)
-		return false;
-	for (i = 0; i < IOUR_ARRAY_SIZE(avails); i++)
-		if (avails[i] > IOUR_AVAIL_UNKNOWN)
-			return false;
-	for (i = 0; i < IOUR_ARRAY_SIZE(pdus); i++)
-		if (pdus[i] > UINT8_MAX)
-			return false;
-	return true;
-}
-
-int iour__target_from_features(const struct iour_features *f, struct iour__target *t)
-{
-	if (!f || !t ||
-	    f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
-		return -EINVAL;
-	if (f->sz > IOUR_OPTS_MAX_SZ)
-		return -E2BIG;
-	/* Limits the restriction entries cannot be built for. */
-	if (f->op_last > 256 || f->reg_last > 256 ||
-	    (f->reg_last && f->reg_last <= KIO_REGISTER_ENABLE_RINGS))
-		return -EINVAL;
-	if (!features_in_range(f))
-		return -EINVAL;
-	memset(t, 0, sizeof(*t));
-	t->origin = IOUR__TGT_PROBED;
-	t->level = f->level;
-	t->io_uring = f->io_uring == IOUR_AVAIL_YES;
-	t->ring_restrict = t->io_uring && avail(f->ring_restrictions) && f->op_last && f->reg_last;
-	t->ring_busy = f->ring_restrictions == IOUR_AVAIL_RESTRICTED;
-	t->op_last = t->ring_restrict ? f->op_last : 0;
-	t->reg_last = t->ring_restrict ? f->reg_last : 0;
-	t->split = f->split_gates != 0;
-	t->task_restrict = t->ring_restrict && avail(f->task_restrictions);
-	t->task_restricted = f->task_restrictions == IOUR_AVAIL_RESTRICTED;
-	t->task_bpf = t->task_restrict && avail(f->bpf_task);
-	t->ring_bpf = t->ring_restrict && avail(f->bpf_ring);
-	t->nnp = f->no_new_privs == 1;
-	t->priv = t->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
-		  f->task_restrictions == IOUR_AVAIL_NO_PRIV       ? IOUR__PRIV_NO :
-								     IOUR__PRIV_UNKNOWN;
-	t->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
-	t->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
-	t->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
-	t->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
-	snprintf(t->name, sizeof(t->name), "the described kernel (level %u%s)", t->level,
-		 (f->flags & IOUR_FEATURES_FORCED) ? ", lowered" : "");
-	return 0;
-}
-
-/*
- * The running kernel's target: the cached probe (run in a forked child, so
- * no ring is ever created in this task), plus the live no_new_privs bit,
- * which may have been set since the probe ran.
- */
-int iour__target_probe(struct iour__target *t)
-{
-	struct iour_features f;
-	struct iour__kernel_limits lim;
-	int rc;
-
-	rc = iour__probe_cached(&f, &lim);
-	if (rc)
-		return rc;
-	rc = iour__target_from_features(&f, t);
-	if (rc)
-		return rc;
-	snprintf(t->name, sizeof(t->name), "the running kernel (level %u%s)", t->level,
-		 (f.flags & IOUR_FEATURES_FORCED) ? ", lowered by IOUR_FEATURE_LEVEL" : "");
-	if (iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0) == 1) {
-		t->nnp = true;
-		t->priv = IOUR__PRIV_YES;
-	}
-	return 0;
-}
 
 /* ---- is the plan meant for this kernel? ---- */
-
-/*
- * The kernel the executor is about to call: the cached probe, as for
- * planning.  When another syscall table is installed (an emulated kernel
- * in the library's tests), the cache describes the real kernel, not the
- * one behind the table: probe that one afresh, in a forked child, through
- * the table, without touching the cache.
- */
-static int running_target(struct iour__target *t)
-{
-	struct iour__probe_raw raw;
-	struct iour__kernel_limits lim;
-	struct iour_features f;
-	int rc;
-
-	if (iour__sys() == iour__sys_real())
-		return iour__target_probe(t);
-	memset(&raw, 0, sizeof(raw));
-	iour__probe_read_diag(&raw);
-	rc = iour__probe_run(&raw);
-	if (rc)
-		return rc;
-	iour__probe_interpret(&raw, &f, &lim);
-	return iour__target_from_features(&f, t);
-}
 
 static const char *gates(bool split)
 {
@@ -175,16 +39,16 @@ static const char *gates(bool split)
  * -IOUR_ERRNO__KERNEL_MISMATCH with the reason in `why`.
  */
 int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
-		      const struct iour__target *k, char *why, size_t len)
+		      const struct iour__kernel *k, char *why, size_t len)
 {
-	const struct iour__target *t = &pl->tgt;
+	const struct iour__kernel *t = &pl->kernel;
 	const char *missing = NULL;
 	bool set = false, filter = false, ring_set = false, uses_uring = false;
 	size_t i;
 
 	for (i = first; i < end && i < pl->nsteps; i++) {
 		const struct iour__step *s = &pl->steps[i];
-		bool task = s->target == IOUR_STEP_TASK;
+		bool task = s->side == IOUR_STEP_TASK;
 
 		switch (s->op) {
 		case IOUR_STEP_RESTRICTIONS:
@@ -245,13 +109,13 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
  * on the running kernel; the report says why. */
 static int check_kernel(const struct iour_plan *pl, size_t first, size_t end, struct iour_report *r)
 {
-	struct iour__target k;
+	struct iour__kernel k;
 	char why[512];
 	int rc;
 
-	if (first >= end)
+	if (first >= end || pl->for_running)
 		return 0;
-	rc = running_target(&k);
+	rc = iour__kernel_current(&k);
 	if (rc == 0)
 		rc = iour__plan_compat(pl, first, end, &k, why, sizeof(why));
 	else
@@ -283,7 +147,7 @@ struct exec {
 	size_t done;       /* steps that took effect */
 	bool effect;       /* an irreversible step took effect */
 	bool enforcing;    /* a restriction took effect */
-	uint8_t achieved[IOUR__NOPS];
+	uint8_t achieved[IOUR__NOPCODES];
 };
 
 static const struct iour_insn ret_deny[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
@@ -349,7 +213,7 @@ static long do_filter(struct exec *x, size_t i, int fd)
 static long run_step(struct exec *x, size_t i)
 {
 	const struct iour__step *s = &x->pl->steps[i];
-	int fd = s->target == IOUR_STEP_TASK ? -1 : x->ring_fd;
+	int fd = s->side == IOUR_STEP_TASK ? -1 : x->ring_fd;
 
 	switch (s->op) {
 	case IOUR_STEP_SET_NNP:
@@ -569,7 +433,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
 	if (rc)
 		return rc;
-	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target_kind != IOUR_POLICY_TARGET_TASK)
+	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target != IOUR_POLICY_TARGET_TASK)
 		return -EINVAL;
 	rc = new_report(plan, &r);
 	if (rc)
@@ -581,7 +445,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		return finish(r, iour__err_public(rc, task_errs), report);
 
 	/* Other threads are not covered by task restrictions. */
-	threads = iour__plan_threads();
+	threads = iour__count_threads();
 	r->threads = threads > 0 ? threads : 0;
 	if (threads > 1) {
 		r->flags |= IOUR_REPORT_OTHER_THREADS;
@@ -752,6 +616,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	struct iour_report *r = NULL;
 	struct kio_params local = { 0 };
 	struct kio_params *pp = params ? params : &local;
+	uint32_t caller_flags;
 	struct exec x;
 	long fd;
 	int rc;
@@ -772,8 +637,12 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
 	if (rc)
 		return finish(r, iour__err_public(rc, create_errs), report);
+	/* The caller's flags are given back as they were: R_DISABLED is the
+	 * executor's business, not a change to the caller's parameters. */
+	caller_flags = pp->flags;
 	pp->flags |= KIO_SETUP_R_DISABLED;
 	fd = iour__setup(entries, pp);
+	pp->flags = caller_flags;
 	if (fd < 0) {
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		r->mechanism = IOUR_MECH_NONE;

@@ -30,31 +30,28 @@ static bool attr_known(uint32_t attr)
 	return attr > IOUR_POLICY_ATTR__MIN && attr < IOUR_POLICY_ATTR__MAX;
 }
 
-static void pprog_free(struct iour__pprog *pp)
+/* A program of the policy: the filter API's own type (filter_internal.h),
+ * released with iour_prog__free(). */
+static struct iour_prog *prog_new(uint32_t opcode, uint32_t kind, uint32_t pdu_size,
+				  const struct iour_insn *insns, size_t cnt)
 {
-	if (!pp)
-		return;
-	iour__free(pp->insns);
-	iour__free(pp);
+	struct iour_prog *pr = iour__malloc(sizeof(*pr) + cnt * sizeof(*insns));
+
+	if (!pr)
+		return NULL;
+	pr->opcode = opcode;
+	pr->kind = kind;
+	pr->pdu_size = pdu_size;
+	pr->pad = 0;
+	pr->cnt = cnt;
+	if (cnt)
+		memcpy(pr->insns, insns, cnt * sizeof(*insns));
+	return pr;
 }
 
-static struct iour__pprog *pprog_dup(const struct iour__pprog *src)
+static struct iour_prog *prog_dup(const struct iour_prog *src)
 {
-	struct iour__pprog *pp = iour__calloc(1, sizeof(*pp));
-
-	if (!pp)
-		return NULL;
-	*pp = *src;
-	pp->insns = NULL;
-	if (src->insns) {
-		pp->insns = iour__malloc(src->cnt * sizeof(*pp->insns));
-		if (!pp->insns) {
-			iour__free(pp);
-			return NULL;
-		}
-		memcpy(pp->insns, src->insns, src->cnt * sizeof(*pp->insns));
-	}
-	return pp;
+	return prog_new(src->opcode, src->kind, src->pdu_size, src->insns, src->cnt);
 }
 
 /* Documented in include/iouring_restrict/policy.h */
@@ -88,8 +85,8 @@ void iour_policy__free(struct iour_policy *p)
 	if (!p)
 		return;
 	iour_ruleset__free(p->rs);
-	for (i = 0; i < IOUR__NOPS; i++)
-		pprog_free(p->progs[i]);
+	for (i = 0; i < IOUR__NOPCODES; i++)
+		iour_prog__free(p->progs[i]);
 	iour__free(p);
 }
 
@@ -107,8 +104,8 @@ int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
 	memcpy(c->attr, p->attr, sizeof(c->attr));
 	if (p->rs && iour_ruleset__dup(p->rs, &c->rs))
 		goto oom;
-	for (i = 0; i < IOUR__NOPS; i++) {
-		if (p->progs[i] && !(c->progs[i] = pprog_dup(p->progs[i])))
+	for (i = 0; i < IOUR__NOPCODES; i++) {
+		if (p->progs[i] && !(c->progs[i] = prog_dup(p->progs[i])))
 			goto oom;
 	}
 	*out = c;
@@ -139,115 +136,79 @@ int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_ruleset *r
 static uint32_t classify(const struct iour_insn *insns, size_t cnt)
 {
 	if (cnt == 1 && insns[0].code == (KBPF_RET | KBPF_K))
-		return insns[0].k ? IOUR__PK_ALLOW : IOUR__PK_DENY;
-	return IOUR__PK_FILTER;
+		return insns[0].k ? IOUR_PROG_ALWAYS_ALLOW : IOUR_PROG_ALWAYS_DENY;
+	return IOUR_PROG_FILTER;
 }
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct iour_insn *insns,
 			  size_t cnt, uint32_t pdu_size)
 {
-	struct iour__pprog *pp;
+	struct iour_prog *pp;
+	uint32_t kind;
 	int rc;
 
-	if (!p || opcode >= IOUR__NOPS || cnt > IOUR_MAX_INSNS || pdu_size > 24)
+	if (!p || opcode >= IOUR__NOPCODES || cnt > IOUR_MAX_INSNS || pdu_size > 24)
 		return -EINVAL;
 	if (!insns != !cnt)
 		return -EINVAL;
 	if (!insns) {
-		pprog_free(p->progs[opcode]);
+		iour_prog__free(p->progs[opcode]);
 		p->progs[opcode] = NULL;
 		return 0;
 	}
 	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
 	if (rc)
 		return rc == -IOUR_ERRNO__INVALID_PROG ? rc : -EINVAL;
-	pp = iour__calloc(1, sizeof(*pp));
+	kind = classify(insns, cnt);
+	pp = kind == IOUR_PROG_FILTER ? prog_new(opcode, kind, pdu_size, insns, cnt) :
+					prog_new(opcode, kind, 0, NULL, 0);
 	if (!pp)
 		return -ENOMEM;
-	pp->kind = classify(insns, cnt);
-	pp->pdu_size = pp->kind == IOUR__PK_FILTER ? pdu_size : 0;
-	if (pp->kind == IOUR__PK_FILTER) {
-		pp->cnt = cnt;
-		pp->insns = iour__malloc(cnt * sizeof(*insns));
-		if (!pp->insns) {
-			iour__free(pp);
-			return -ENOMEM;
-		}
-		memcpy(pp->insns, insns, cnt * sizeof(*insns));
-	}
-	pprog_free(p->progs[opcode]);
+	iour_prog__free(p->progs[opcode]);
 	p->progs[opcode] = pp;
 	return 0;
 }
 
-/* One compiled opcode of a filter set, as the planner's program. */
-static int compile_one(const struct iour_filter *f, uint32_t op, struct iour__pprog **out)
+/* One compiled opcode of a filter set, kept as compiled. */
+static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out)
 {
-	struct iour_prog *prog = NULL;
-	struct iour__pprog *pp;
-	size_t cnt;
-	int rc;
+	int rc = iour_filter__compile(f, op, NULL, out);
 
-	rc = iour_filter__compile(f, op, NULL, &prog);
 	if (rc)
 		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
 									    -IOUR_ERRNO__INTERNAL;
-	pp = iour__calloc(1, sizeof(*pp));
-	if (!pp) {
-		iour_prog__free(prog);
-		return -ENOMEM;
-	}
-	_Static_assert((int)IOUR_PROG_FILTER == (int)IOUR__PK_FILTER &&
-			       (int)IOUR_PROG_ALWAYS_ALLOW == (int)IOUR__PK_ALLOW &&
-			       (int)IOUR_PROG_ALWAYS_DENY == (int)IOUR__PK_DENY,
-		       "program kinds");
-	pp->kind = iour_prog__kind(prog);
-	if (pp->kind == IOUR__PK_FILTER) {
-		cnt = iour_prog__insn_cnt(prog);
-		pp->pdu_size = iour_prog__pdu_size(prog);
-		pp->cnt = cnt;
-		pp->insns = iour__malloc(cnt * sizeof(*pp->insns));
-		if (!pp->insns) {
-			iour__free(pp);
-			iour_prog__free(prog);
-			return -ENOMEM;
-		}
-		memcpy(pp->insns, iour_prog__insns(prog), cnt * sizeof(*pp->insns));
-	}
-	iour_prog__free(prog);
-	*out = pp;
 	return 0;
 }
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 {
-	struct iour__pprog **next;
-	uint32_t ops[IOUR__NOPS];
+	struct iour_prog **next;
+	uint32_t ops[IOUR__NOPCODES];
 	int n = 0, i, rc = 0;
 
 	if (!p)
 		return -EINVAL;
-	next = iour__calloc(IOUR__NOPS, sizeof(struct iour__pprog *));
+	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour_prog *));
 	if (!next)
 		return -ENOMEM;
 	if (f) {
-		n = iour_filter__opcodes(f, ops, IOUR__NOPS);
+		n = iour_filter__opcodes(f, ops, IOUR__NOPCODES);
 		if (n < 0)
 			rc = n == -ENOMEM ? n : -IOUR_ERRNO__INTERNAL;
 	}
 	for (i = 0; i < n && !rc; i++)
-		if (ops[i] < IOUR__NOPS)
+		if (ops[i] < IOUR__NOPCODES)
 			rc = compile_one(f, ops[i], &next[ops[i]]);
 	if (rc) {
-		for (i = 0; i < IOUR__NOPS; i++)
-			pprog_free(next[i]);
+		for (i = 0; i < IOUR__NOPCODES; i++)
+			iour_prog__free(next[i]);
 		iour__free(next);
 		return rc;
 	}
-	for (i = 0; i < IOUR__NOPS; i++) {
-		pprog_free(p->progs[i]);
+	for (i = 0; i < IOUR__NOPCODES; i++) {
+		iour_prog__free(p->progs[i]);
 		p->progs[i] = next[i];
 	}
 	iour__free(next);

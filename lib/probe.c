@@ -420,38 +420,7 @@ void iour__probe_read_diag(struct iour__probe_raw *raw)
 
 /* ---- interpretation (kernel-interface.md 5.4 and 5.5) ----------------- */
 
-uint32_t iour__reg_last_for_op_last(uint32_t op_last)
-{
-	/* IORING_OP_LAST -> the smallest IORING_REGISTER_LAST among the
-	 * kernels that had it (kernel-interface.md 6.1 and 6.2). */
-	static const struct {
-		uint8_t op_last, reg_last;
-	} t[] = {
-		{ 34, 13 }, /* 5.10 */
-		{ 37, 13 }, /* 5.11-5.14 */
-		{ 40, 20 }, /* 5.15-5.17 */
-		{ 41, 22 }, /* 5.18 */
-		{ 47, 24 }, /* 5.19 */
-		{ 48, 26 }, /* 6.0 */
-		{ 49, 26 }, /* 6.1-6.6 */
-		{ 54, 26 }, /* 6.7 */
-		{ 55, 27 }, /* 6.8 */
-		{ 56, 29 }, /* 6.9-6.10 */
-		{ 58, 29 }, /* 6.11-6.14 */
-		{ 62, 35 }, /* 6.15 */
-		{ 63, 35 }, /* 6.16-6.18 */
-		{ 65, 37 }, /* 6.19-7.2 */
-	};
-	uint32_t r = 0;
-	size_t i;
-
-	for (i = 0; i < IOUR_ARRAY_SIZE(t); i++)
-		if (op_last >= t[i].op_last)
-			r = t[i].reg_last;
-	return r;
-}
-
-static bool present(uint32_t a)
+bool iour__avail_present(uint32_t a)
 {
 	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
 }
@@ -568,16 +537,16 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 				mismatch = true;
 			}
 		} else if (raw->enable == -EINVAL) {
-			if (present(f->ring_restrictions)) {
+			if (iour__avail_present(f->ring_restrictions)) {
 				f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
 				mismatch = true;
 			}
-		} else if (present(f->ring_restrictions)) {
+		} else if (iour__avail_present(f->ring_restrictions)) {
 			f->ring_restrictions = IOUR_AVAIL_UNKNOWN;
 			mismatch = true;
 		}
 	}
-	ring = present(f->ring_restrictions);
+	ring = iour__avail_present(f->ring_restrictions);
 
 	/* PROBE. */
 	f->probe = absent;
@@ -699,14 +668,14 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 
 		f->bpf_task_err = b;
 		if (b == -EFAULT) {
-			if (has37 && present(f->bpf_ring)) {
+			if (has37 && iour__avail_present(f->bpf_ring)) {
 				f->bpf_task = IOUR_AVAIL_YES;
 			} else {
 				f->bpf_task = IOUR_AVAIL_UNKNOWN;
 				mismatch = true;
 			}
 		} else if (b == -EACCES) {
-			if (has37 && present(f->bpf_ring)) {
+			if (has37 && iour__avail_present(f->bpf_ring)) {
 				f->bpf_task = IOUR_AVAIL_NO_PRIV;
 			} else if (has37 && f->bpf_ring == IOUR_AVAIL_NO) {
 				f->bpf_task = IOUR_AVAIL_NO; /* config off */
@@ -738,9 +707,9 @@ void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_featur
 		level = IOUR_LEVEL_IO_URING;
 	else if (f->query != IOUR_AVAIL_YES)
 		level = IOUR_LEVEL_RING;
-	else if (!(present(f->task_restrictions) && present(f->bpf_ring) && present(f->bpf_task) &&
-		   f->pdu_socket >= KIO_PDU_SOCKET && f->pdu_openat >= KIO_PDU_OPEN &&
-		   f->pdu_openat2 >= KIO_PDU_OPEN))
+	else if (!(iour__avail_present(f->task_restrictions) && iour__avail_present(f->bpf_ring) &&
+		   iour__avail_present(f->bpf_task) && f->pdu_socket >= KIO_PDU_SOCKET &&
+		   f->pdu_openat >= KIO_PDU_OPEN && f->pdu_openat2 >= KIO_PDU_OPEN))
 		level = IOUR_LEVEL_QUERY;
 	else if (f->pdu_connect < KIO_PDU_CONNECT)
 		level = IOUR_LEVEL_TASK_BPF;

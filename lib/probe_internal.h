@@ -105,8 +105,8 @@ IOUR_INTERNAL int iour__probe_cached(struct iour_features *f, struct iour__kerne
 /* Number of probe children run by this process (for the caching tests). */
 IOUR_INTERNAL unsigned long iour__probe_runs(void);
 
-/* The smallest IORING_REGISTER_LAST of any kernel with this IORING_OP_LAST
- * (the table fallback); 0 below 5.10's 34. */
-IOUR_INTERNAL uint32_t iour__reg_last_for_op_last(uint32_t op_last);
+/* Does the feature exist, usable or not by this caller (IOUR_AVAIL_YES,
+ * _NO_PRIV or _RESTRICTED)? */
+IOUR_INTERNAL bool iour__avail_present(uint32_t avail);
 
 #endif /* IOUR_LIB_PROBE_INTERNAL_H */

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Applying a restriction set to a ring: R_DISABLED -> RESTRICTIONS ->
- * ENABLE_RINGS, with everything that can be checked checked before the
- * first system call on the ring.
+ * The simple entry points of ring.h, over the planner and the executor: a
+ * ring policy holding the set, planned for the running kernel, applied
+ * with iour_plan__apply_ring() / iour_plan__create_ring(); their report
+ * is translated into struct iour_ring_report.  One executor, one
+ * behaviour (doc/design.md).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ring.h"
+#include "kernel.h"
 #include "miniring.h"
-#include "probe_internal.h"
-#include "ruleset_internal.h"
+#include "plan_internal.h"
 #include "sys.h"
 
 #define REND(m) (offsetof(struct iour_ring_report, m) + sizeof(((struct iour_ring_report *)0)->m))
@@ -22,15 +24,6 @@ _Static_assert(sizeof(struct iour_ring_report) == 104, "iour_ring_report layout 
 _Static_assert(sizeof(struct iour_ring_apply_opts) == 24, "iour_ring_apply_opts layout");
 _Static_assert(sizeof(struct iour_ring_create_opts) == 24, "iour_ring_create_opts layout");
 
-/* The kernel entries for the running kernel, computed before any ring
- * system call. */
-struct prepared {
-	struct kio_restriction ent[IOUR__MAX_ENTRIES];
-	int n;
-	struct iour__kernel_limits lim;
-	struct iour__clamp clamp;
-};
-
 static int report_valid(const struct iour_ring_report *rep)
 {
 	if (rep && (rep->sz < REND(registered) || rep->sz > REPORT_MAX_SZ))
@@ -38,35 +31,75 @@ static int report_valid(const struct iour_ring_report *rep)
 	return 0;
 }
 
-static int prepare(const struct iour_ruleset *rs, struct prepared *p)
+/*
+ * The plan for `rs` on the running kernel: a ring policy that holds the
+ * set and nothing else, planned for the running kernel's cached probe.
+ * Errors in the set (undecided flags) are found first, against the newest
+ * kernel the library knows, so that they do not depend on the kernel.
+ */
+static int plan_for(const struct iour_ruleset *rs, struct iour_plan **out)
 {
-	/* First with the newest kernel the library knows, so that an error
-	 * in the set (undecided flags) does not depend on the kernel. */
 	const struct iour__kernel_limits newest = {
 		.op_last = IOUR_OP__COUNT,
 		.reg_last = IOUR_REGISTER__COUNT,
 		.split = true,
 	};
+	struct kio_restriction *ent;
+	struct iour_policy *p = NULL;
+	struct iour__kernel k;
 	int r;
 
-	r = iour__ruleset_entries(rs, &newest, p->ent, NULL);
+	ent = iour__calloc(IOUR__MAX_ENTRIES, sizeof(*ent));
+	if (!ent)
+		return -ENOMEM;
+	r = iour__ruleset_entries(rs, &newest, ent, NULL);
+	iour__free(ent);
 	if (r < 0)
 		return r;
-	r = iour__probe_limits(&p->lim);
+	r = iour__kernel_probe(&k);
 	if (r)
 		return r;
-	r = iour__ruleset_entries(rs, &p->lim, p->ent, &p->clamp);
-	if (r < 0)
-		return r;
-	p->n = r;
-	return 0;
+	if (!k.ring_restrict)
+		return -IOUR_ERRNO__UNSUPPORTED;
+	/* ring.h's contract is a classic set alone: where new rings inherit
+	 * the task's set, the kernel refuses it (-EBUSY, as documented)
+	 * rather than the planner substituting ring filters (the policy API
+	 * offers that, with a report that can say what it loosened). */
+	k.ring_busy = false;
+	r = iour_policy__new(NULL, &p);
+	if (!r)
+		r = iour_policy__set_ruleset(p, rs);
+	if (!r)
+		r = iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
+	if (!r)
+		r = iour_policy__set_attr(p, IOUR_POLICY_ATTR_DEFAULT, IOUR_POLICY_DEFAULT_ALLOW);
+	if (!r)
+		r = iour__plan_build(p, &k, out);
+	if (!r)
+		(*out)->for_running = true;
+	iour_policy__free(p);
+	return r;
 }
 
-static void report_fill(struct iour_ring_report *rep, const struct prepared *p, bool registered,
-			bool enabled)
+/* Index of the plan's first step of kind `op`, or nsteps. */
+static size_t step_index(const struct iour_plan *pl, uint32_t op)
+{
+	size_t i;
+
+	for (i = pl->n_task; i < pl->nsteps; i++)
+		if (pl->steps[i].op == op)
+			break;
+	return i;
+}
+
+/* The executor's report, as the ring report (the fields that fit). */
+static void report_fill(struct iour_ring_report *rep, const struct iour_plan *pl,
+			const struct iour_report *r)
 {
 	struct iour_ring_report full;
-	size_t n = 0, i;
+	size_t n = 0, i, set = step_index(pl, IOUR_STEP_RESTRICTIONS);
+	size_t enable = step_index(pl, IOUR_STEP_ENABLE_RINGS);
+	size_t done = pl->n_task + (r ? r->steps_done : 0);
 	static const uint16_t ends[] = {
 		REND(registered),        REND(enabled),
 		REND(nr_entries),        REND(op_last),
@@ -78,16 +111,25 @@ static void report_fill(struct iour_ring_report *rep, const struct prepared *p, 
 	if (!rep)
 		return;
 	memset(&full, 0, sizeof(full));
-	full.registered = registered;
-	full.enabled = enabled;
-	full.nr_entries = (uint32_t)p->n;
-	full.op_last = p->lim.op_last;
-	full.reg_last = p->lim.reg_last;
-	full.split_gates = p->lim.split;
-	full.n_clamped_sqe_ops = p->clamp.n_sqe;
-	full.n_clamped_register_ops = p->clamp.n_reg;
-	memcpy(full.clamped_sqe_ops, p->clamp.sqe_ops.w, sizeof(full.clamped_sqe_ops));
-	memcpy(full.clamped_register_ops, p->clamp.reg_ops.w, sizeof(full.clamped_register_ops));
+	full.registered = set < pl->nsteps && set < done;
+	full.enabled = enable < pl->nsteps && enable < done;
+	full.nr_entries = set < pl->nsteps ? pl->steps[set].entries : 0;
+	full.op_last = pl->kernel.op_last;
+	full.reg_last = pl->kernel.reg_last;
+	full.split_gates = pl->kernel.split;
+	for (i = 0; i < pl->rep.nd; i++) {
+		const struct iour__decision *d = &pl->rep.d[i];
+
+		if (d->kind != IOUR_DECISION_CLAMPED)
+			continue;
+		if (d->opcode != IOUR_DECISION_NO_OPCODE && d->opcode < 256) {
+			full.n_clamped_sqe_ops++;
+			full.clamped_sqe_ops[d->opcode / 64] |= 1ULL << (d->opcode % 64);
+		} else if (d->value >= 0 && d->value < 256) {
+			full.n_clamped_register_ops++;
+			full.clamped_register_ops[d->value / 64] |= 1ULL << (d->value % 64);
+		}
+	}
 	for (i = 0; i < IOUR_ARRAY_SIZE(ends); i++)
 		if (ends[i] <= rep->sz)
 			n = ends[i];
@@ -112,26 +154,17 @@ static int map_register_err(long r, bool restrictions)
 	return (int)r;
 }
 
-/* Register and (optionally) enable; fills the report. */
-static int apply_prepared(int fd, const struct prepared *p, bool enable,
-			  struct iour_ring_report *rep)
+/* The executor's result as the wrappers' error: the kernel's error of the
+ * step that failed, mapped. */
+static int map_exec_err(int rc, const struct iour_plan *pl, const struct iour_report *r)
 {
-	long r;
+	size_t failed;
 
-	r = iour__register(fd, KIO_REGISTER_RESTRICTIONS, (void *)p->ent, (uint32_t)p->n);
-	if (r < 0) {
-		report_fill(rep, p, false, false);
-		return map_register_err(r, true);
-	}
-	if (enable) {
-		r = iour__register(fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0);
-		if (r < 0) {
-			report_fill(rep, p, true, false);
-			return map_register_err(r, false);
-		}
-	}
-	report_fill(rep, p, true, enable);
-	return 0;
+	if (rc == 0 || !r || !(r->flags & IOUR_REPORT_STOPPED))
+		return rc;
+	failed = pl->n_task + r->steps_done;
+	return map_register_err(r->error, failed < pl->nsteps &&
+						  pl->steps[failed].op == IOUR_STEP_RESTRICTIONS);
 }
 
 /* Documented in include/iouring_restrict/ring.h */
@@ -154,13 +187,14 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 				    IOUR_ERRNO__KERNEL_MISMATCH,
 				    0 };
 	struct iour_ring_report *rep;
-	struct prepared p;
+	struct iour_report *r = NULL;
+	struct iour_plan *pl = NULL;
 	uint64_t flags;
-	int r;
+	int rc;
 
-	r = IOUR_OPTS_VALID(opts, iour_ring_apply_opts, report);
-	if (r)
-		return r;
+	rc = IOUR_OPTS_VALID(opts, iour_ring_apply_opts, report);
+	if (rc)
+		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
 	rep = IOUR_OPTS_GET(opts, report, NULL);
 	if (!rs || (flags & ~IOUR_RING_APPLY_NO_ENABLE) || report_valid(rep))
@@ -169,12 +203,17 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 	 * restrict the calling task for good. */
 	if (ring_fd < 0)
 		return -EBADF;
-	memset(&p, 0, sizeof(p));
-	r = prepare(rs, &p);
-	if (r)
-		return iour__err_public(r, errs);
-	r = apply_prepared(ring_fd, &p, !(flags & IOUR_RING_APPLY_NO_ENABLE), rep);
-	return iour__err_public(r, errs);
+	rc = plan_for(rs, &pl);
+	if (rc)
+		return iour__err_public(rc, errs);
+	if (flags & IOUR_RING_APPLY_NO_ENABLE)
+		iour__plan_drop_enable(pl);
+	rc = iour_plan__apply_ring(pl, ring_fd, NULL, &r);
+	report_fill(rep, pl, r);
+	rc = map_exec_err(rc, pl, r);
+	iour_report__free(r);
+	iour_plan__free(pl);
+	return iour__err_public(rc, errs);
 }
 
 /* Documented in include/iouring_restrict/ring.h */
@@ -208,51 +247,40 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 				    IOUR_ERRNO__UNSUPPORTED,
 				    IOUR_ERRNO__KERNEL_MISMATCH,
 				    0 };
-	struct kio_params local = { 0 }, *prm = params ? params : &local;
+	const struct kio_params *prm = params;
 	struct iour_ring_report *rep;
-	struct prepared p;
-	uint32_t caller_flags;
-	long fd;
-	int r;
+	struct iour_report *r = NULL;
+	struct iour_plan *pl = NULL;
+	int rc, fd = -1;
 
 	if (ring_fd)
 		*ring_fd = -1;
-	r = IOUR_OPTS_VALID(opts, iour_ring_create_opts, report);
-	if (r)
-		return r;
+	rc = IOUR_OPTS_VALID(opts, iour_ring_create_opts, report);
+	if (rc)
+		return rc;
 	rep = IOUR_OPTS_GET(opts, report, NULL);
 	if (!rs || !ring_fd || !entries || IOUR_OPTS_GET(opts, flags, 0) || report_valid(rep))
 		return -EINVAL;
 	/* Only flags whose result is a descriptor: the library restricts,
 	 * enables or closes what io_uring_setup() returns. */
-	if (prm->flags & ~IOUR__SETUP_FD_RESULT)
+	if (prm && (prm->flags & ~IOUR__SETUP_FD_RESULT))
 		return -EINVAL;
-	memset(&p, 0, sizeof(p));
-	r = prepare(rs, &p);
-	if (r)
-		return iour__err_public(r, errs);
-
-	if (!params)
-		memset(&local, 0, sizeof(local));
-	caller_flags = prm->flags;
-	prm->flags |= KIO_SETUP_R_DISABLED;
-	fd = iour__setup(entries, prm);
-	prm->flags = caller_flags;
-	if (fd < 0) {
-		report_fill(rep, &p, false, false);
-		/* Enabled-ring errors cannot happen to a ring that does not
-		 * exist; everything else is the kernel's verdict on the
-		 * arguments or its resources. */
-		return iour__err_public((int)fd, errs);
+	rc = plan_for(rs, &pl);
+	if (rc)
+		return iour__err_public(rc, errs);
+	rc = iour_plan__create_ring(pl, entries, params, NULL, &fd, &r);
+	report_fill(rep, pl, r);
+	if (rc && r && (r->flags & IOUR_REPORT_STOPPED)) {
+		/* A step failed on the brand-new ring (closed again): it cannot
+		 * have been enabled or gated, so the kernel disagrees. */
+		rc = map_exec_err(rc, pl, r);
+		if (rc == -EBADFD || rc == -EBADF || rc == -EOPNOTSUPP)
+			rc = -IOUR_ERRNO__KERNEL_MISMATCH;
 	}
-	r = apply_prepared((int)fd, &p, true, rep);
-	if (r) {
-		iour__close((int)fd);
-		/* A brand-new disabled ring cannot be enabled or gated. */
-		if (r == -EBADFD || r == -EBADF || r == -EOPNOTSUPP)
-			r = -IOUR_ERRNO__KERNEL_MISMATCH;
-		return iour__err_public(r, errs);
-	}
-	*ring_fd = (int)fd;
+	iour_report__free(r);
+	iour_plan__free(pl);
+	if (rc)
+		return iour__err_public(rc, errs);
+	*ring_fd = fd;
 	return 0;
 }

@@ -496,17 +496,17 @@ enum iour_step_op {
 	IOUR_STEP_COMPANION = 5
 };
 
-/** @brief Who a step applies to (iour_plan_step::target). */
-enum iour_step_target {
+/** @brief The side a step acts on (iour_plan_step::side). */
+enum iour_step_side {
 	IOUR_STEP_TASK = 0, /**< the calling task (register fd -1, prctl, seccomp) */
 	IOUR_STEP_RING = 1  /**< the ring given to the executor */
 };
 
 /** @brief One step of a plan (iour_plan__step()). */
 struct iour_plan_step {
-	size_t sz;       /**< set by the caller: sizeof(struct iour_plan_step) */
-	uint32_t target; /**< enum iour_step_target */
-	uint32_t op;     /**< enum iour_step_op */
+	size_t sz;     /**< set by the caller: sizeof(struct iour_plan_step) */
+	uint32_t side; /**< enum iour_step_side */
+	uint32_t op;   /**< enum iour_step_op */
 	/** The system call's operation: the register opcode (11, 37, 12),
 	 *  the prctl option (38) or the seccomp operation (1). */
 	uint32_t call_op;
@@ -696,9 +696,10 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *        enables it.
  * @param plan as for iour_plan__apply_ring().
  * @param entries the ring's submission-queue size.
- * @param params a `struct io_uring_params` (its flags gain
- *        `IORING_SETUP_R_DISABLED`; the kernel fills it in as usual), or
- *        NULL for default parameters.  Only setup flags whose result is a
+ * @param params a `struct io_uring_params`, or NULL for default
+ *        parameters.  `IORING_SETUP_R_DISABLED` is added for the
+ *        `io_uring_setup()` call only: the `flags` field is given back as
+ *        the caller set it, and the kernel fills in the rest as usual.  Only setup flags whose result is a
  *        file descriptor are accepted: not
  *        `IORING_SETUP_REGISTERED_FD_ONLY`, nor bits this library does not
  *        know.

@@ -25,6 +25,17 @@
  * **Scope.** Ring restrictions bind that ring only: a process that may
  * create rings can still create an unrestricted one.  They confine what is
  * submitted through rings handed to less trusted code.
+ *
+ * **One executor.** These are the simple entry points of the policy API
+ * (policy.h): each call makes a ring policy (#IOUR_POLICY_TARGET_RING,
+ * default allow) holding the set alone, plans it for the running kernel
+ * and applies it with iour_plan__apply_ring() or iour_plan__create_ring(),
+ * whose report is translated into struct iour_ring_report.  They differ
+ * from those only where documented here: the set is registered as a
+ * classic set or not at all (no filter substitute where new rings inherit
+ * the task's set: -EBUSY), and the errors are mapped to the set below.
+ * A set that restricts nothing registers no entries (the ring is only
+ * enabled).
  */
 #ifndef IOURING_RESTRICT_RING_H
 #define IOURING_RESTRICT_RING_H
@@ -48,7 +59,8 @@ struct iour_ruleset;
 struct iour_ring_report {
 	/** Set by the caller: sizeof(struct iour_ring_report). */
 	size_t sz;
-	/** 1 if the restriction entries were registered. */
+	/** 1 if the restriction entries were registered (0 also when the set
+	 *  restricts nothing: no entries are needed). */
 	uint32_t registered;
 	/** 1 if this call enabled the ring. */
 	uint32_t enabled;

@@ -217,7 +217,7 @@ static void check_restrictions(const struct iour_plan_info *info, const struct i
 	const uint8_t *e = arg;
 	uint32_t n = st->entries, i;
 
-	if (st->target == IOUR_STEP_TASK) {
+	if (st->side == IOUR_STEP_TASK) {
 		FUZZ_CHECK(st->arg_len == 16 + 16 * n && st->nr_args == 1,
 			   "task restrictions size");
 		FUZZ_CHECK(rd16(arg) == 0 && rd16(arg + 2) == n && !rd32(arg + 4) &&
@@ -262,8 +262,8 @@ static void check_plan(const struct iour_plan *pl, uint32_t level)
 
 		n_steps++;
 		FUZZ_CHECK(iour_plan__step(pl, (size_t)i, &st) == 0, "step %d", i);
-		FUZZ_CHECK(st.target == IOUR_STEP_TASK || st.target == IOUR_STEP_RING, "target");
-		if (st.target == IOUR_STEP_RING)
+		FUZZ_CHECK(st.side == IOUR_STEP_TASK || st.side == IOUR_STEP_RING, "side");
+		if (st.side == IOUR_STEP_RING)
 			seen_ring = true;
 		else
 			FUZZ_CHECK(!seen_ring, "a task step after a ring step");
@@ -288,10 +288,10 @@ static void check_plan(const struct iour_plan *pl, uint32_t level)
 		}
 		switch (st.op) {
 		case IOUR_STEP_SET_NNP:
-			FUZZ_CHECK(st.target == IOUR_STEP_TASK && st.call_op == 38, "nnp step");
+			FUZZ_CHECK(st.side == IOUR_STEP_TASK && st.call_op == 38, "nnp step");
 			break;
 		case IOUR_STEP_RESTRICTIONS:
-			FUZZ_CHECK(level >= (st.target == IOUR_STEP_TASK ? 4U : 2U),
+			FUZZ_CHECK(level >= (st.side == IOUR_STEP_TASK ? 4U : 2U),
 				   "restrictions at level %u", level);
 			check_restrictions(&info, &st, arg);
 			break;
@@ -316,18 +316,18 @@ static void check_plan(const struct iour_plan *pl, uint32_t level)
 			FUZZ_CHECK(iour_cbpf_validate(insns, cnt, 0, NULL) == 0,
 				   "a planned filter fails the validator");
 			n_progs++;
-			last_filter[st.target] = i;
+			last_filter[st.side] = i;
 			if (flags & 1) {
-				FUZZ_CHECK(deny_rest[st.target] == -1, "two DENY_REST filters");
-				deny_rest[st.target] = i;
+				FUZZ_CHECK(deny_rest[st.side] == -1, "two DENY_REST filters");
+				deny_rest[st.side] = i;
 			}
 			break;
 		}
 		case IOUR_STEP_ENABLE_RINGS:
-			FUZZ_CHECK(st.target == IOUR_STEP_RING && len == 0, "enable step");
+			FUZZ_CHECK(st.side == IOUR_STEP_RING && len == 0, "enable step");
 			break;
 		case IOUR_STEP_COMPANION:
-			FUZZ_CHECK(st.target == IOUR_STEP_TASK && len == 16 && cnt >= 1,
+			FUZZ_CHECK(st.side == IOUR_STEP_TASK && len == 16 && cnt >= 1,
 				   "companion");
 			FUZZ_CHECK(iour_cbpf_validate(insns, cnt, IOUR_VALIDATE_GENERIC_ONLY,
 						      NULL) == 0,

@@ -145,10 +145,10 @@ Test(policy_compat, rule_on_every_pair_of_levels)
 		struct iour_plan *r = forced(pr, pl_lv), *t = forced(pt, pl_lv), *c = forced(pc, pl_lv);
 
 		for (k_lv = 0; k_lv <= 5; k_lv++) {
-			struct iour__target k;
+			struct iour__kernel k;
 			int got;
 
-			cr_assert_eq(iour__target_for_level(k_lv, &k), 0);
+			cr_assert_eq(iour__kernel_for_level(k_lv, &k), 0);
 			why[0] = '\0';
 			got = iour__plan_compat(r, r->n_task, r->nsteps, &k, why, sizeof(why));
 			cr_expect_eq(got, ring_part[pl_lv][k_lv] == 'C' ? 0 :
@@ -190,17 +190,17 @@ Test(policy_compat, reasons_name_the_difference)
 {
 	struct iour_policy *pr = policy(IOUR_POLICY_TARGET_RING, 0);
 	struct iour_plan *pl = forced(pr, 3);
-	struct iour__target k;
+	struct iour__kernel k;
 	char why[512];
 
 	/* Limits. */
-	cr_assert_eq(iour__target_for_level(3, &k), 0);
+	cr_assert_eq(iour__kernel_for_level(3, &k), 0);
 	k.reg_last = 37;
 	cr_expect_eq(iour__plan_compat(pl, 0, pl->nsteps, &k, why, sizeof(why)),
 		     -IOUR_ERRNO__KERNEL_MISMATCH);
 	cr_expect(strstr(why, "IORING_REGISTER_LAST 36") && strstr(why, "has 63 and 37"), "%s", why);
 	/* Gate semantics alone. */
-	cr_assert_eq(iour__target_for_level(3, &k), 0);
+	cr_assert_eq(iour__kernel_for_level(3, &k), 0);
 	k.split = true;
 	cr_expect_eq(iour__plan_compat(pl, 0, pl->nsteps, &k, why, sizeof(why)),
 		     -IOUR_ERRNO__KERNEL_MISMATCH);
@@ -209,13 +209,13 @@ Test(policy_compat, reasons_name_the_difference)
 	/* A mechanism. */
 	iour_plan__free(pl);
 	pl = forced(pr, 4);
-	cr_assert_eq(iour__target_for_level(4, &k), 0);
+	cr_assert_eq(iour__kernel_for_level(4, &k), 0);
 	k.ring_bpf = false;
 	cr_expect_eq(iour__plan_compat(pl, 0, pl->nsteps, &k, why, sizeof(why)),
 		     -IOUR_ERRNO__KERNEL_MISMATCH);
 	cr_expect(strstr(why, "ring-level BPF filters"), "%s", why);
 	/* Payload sizes are negotiated, not compared. */
-	cr_assert_eq(iour__target_for_level(4, &k), 0);
+	cr_assert_eq(iour__kernel_for_level(4, &k), 0);
 	k.pdu[OP_SOCKET] = 0;
 	cr_expect_eq(iour__plan_compat(pl, 0, pl->nsteps, &k, why, sizeof(why)), 0);
 	iour_plan__free(pl);
@@ -224,11 +224,11 @@ Test(policy_compat, reasons_name_the_difference)
 
 /* ---- the real kernel ---- */
 
-static struct iour__target real_kernel(void)
+static struct iour__kernel real_kernel(void)
 {
-	struct iour__target t;
+	struct iour__kernel t;
 
-	cr_assert_eq(iour__target_probe(&t), 0);
+	cr_assert_eq(iour__kernel_probe(&t), 0);
 	return t;
 }
 
@@ -258,7 +258,7 @@ static void expect_ring_works(const struct iour_plan *pl, const char *what)
 
 Test(policy_compat, real_kernel_forced_levels)
 {
-	struct iour__target k = real_kernel(), l3;
+	struct iour__kernel k = real_kernel(), l3;
 	struct iour_policy *pr = policy(IOUR_POLICY_TARGET_RING, 0);
 	struct iour_report *rep = NULL;
 	struct iour_plan *pl;
@@ -296,7 +296,7 @@ Test(policy_compat, real_kernel_forced_levels)
 	iour_plan__free(pl);
 	/* The representative kernel of level 3 is Linux 6.18: on a kernel with
 	 * its limits and gates the plan is compatible and works. */
-	cr_assert_eq(iour__target_for_level(3, &l3), 0);
+	cr_assert_eq(iour__kernel_for_level(3, &l3), 0);
 	pl = forced(pr, 3);
 	if (k.op_last == l3.op_last && k.reg_last == l3.reg_last && k.split == l3.split)
 		expect_ring_works(pl, "level 3 plan");
@@ -335,7 +335,7 @@ static int task4_child(void *arg, struct child_msg *m)
 
 Test(policy_compat, real_kernel_task_plan_without_task_restrictions)
 {
-	struct iour__target k = real_kernel();
+	struct iour__kernel k = real_kernel();
 	struct iour_policy *pt = policy(IOUR_POLICY_TARGET_TASK, 0);
 	struct iour_plan *pl;
 	struct child_msg m;

@@ -184,7 +184,7 @@ static void bpf_bytes(struct kio_bpf *b, uint32_t opcode, uint32_t flags, uint32
 	b->filter.pdu_size = pdu;
 }
 
-static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t target,
+static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t side,
 			       uint32_t opcode, uint32_t flags, uint8_t pdu,
 			       const struct iour_insn *prog, size_t cnt)
 {
@@ -196,7 +196,7 @@ static void expect_filter_step(const struct iour_plan *pl, size_t i, uint32_t ta
 
 	snprintf(what, sizeof(what), "filter step %zu (opcode %u)", i, opcode);
 	cr_expect_eq(s.op, IOUR_STEP_BPF_FILTER, "emulated: %s", what);
-	cr_expect_eq(s.target, target, "emulated: %s", what);
+	cr_expect_eq(s.side, side, "emulated: %s", what);
 	cr_expect_eq(s.call_op, 37);
 	cr_expect_eq(s.nr_args, 1);
 	cr_expect_eq(s.opcode, opcode);
@@ -231,13 +231,13 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 	/* 1. no_new_privs first. */
 	s = step_of(pl, 0);
 	cr_expect_eq(s.op, IOUR_STEP_SET_NNP);
-	cr_expect_eq(s.target, IOUR_STEP_TASK);
+	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(s.call_op, 38);
 	cr_expect_eq(s.arg_len, 0);
 	/* 2. the classic task set: header + entries, nr_args 1. */
 	s = step_of(pl, 1);
 	cr_expect_eq(s.op, IOUR_STEP_RESTRICTIONS);
-	cr_expect_eq(s.target, IOUR_STEP_TASK);
+	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(s.call_op, 11);
 	cr_expect_eq(s.nr_args, 1, "emulated: task set nr_args is 1, not the count");
 	cr_expect_eq(s.entries, 6);
@@ -279,7 +279,7 @@ Test(policy_emulated, emulated_7_0_deny_rest_on_last_filter_only)
 	n = entries_bytes(want, false, ents, 3);
 	cr_assert_eq(iour_plan__step_cnt(pl), 4);
 	cr_expect_eq(step_of(pl, 0).op, IOUR_STEP_RESTRICTIONS);
-	cr_expect_eq(step_of(pl, 0).target, IOUR_STEP_RING);
+	cr_expect_eq(step_of(pl, 0).side, IOUR_STEP_RING);
 	cr_expect_eq(step_of(pl, 0).nr_args, 3);
 	expect_arg(pl, 0, want, n, "ring entries");
 	expect_filter_step(pl, 1, IOUR_STEP_RING, OP_OPENAT, KIO_BPF_FILTER_SZ_STRICT, 24,
@@ -432,8 +432,8 @@ static int intended(const struct iour_policy *p, const uint8_t ctx[40])
 		return -EACCES;
 	if (!p->progs[op])
 		return 0;
-	if (p->progs[op]->kind != IOUR__PK_FILTER)
-		return p->progs[op]->kind == IOUR__PK_ALLOW ? 0 : -EACCES;
+	if (p->progs[op]->kind != IOUR_PROG_FILTER)
+		return p->progs[op]->kind == IOUR_PROG_ALWAYS_ALLOW ? 0 : -EACCES;
 	cr_assert_eq(iour_cbpf_run(p->progs[op]->insns, p->progs[op]->cnt, ctx, 40, &res), 0);
 	v = res.retval;
 	return v ? 0 : -EACCES;
@@ -755,7 +755,7 @@ Test(policy_emulated, emulated_pdu_negotiation)
 	struct iour_report *rep = NULL;
 	struct iour_policy *p;
 	struct iour_plan *pl;
-	struct iour__target t;
+	struct iour__kernel t;
 	struct emu *e;
 	uint8_t ctx[40];
 	int fd, i, neg = 0, tight = 0;
@@ -767,8 +767,8 @@ Test(policy_emulated, emulated_pdu_negotiation)
 	/* OPENAT program declares 12 bytes (it reads only the flags). */
 	cr_assert_eq(iour_policy__set_prog(p, OP_OPENAT, flags_lo, 4, 12), 0);
 	/* A target that believes CONNECT has 24 bytes (7.2) and OPENAT 12. */
-	cr_assert_eq(iour__target_for_level(5, &t), 0);
-	t.origin = IOUR__TGT_EMULATED;
+	cr_assert_eq(iour__kernel_for_level(5, &t), 0);
+	t.origin = IOUR__KERNEL_EMULATED;
 	t.pdu[OP_OPENAT] = 12;
 	t.nnp = true;
 	t.priv = IOUR__PRIV_YES;

@@ -174,7 +174,7 @@ static void check_never_looser(struct emu *e, const struct iour_policy *p,
 		fd = (int)f;
 	}
 	for (op = 0; op < emu_op_last(e); op++) {
-		const struct iour__pprog *pp = p->progs[op];
+		const struct iour_prog *pp = p->progs[op];
 		bool listed = iour__bm_test(&p->rs->sqe_ops, op);
 		int got;
 

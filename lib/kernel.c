@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel description (lib/kernel.h): the one place that says what a
+ * feature level, a probe result or the running kernel offers the planner
+ * and the executor.
+ */
+#include <stdio.h>
+
+#include "kernel.h"
+#include "probe_internal.h"
+#include "sys.h"
+#include "iouring_restrict/names.h"
+
+#define PR_GET_NO_NEW_PRIVS_ 39
+
+/* The representative kernel of each feature level (probe.h's ladder):
+ * its limits are the name tables' up to that version. */
+static const struct {
+	uint32_t kver; /* IOUR_KVER(); 0 for no io_uring */
+	const char *name;
+} level_kernels[IOUR_LEVEL_MAX + 1] = {
+	[IOUR_LEVEL_NONE] = { 0, "no io_uring" },
+	[IOUR_LEVEL_IO_URING] = { IOUR_KVER(5, 4), "Linux 5.4" },
+	[IOUR_LEVEL_RING] = { IOUR_KVER(6, 1), "Linux 6.1" },
+	[IOUR_LEVEL_QUERY] = { IOUR_KVER(6, 18), "Linux 6.18" },
+	[IOUR_LEVEL_TASK_BPF] = { IOUR_KVER(7, 0), "Linux 7.0" },
+	[IOUR_LEVEL_CONNECT] = { IOUR_KVER(7, 2), "Linux 7.2" },
+};
+
+int iour__kernel_for_level(uint32_t level, struct iour__kernel *k)
+{
+	uint32_t kver;
+
+	if (!k || level > IOUR_LEVEL_MAX)
+		return -EINVAL;
+	kver = level_kernels[level].kver;
+	memset(k, 0, sizeof(*k));
+	k->origin = IOUR__KERNEL_FORCED;
+	k->level = level;
+	k->priv = IOUR__PRIV_UNKNOWN;
+	snprintf(k->name, sizeof(k->name), "%s (forced level %u)", level_kernels[level].name,
+		 level);
+	if (level < IOUR_LEVEL_IO_URING)
+		return 0;
+	k->io_uring = true;
+	k->op_last = (uint32_t)iour_opcode_last(kver);
+	k->reg_last = (uint32_t)iour_register_op_last(kver);
+	k->ring_restrict = level >= IOUR_LEVEL_RING;
+	if (level < IOUR_LEVEL_TASK_BPF)
+		return 0;
+	k->split = k->task_restrict = k->ring_bpf = k->task_bpf = true;
+	k->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
+	k->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
+	k->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
+	if (level >= IOUR_LEVEL_CONNECT)
+		k->pdu[KIO_OP_CONNECT] = KIO_PDU_CONNECT;
+	return 0;
+}
+
+/* Every field the planner reads holds a value iour_probe() can give: a
+ * described kernel is refused, never clamped into another one. */
+static bool features_in_range(const struct iour_features *f)
+{
+	const uint32_t avails[] = { f->io_uring, f->ring_restrictions, f->query,
+				    f->probe,    f->blind_register,    f->task_restrictions,
+				    f->bpf_ring, f->bpf_task };
+	const uint32_t pdus[] = { f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect };
+	const uint64_t known = IOUR_FEATURES_FORCED | IOUR_FEATURES_FORCE_IGNORED |
+			       IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED;
+	size_t i;
+
+	if (f->level > IOUR_LEVEL_MAX || f->kernel_level > IOUR_LEVEL_MAX || (f->flags & ~known) ||
+	    f->limits_source > IOUR_LIMITS_TABLE || f->split_gates > 1 || f->no_new_privs < -1 ||
+	    f->no_new_privs > 1 || f->seccomp_mode < -1 || f->seccomp_mode > 2 ||
+	    f->sysctl_disabled < -1 || f->sysctl_disabled > 2)
+		return false;
+	for (i = 0; i < IOUR_ARRAY_SIZE(avails); i++)
+		if (avails[i] > IOUR_AVAIL_UNKNOWN)
+			return false;
+	for (i = 0; i < IOUR_ARRAY_SIZE(pdus); i++)
+		if (pdus[i] > UINT8_MAX)
+			return false;
+	return true;
+}
+
+int iour__kernel_from_features(const struct iour_features *f, struct iour__kernel *k)
+{
+	if (!f || !k ||
+	    f->sz < offsetof(struct iour_features, pdu_connect) + sizeof(f->pdu_connect))
+		return -EINVAL;
+	if (f->sz > IOUR_OPTS_MAX_SZ)
+		return -E2BIG;
+	/* Limits the restriction entries cannot be built for. */
+	if (f->op_last > 256 || f->reg_last > 256 ||
+	    (f->reg_last && f->reg_last <= KIO_REGISTER_ENABLE_RINGS))
+		return -EINVAL;
+	if (!features_in_range(f))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->origin = IOUR__KERNEL_PROBED;
+	k->level = f->level;
+	k->io_uring = f->io_uring == IOUR_AVAIL_YES;
+	k->ring_restrict = k->io_uring && iour__avail_present(f->ring_restrictions) && f->op_last &&
+			   f->reg_last;
+	k->ring_busy = f->ring_restrictions == IOUR_AVAIL_RESTRICTED;
+	k->op_last = k->ring_restrict ? f->op_last : 0;
+	k->reg_last = k->ring_restrict ? f->reg_last : 0;
+	k->split = f->split_gates != 0;
+	k->task_restrict = k->ring_restrict && iour__avail_present(f->task_restrictions);
+	k->task_restricted = f->task_restrictions == IOUR_AVAIL_RESTRICTED;
+	k->task_bpf = k->task_restrict && iour__avail_present(f->bpf_task);
+	k->ring_bpf = k->ring_restrict && iour__avail_present(f->bpf_ring);
+	k->nnp = f->no_new_privs == 1;
+	k->priv = k->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
+		  f->task_restrictions == IOUR_AVAIL_NO_PRIV       ? IOUR__PRIV_NO :
+								     IOUR__PRIV_UNKNOWN;
+	k->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
+	k->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
+	k->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
+	k->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
+	snprintf(k->name, sizeof(k->name), "the described kernel (level %u%s)", k->level,
+		 (f->flags & IOUR_FEATURES_FORCED) ? ", lowered" : "");
+	return 0;
+}
+
+/*
+ * The running kernel: the cached probe (run in a forked child, so no ring
+ * is ever created in this task), plus the live no_new_privs bit, which may
+ * have been set since the probe ran.
+ */
+int iour__kernel_probe(struct iour__kernel *k)
+{
+	struct iour_features f;
+	struct iour__kernel_limits lim;
+	int rc;
+
+	rc = iour__probe_cached(&f, &lim);
+	if (rc)
+		return rc;
+	rc = iour__kernel_from_features(&f, k);
+	if (rc)
+		return rc;
+	snprintf(k->name, sizeof(k->name), "the running kernel (level %u%s)", k->level,
+		 (f.flags & IOUR_FEATURES_FORCED) ? ", lowered by IOUR_FEATURE_LEVEL" : "");
+	if (iour__prctl(PR_GET_NO_NEW_PRIVS_, 0, 0, 0, 0) == 1) {
+		k->nnp = true;
+		k->priv = IOUR__PRIV_YES;
+	}
+	return 0;
+}
+
+/*
+ * The kernel the executor is about to call: the cached probe, as for
+ * planning.  When another syscall table is installed (an emulated kernel
+ * in the library's tests), the cache describes the real kernel, not the
+ * one behind the table: probe that one afresh, in a forked child, through
+ * the table, without touching the cache.
+ */
+int iour__kernel_current(struct iour__kernel *k)
+{
+	struct iour__probe_raw raw;
+	struct iour__kernel_limits lim;
+	struct iour_features f;
+	int rc;
+
+	if (iour__sys() == iour__sys_real())
+		return iour__kernel_probe(k);
+	memset(&raw, 0, sizeof(raw));
+	iour__probe_read_diag(&raw);
+	rc = iour__probe_run(&raw);
+	if (rc)
+		return rc;
+	iour__probe_interpret(&raw, &f, &lim);
+	return iour__kernel_from_features(&f, k);
+}
