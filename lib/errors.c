@@ -60,7 +60,6 @@ static const struct err_desc lib_errs[] = {
 	  "Kernel answer contradicts the documented io_uring interface" },
 	{ IOUR_ERRNO__NOT_ENFORCED, "-IOUR_ERRNO__NOT_ENFORCED",
 	  "Enforcement check failed: a forbidden request was not denied" },
-	{ IOUR_ERRNO__PARSE, "-IOUR_ERRNO__PARSE", "Parse error" },
 };
 
 /* |err| without overflow: -INT_MIN is not an int. */
