@@ -896,7 +896,6 @@ int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 	v.reg_last = plan->tgt.reg_last;
 	v.split_gates = plan->tgt.split;
 	v.flags = (plan->tgt.origin == IOUR__TGT_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
-		  (plan->tgt.origin == IOUR__TGT_EMULATED ? IOUR_PLAN_INFO_EMULATED : 0) |
 		  (plan->refused ? IOUR_PLAN_INFO_REFUSED : 0);
 	v.task_steps = (uint32_t)plan->n_task;
 	v.ring_steps = (uint32_t)(plan->nsteps - plan->n_task);

@@ -445,10 +445,8 @@ IOUR_API void iour_plan__free(struct iour_plan *plan);
 
 /** @brief Plan flag: compiled for a forced feature level. */
 #define IOUR_PLAN_INFO_FORCED (1U << 0)
-/** @brief Plan flag: compiled for an emulated kernel (library tests). */
-#define IOUR_PLAN_INFO_EMULATED (1U << 1)
 /** @brief Plan flag: the compatibility level refused the plan (no steps). */
-#define IOUR_PLAN_INFO_REFUSED (1U << 2)
+#define IOUR_PLAN_INFO_REFUSED (1U << 1)
 
 /** @brief The kernel a plan was compiled for (iour_plan__info()). */
 struct iour_plan_info {
