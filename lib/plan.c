@@ -858,7 +858,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 
 	if (!p || !out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_plan_opts, features);
+	rc = IOUR_OPTS_VALID(opts, iour_plan_opts);
 	if (rc)
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);

@@ -566,7 +566,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		*report = NULL;
 	if (!plan)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target_kind != IOUR_POLICY_TARGET_TASK)
@@ -690,7 +690,7 @@ static int ring_common(const struct iour_plan *plan, const struct iour_apply_opt
 
 	if (!plan)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)

@@ -963,7 +963,7 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 	uint64_t flags;
 	int r;
 
-	r = IOUR_OPTS_VALID(opts, iour_probe_opts, flags);
+	r = IOUR_OPTS_VALID(opts, iour_probe_opts);
 	if (r)
 		return r;
 	flags = IOUR_OPTS_GET(opts, flags, 0);

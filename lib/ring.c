@@ -158,7 +158,7 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 	uint64_t flags;
 	int r;
 
-	r = IOUR_OPTS_VALID(opts, iour_ring_apply_opts, report);
+	r = IOUR_OPTS_VALID(opts, iour_ring_apply_opts);
 	if (r)
 		return r;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
@@ -217,7 +217,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 
 	if (ring_fd)
 		*ring_fd = -1;
-	r = IOUR_OPTS_VALID(opts, iour_ring_create_opts, report);
+	r = IOUR_OPTS_VALID(opts, iour_ring_create_opts);
 	if (r)
 		return r;
 	rep = IOUR_OPTS_GET(opts, report, NULL);

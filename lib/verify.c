@@ -409,7 +409,7 @@ struct vopts {
 
 static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
 {
-	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts, coverage);
+	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts);
 
 	if (rc)
 		return rc;
@@ -469,7 +469,7 @@ static int req_check(const struct iour_verify_req *r, size_t stride, struct vcha
 
 	if (r->sz != stride)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(r, iour_verify_req, resv);
+	rc = IOUR_OPTS_VALID(r, iour_verify_req);
 	if (rc)
 		return rc;
 	memset(c, 0, sizeof(*c));

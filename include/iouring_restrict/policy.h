@@ -90,6 +90,9 @@ struct iour_policy_opts {
 	size_t sz;      /**< sizeof(struct iour_policy_opts) */
 	uint64_t flags; /**< reserved, must be 0 */
 };
+/** @brief The last field of struct iour_policy_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_policy_opts__last_field flags
 
 /**
  * @brief **iour_policy__new()** creates an empty policy: no classic part,
@@ -390,6 +393,9 @@ struct iour_plan_opts {
 	 *  cover at least `pdu_connect`.  Only read during the call. */
 	const struct iour_features *features;
 };
+/** @brief The last field of struct iour_plan_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_plan_opts__last_field features
 
 /**
  * @brief **iour_policy__plan()** compiles a policy for a kernel.
@@ -601,6 +607,9 @@ struct iour_apply_opts {
 	size_t sz;      /**< sizeof(struct iour_apply_opts) */
 	uint64_t flags; /**< reserved, must be 0 */
 };
+/** @brief The last field of struct iour_apply_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_apply_opts__last_field flags
 
 /**
  * @brief **iour_plan__apply_task()** applies a task plan to the calling
