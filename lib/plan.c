@@ -481,7 +481,7 @@ static void plan_free_steps(struct iour_plan *pl)
 	pl->nsteps = pl->n_task = 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 void iour_plan__free(struct iour_plan *plan)
 {
 	if (!plan)
@@ -847,7 +847,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__target *t,
 static const int plan_errs[] = { EINVAL, E2BIG,  EACCES, EPERM,  EBUSY, ECHILD,
 				 ENOMEM, EMFILE, ENFILE, EAGAIN, 0 };
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
 		      struct iour_plan **out)
 {
@@ -880,7 +880,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	return iour__err_public(iour__plan_build(p, &t, out), plan_errs);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 {
 	struct iour_plan_info v;
@@ -904,7 +904,7 @@ int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_cnt(const struct iour_plan *plan)
 {
 	if (!plan)
@@ -912,7 +912,7 @@ int iour_plan__step_cnt(const struct iour_plan *plan)
 	return (int)plan->nsteps;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_step *out)
 {
 	struct iour_plan_step v;
@@ -939,7 +939,7 @@ int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_ste
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
 {
 	const struct iour__step *s;
@@ -963,7 +963,7 @@ int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
 			  size_t *cnt)
 {
@@ -988,7 +988,7 @@ int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_in
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 const struct iour_report *iour_plan__report(const struct iour_plan *plan)
 {
 	return plan ? &plan->rep : NULL;

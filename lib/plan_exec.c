@@ -552,7 +552,7 @@ static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 	return need;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 			  struct iour_report **report)
 {
@@ -719,7 +719,7 @@ static void ring_exec_init(struct exec *x, const struct iour_plan *plan, struct 
 	}
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 			  const struct iour_apply_opts *opts, struct iour_report **report)
 {
@@ -744,7 +744,7 @@ int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 	return finish(r, iour__err_public(rc, ring_errs), report);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,
 			   const struct iour_apply_opts *opts, int *ring_fd,
 			   struct iour_report **report)
