@@ -132,7 +132,7 @@ int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out)
 /* Validated flags and errno of `opts`. */
 static int companion_opts(const struct iour_companion_opts *opts, uint32_t *flags, uint32_t *err)
 {
-	int rc = IOUR_OPTS_VALID(opts, iour_companion_opts, errno_value);
+	int rc = IOUR_OPTS_VALID(opts, iour_companion_opts);
 
 	if (rc)
 		return rc;

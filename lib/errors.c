@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "iouring_restrict/iouring_restrict.h"
 #include "internal.h"
 
 struct err_desc {
@@ -64,7 +65,6 @@ static const struct err_desc lib_errs[] = {
 	  "Kernel answer contradicts the documented io_uring interface" },
 	{ IOUR_ERRNO__NOT_ENFORCED, "-IOUR_ERRNO__NOT_ENFORCED",
 	  "Enforcement check failed: a forbidden request was not denied" },
-	{ IOUR_ERRNO__PARSE, "-IOUR_ERRNO__PARSE", "Parse error" },
 };
 
 /* |err| without overflow: -INT_MIN is not an int. */
@@ -153,3 +153,20 @@ int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz)
 			return -E2BIG;
 	return 0;
 }
+
+/* Every options struct read through IOUR_OPTS_VALID names its true last
+ * field (common.h). */
+#define LAST_OK(T) _Static_assert(IOUR_OPTS_LAST_OK(T), #T "__last_field is not its last field")
+LAST_OK(iour_apply_opts);
+LAST_OK(iour_companion_opts);
+LAST_OK(iour_compile_opts);
+LAST_OK(iour_export_opts);
+LAST_OK(iour_filter_opts);
+LAST_OK(iour_plan_opts);
+LAST_OK(iour_policy_opts);
+LAST_OK(iour_probe_opts);
+LAST_OK(iour_ring_apply_opts);
+LAST_OK(iour_ring_create_opts);
+LAST_OK(iour_ruleset_opts);
+LAST_OK(iour_verify_opts);
+LAST_OK(iour_verify_req);

@@ -368,7 +368,7 @@ int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **o
 
 	if (!out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_filter_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_filter_opts);
 	if (rc)
 		return iour__err_public(rc, allowed);
 	dv = IOUR_OPTS_GET(opts, default_verdict, (uint32_t)IOUR_DENY);

@@ -199,7 +199,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 
 	if (!f || !out || opcode >= IOUR__NOPCODES)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_compile_opts, max_insns);
+	rc = IOUR_OPTS_VALID(opts, iour_compile_opts);
 	if (rc)
 		return iour__err_public(rc, allowed);
 	if (IOUR_OPTS_GET(opts, flags, 0U))

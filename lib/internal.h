@@ -43,9 +43,20 @@ IOUR_INTERNAL int iour__opts_check(const void *opts, size_t user_sz, size_t know
 #define IOUR_OPTS_END(TYPE, LAST) \
 	(offsetof(struct TYPE, LAST) + sizeof(__typeof__(((struct TYPE *)0)->LAST)))
 
-/* 0 if valid (or NULL), -EINVAL / -E2BIG otherwise. */
-#define IOUR_OPTS_VALID(opts, TYPE, LAST) \
-	((opts) ? iour__opts_check((opts), (opts)->sz, IOUR_OPTS_END(TYPE, LAST)) : 0)
+/* 0 if valid (or NULL), -EINVAL / -E2BIG otherwise.  The library knows
+ * the struct up to TYPE##__last_field, defined beside the struct in its
+ * public header (common.h's discipline; checked by IOUR_OPTS_LAST_OK). */
+#define IOUR_OPTS_VALID(opts, TYPE) \
+	((opts) ? iour__opts_check((opts), (opts)->sz, IOUR_OPTS_END(TYPE, TYPE##__last_field)) : 0)
+
+/* True at compile time if TYPE##__last_field ends the struct: nothing but
+ * tail padding follows it.  lib/errors.c asserts it for every options
+ * struct, so a field added after the old last one fails the build unless
+ * __last_field moves with it. */
+#define IOUR_OPTS_LAST_OK(TYPE)                                                  \
+	((IOUR_OPTS_END(TYPE, TYPE##__last_field) + _Alignof(struct TYPE) - 1) / \
+		 _Alignof(struct TYPE) * _Alignof(struct TYPE) ==                \
+	 sizeof(struct TYPE))
 
 /* Is FIELD present in the caller's struct? */
 #define IOUR_OPTS_HAS(opts, FIELD) ((opts) && IOUR_OUT_HAS(opts, FIELD))

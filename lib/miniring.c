@@ -52,6 +52,7 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 {
 	size_t cqe_sz = sizeof(struct kio_cqe) << r->cqe_shift;
 	size_t sq_sz, cq_sz;
+	long rc;
 
 	if (p->flags & KIO_SETUP_NO_SQARRAY)
 		sq_sz = p->cq_off.cqes; /* the header; the CQEs follow */
@@ -64,32 +65,32 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 		cq_sz = sq_sz;
 	}
 
-	r->sq_map = mmap(NULL, sq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
-			 (off_t)KIO_OFF_SQ_RING);
-	if (r->sq_map == MAP_FAILED) {
+	rc = iour__mmap(&r->sq_map, sq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+			(off_t)KIO_OFF_SQ_RING);
+	if (rc < 0) {
 		r->sq_map = NULL;
-		return -errno;
+		return (int)rc;
 	}
 	r->sq_map_sz = sq_sz;
 	if (p->features & KIO_FEAT_SINGLE_MMAP) {
 		r->cq_map = r->sq_map;
 		r->cq_map_sz = sq_sz;
 	} else {
-		r->cq_map = mmap(NULL, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
-				 (off_t)KIO_OFF_CQ_RING);
-		if (r->cq_map == MAP_FAILED) {
+		rc = iour__mmap(&r->cq_map, cq_sz, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_POPULATE, fd, (off_t)KIO_OFF_CQ_RING);
+		if (rc < 0) {
 			r->cq_map = NULL;
-			return -errno;
+			return (int)rc;
 		}
 		r->cq_map_sz = cq_sz;
 	}
 	r->sqes_map_sz = ((size_t)p->sq_entries * sizeof(struct kio_sqe)) << r->sqe_shift;
-	r->sqes_map = mmap(NULL, r->sqes_map_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-			   fd, (off_t)KIO_OFF_SQES);
-	if (r->sqes_map == MAP_FAILED) {
+	rc = iour__mmap(&r->sqes_map, r->sqes_map_sz, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, fd, (off_t)KIO_OFF_SQES);
+	if (rc < 0) {
 		r->sqes_map = NULL;
 		r->sqes_map_sz = 0;
-		return -errno;
+		return (int)rc;
 	}
 
 	r->sq_head = off_ptr(r->sq_map, p->sq_off.head);
@@ -116,11 +117,11 @@ static int ring_map(struct iour__ring *r, int fd, const struct kio_params *p)
 static void ring_unmap(struct iour__ring *r)
 {
 	if (r->sqes_map)
-		munmap(r->sqes_map, r->sqes_map_sz);
+		iour__munmap(r->sqes_map, r->sqes_map_sz);
 	if (r->cq_map && r->cq_map != r->sq_map)
-		munmap(r->cq_map, r->cq_map_sz);
+		iour__munmap(r->cq_map, r->cq_map_sz);
 	if (r->sq_map)
-		munmap(r->sq_map, r->sq_map_sz);
+		iour__munmap(r->sq_map, r->sq_map_sz);
 	r->sqes_map = r->cq_map = r->sq_map = NULL;
 }
 
@@ -282,7 +283,8 @@ int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p)
 	struct kio_params hdr;
 	uint32_t sq, cq, sqm, cqm;
 	ssize_t n;
-	void *m;
+	void *m = NULL;
+	long mrc;
 	int rc;
 
 	if (!p || fd < 0)
@@ -307,14 +309,14 @@ int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p)
 		hdr.cq_entries = 2;
 		compact_layout(&hdr, flags);
 	}
-	m = mmap(NULL, PAGE_GUESS, PROT_READ, MAP_SHARED, fd, (off_t)KIO_OFF_SQ_RING);
-	if (m == MAP_FAILED)
-		return errno == ENODEV || errno == EACCES ? -ENOTTY : -errno;
+	mrc = iour__mmap(&m, PAGE_GUESS, PROT_READ, MAP_SHARED, fd, (off_t)KIO_OFF_SQ_RING);
+	if (mrc < 0)
+		return mrc == -ENODEV || mrc == -EACCES ? -ENOTTY : (int)mrc;
 	sq = *(uint32_t *)off_ptr(m, hdr.sq_off.ring_entries);
 	sqm = *(uint32_t *)off_ptr(m, hdr.sq_off.ring_mask);
 	cq = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_entries);
 	cqm = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_mask);
-	munmap(m, PAGE_GUESS);
+	iour__munmap(m, PAGE_GUESS);
 	if (!pow2(sq) || sq > MAX_SQ_ENTRIES || sqm != sq - 1 || !pow2(cq) || cq > MAX_CQ_ENTRIES ||
 	    cqm != cq - 1 || cq < sq)
 		return -ENOTTY;

@@ -444,7 +444,7 @@ void iour__plan_drop_enable(struct iour_plan *pl)
 	}
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 void iour_plan__free(struct iour_plan *plan)
 {
 	if (!plan)
@@ -809,7 +809,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 static const int plan_errs[] = { EINVAL, E2BIG,  EACCES, EPERM,  EBUSY, ECHILD,
 				 ENOMEM, EMFILE, ENFILE, EAGAIN, 0 };
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
 		      struct iour_plan **out)
 {
@@ -820,7 +820,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 
 	if (!p || !out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_plan_opts, features);
+	rc = IOUR_OPTS_VALID(opts, iour_plan_opts);
 	if (rc)
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
@@ -842,7 +842,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	return iour__err_public(iour__plan_build(p, &t, out), plan_errs);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 {
 	struct iour_plan_info v;
@@ -858,7 +858,6 @@ int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 	v.reg_last = plan->kernel.reg_last;
 	v.split_gates = plan->kernel.split;
 	v.flags = (plan->kernel.origin == IOUR__KERNEL_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
-		  (plan->kernel.origin == IOUR__KERNEL_EMULATED ? IOUR_PLAN_INFO_EMULATED : 0) |
 		  (plan->refused ? IOUR_PLAN_INFO_REFUSED : 0);
 	v.task_steps = (uint32_t)plan->n_task;
 	v.ring_steps = (uint32_t)(plan->nsteps - plan->n_task);
@@ -867,7 +866,7 @@ int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_cnt(const struct iour_plan *plan)
 {
 	if (!plan)
@@ -875,7 +874,7 @@ int iour_plan__step_cnt(const struct iour_plan *plan)
 	return (int)plan->nsteps;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_step *out)
 {
 	struct iour_plan_step v;
@@ -924,7 +923,7 @@ static int step_copy(const struct iour_plan *plan, size_t i, const void *src, si
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
 {
 	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
@@ -932,7 +931,7 @@ int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_
 	return step_copy(plan, i, s ? s->arg : NULL, s ? s->arg_len : 0, 1, buf, len);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
 			  size_t *cnt)
 {
@@ -941,7 +940,7 @@ int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_in
 	return step_copy(plan, i, s ? s->insns : NULL, s ? s->insn_cnt : 0, sizeof(*buf), buf, cnt);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 const struct iour_report *iour_plan__report(const struct iour_plan *plan)
 {
 	return plan ? &plan->rep : NULL;

@@ -184,7 +184,7 @@ static const char *kernel_origin(uint32_t o)
 	}
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__describe(const struct iour_plan *plan, char *buf, size_t *len)
 {
 	struct iour__sb sb = { 0 };

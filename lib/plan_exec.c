@@ -416,7 +416,7 @@ static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 	return need;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 			  struct iour_report **report)
 {
@@ -430,7 +430,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		*report = NULL;
 	if (!plan)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target != IOUR_POLICY_TARGET_TASK)
@@ -554,7 +554,7 @@ static int ring_common(const struct iour_plan *plan, const struct iour_apply_opt
 
 	if (!plan)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_apply_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
@@ -583,7 +583,7 @@ static void ring_exec_init(struct exec *x, const struct iour_plan *plan, struct 
 	}
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 			  const struct iour_apply_opts *opts, struct iour_report **report)
 {
@@ -608,7 +608,7 @@ int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 	return finish(r, iour__err_public(rc, ring_errs), report);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/plan.h */
 int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,
 			   const struct iour_apply_opts *opts, int *ring_fd,
 			   struct iour_report **report)

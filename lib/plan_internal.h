@@ -14,7 +14,9 @@
 #include "ruleset_internal.h"
 #include "iouring_restrict/cbpf.h"
 #include "filter_internal.h"
+#include "iouring_restrict/plan.h"
 #include "iouring_restrict/policy.h"
+#include "iouring_restrict/report.h"
 
 #define IOUR__NOPCODES 256
 

@@ -63,7 +63,7 @@ int iour_policy__new(const struct iour_policy_opts *opts, struct iour_policy **o
 
 	if (!out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_policy_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_policy_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)

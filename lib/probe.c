@@ -290,24 +290,28 @@ int iour__probe_run(struct iour__probe_raw *raw)
 	size_t len = (sizeof(*raw) + 4095) & ~(size_t)4095;
 	struct iour__probe_raw *sh;
 	int saved = errno, st = 0, r;
+	void *map = NULL;
+	long rc;
 	pid_t pid, w;
 
-	sh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
-		r = errno == EAGAIN || errno == ENFILE ? -errno : -ENOMEM;
+	rc = iour__mmap(&map, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rc < 0) {
+		r = rc == -EAGAIN || rc == -ENFILE ? (int)rc : -ENOMEM;
 		errno = saved;
 		return r;
 	}
+	sh = map;
 	memcpy(sh, raw, sizeof(*raw));
-	pid = fork();
-	if (pid < 0) {
+	rc = iour__fork();
+	if (rc < 0) {
 		/* EAGAIN (process limit) and ENOMEM are the caller's resources,
 		 * reported as themselves; anything else means no child. */
-		r = resource_errno(-errno) ? -errno : -ECHILD;
-		munmap(sh, len);
+		r = resource_errno((int)rc) ? (int)rc : -ECHILD;
+		iour__munmap(sh, len);
 		errno = saved;
 		return r;
 	}
+	pid = (pid_t)rc;
 	if (pid == 0) {
 		iour__probe_steps(sh);
 		_exit(0);
@@ -319,7 +323,7 @@ int iour__probe_run(struct iour__probe_raw *raw)
 	if (w == pid && WIFSIGNALED(st))
 		sh->child_signal = WTERMSIG(st);
 	memcpy(raw, sh, sizeof(*raw));
-	munmap(sh, len);
+	iour__munmap(sh, len);
 	__atomic_fetch_add(&probe_runs, 1, __ATOMIC_RELAXED);
 	errno = saved;
 	/* A step that ran short of a resource tells nothing about the
@@ -932,7 +936,7 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 	uint64_t flags;
 	int r;
 
-	r = IOUR_OPTS_VALID(opts, iour_probe_opts, flags);
+	r = IOUR_OPTS_VALID(opts, iour_probe_opts);
 	if (r)
 		return r;
 	flags = IOUR_OPTS_GET(opts, flags, 0);

@@ -235,7 +235,7 @@ void iour__sb_report(struct iour__sb *sb, const struct iour_report *r, const cha
 
 /* ---- public ---- */
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 void iour_report__free(struct iour_report *r)
 {
 	if (!r)
@@ -244,25 +244,25 @@ void iour_report__free(struct iour_report *r)
 	iour__free(r);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__status(const struct iour_report *r)
 {
 	return r ? (int)r->status : -EINVAL;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__mechanism(const struct iour_report *r)
 {
 	return r ? (int)r->mechanism : -EINVAL;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__flags(const struct iour_report *r)
 {
 	return r ? (int)r->flags : -EINVAL;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__steps(const struct iour_report *r, uint32_t *done, uint32_t *total)
 {
 	if (!r)
@@ -274,7 +274,7 @@ int iour_report__steps(const struct iour_report *r, uint32_t *done, uint32_t *to
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__error(const struct iour_report *r, int32_t *err)
 {
 	if (!r || !err)
@@ -283,7 +283,7 @@ int iour_report__error(const struct iour_report *r, int32_t *err)
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__threads(const struct iour_report *r)
 {
 	if (!r)
@@ -291,13 +291,13 @@ int iour_report__threads(const struct iour_report *r)
 	return r->threads > 0 ? r->threads : 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__decision_cnt(const struct iour_report *r)
 {
 	return r ? (int)r->nd : -EINVAL;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__decision(const struct iour_report *r, size_t i, struct iour_decision *out)
 {
 	struct iour_decision v;
@@ -320,7 +320,7 @@ int iour_report__decision(const struct iour_report *r, size_t i, struct iour_dec
 	return 0;
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 int iour_report__describe(const struct iour_report *r, char *buf, size_t *len)
 {
 	struct iour__sb sb = { 0 };
@@ -331,7 +331,7 @@ int iour_report__describe(const struct iour_report *r, char *buf, size_t *len)
 	return iour__sb_out(&sb, buf, len);
 }
 
-/* Documented in include/iouring_restrict/policy.h */
+/* Documented in include/iouring_restrict/report.h */
 const char *iour_status_str(int status)
 {
 	switch (status) {

@@ -192,7 +192,7 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 	uint64_t flags;
 	int rc;
 
-	rc = IOUR_OPTS_VALID(opts, iour_ring_apply_opts, report);
+	rc = IOUR_OPTS_VALID(opts, iour_ring_apply_opts);
 	if (rc)
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
@@ -255,7 +255,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 
 	if (ring_fd)
 		*ring_fd = -1;
-	rc = IOUR_OPTS_VALID(opts, iour_ring_create_opts, report);
+	rc = IOUR_OPTS_VALID(opts, iour_ring_create_opts);
 	if (rc)
 		return rc;
 	rep = IOUR_OPTS_GET(opts, report, NULL);

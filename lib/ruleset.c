@@ -46,7 +46,7 @@ int iour_ruleset__new(const struct iour_ruleset_opts *opts, struct iour_ruleset 
 
 	if (!out)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_ruleset_opts, flags);
+	rc = IOUR_OPTS_VALID(opts, iour_ruleset_opts);
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
@@ -373,7 +373,7 @@ static int do_export(const struct iour_ruleset *rs, const struct iour_export_opt
 
 	if (!rs || !len)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_export_opts, clamp);
+	rc = IOUR_OPTS_VALID(opts, iour_export_opts);
 	if (rc)
 		return rc;
 	rep = IOUR_OPTS_GET(opts, clamp, NULL);

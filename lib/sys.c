@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The real-kernel side of the syscall seam (see sys.h). */
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,6 +51,41 @@ static long real_close(void *ctx, int fd)
 	return neg(close(fd));
 }
 
+static long real_mmap(void *ctx, void **out, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *m = mmap(NULL, len, prot, flags, fd, off);
+
+	(void)ctx;
+	if (m == MAP_FAILED)
+		return -errno;
+	*out = m;
+	return 0;
+}
+
+static long real_munmap(void *ctx, void *addr, size_t len)
+{
+	(void)ctx;
+	return neg(munmap(addr, len));
+}
+
+static long real_fork(void *ctx)
+{
+	(void)ctx;
+	return neg(fork());
+}
+
+static long real_memfd_create(void *ctx, const char *name, unsigned int flags)
+{
+	(void)ctx;
+	return neg(memfd_create(name, flags));
+}
+
+static long real_execve(void *ctx, const char *path, char *const argv[], char *const envp[])
+{
+	(void)ctx;
+	return neg(execve(path, argv, envp));
+}
+
 static const struct iour_sys_ops real_ops = {
 	.io_uring_setup = real_setup,
 	.io_uring_enter = real_enter,
@@ -57,6 +93,11 @@ static const struct iour_sys_ops real_ops = {
 	.prctl = real_prctl,
 	.seccomp = real_seccomp,
 	.close = real_close,
+	.mmap = real_mmap,
+	.munmap = real_munmap,
+	.fork = real_fork,
+	.memfd_create = real_memfd_create,
+	.execve = real_execve,
 	.ctx = NULL,
 };
 

@@ -364,8 +364,8 @@ int iour_verify_serve(void)
 	const char *s = getenv(IOUR_VERIFY_ENV);
 	struct stat st;
 	char *end;
-	long fd;
-	void *m;
+	long fd, mrc;
+	void *m = NULL;
 	int rc;
 
 	if (!s)
@@ -379,11 +379,11 @@ int iour_verify_serve(void)
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct vchan_hdr) ||
 	    st.st_size > (off_t)VCHAN_MAX_SIZE)
 		return -EINVAL;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	if (m == MAP_FAILED)
-		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	mrc = iour__mmap(&m, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (mrc < 0)
+		return mrc == -ENOMEM ? -ENOMEM : -EINVAL;
 	rc = serve(m, (size_t)st.st_size);
-	munmap(m, (size_t)st.st_size);
+	iour__munmap(m, (size_t)st.st_size);
 	if (rc == 0) {
 		/* Only a real channel is ours to close: a stale variable may
 		 * name somebody else's descriptor. */
@@ -409,7 +409,7 @@ struct vopts {
 
 static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
 {
-	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts, coverage);
+	int rc = IOUR_OPTS_VALID(opts, iour_verify_opts);
 
 	if (rc)
 		return rc;
@@ -469,7 +469,7 @@ static int req_check(const struct iour_verify_req *r, size_t stride, struct vcha
 
 	if (r->sz != stride)
 		return -EINVAL;
-	rc = IOUR_OPTS_VALID(r, iour_verify_req, resv);
+	rc = IOUR_OPTS_VALID(r, iour_verify_req);
 	if (rc)
 		return rc;
 	memset(c, 0, sizeof(*c));
@@ -554,8 +554,7 @@ static void child_main(struct vchan_hdr *h, size_t size, int memfd, int exit_w,
 			h->exec_err = -errno;
 			_exit(126);
 		}
-		execve(o->exec_path, argv, envp);
-		h->exec_err = -errno;
+		h->exec_err = (int32_t)iour__execve(o->exec_path, argv, envp);
 		_exit(127);
 	}
 	serve(h, size);
@@ -691,7 +690,9 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 	char env_var[sizeof(IOUR_VERIFY_ENV) + 16];
 	char *const *argv = NULL;
 	char **envp = NULL;
-	struct vchan_hdr *h = MAP_FAILED;
+	struct vchan_hdr *h = NULL;
+	void *map = NULL;
+	long src;
 	struct vchan_req *creqs;
 	struct iour_verify_result *cres;
 	size_t stride, size, data, off, i;
@@ -733,22 +734,23 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 	off = align8(sizeof(*h));
 	size = off + align8(nr * sizeof(*creqs)) + align8(nr * sizeof(*cres)) + data;
 
-	memfd = memfd_create("iour-verify", MFD_CLOEXEC);
-	if (memfd < 0) {
-		rc = errno == EMFILE || errno == ENFILE ? -EMFILE :
-		     errno == ENOMEM                    ? -ENOMEM :
-							  -ECHILD;
+	src = iour__memfd_create("iour-verify", MFD_CLOEXEC);
+	if (src < 0) {
+		rc = src == -EMFILE || src == -ENFILE ? -EMFILE :
+		     src == -ENOMEM                   ? -ENOMEM :
+							-ECHILD;
 		goto out;
 	}
+	memfd = (int)src;
 	if (ftruncate(memfd, (off_t)size) < 0) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	if (h == MAP_FAILED) {
+	if (iour__mmap(&map, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0) < 0) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	h = map;
 
 	/* Pass 2: fill the channel (zeroed by ftruncate). */
 	h->magic = VCHAN_MAGIC;
@@ -808,11 +810,12 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 		rc = errno == ENOMEM ? -ENOMEM : -EMFILE;
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		rc = errno == ENOMEM ? -ENOMEM : -EAGAIN;
+	src = iour__fork();
+	if (src < 0) {
+		rc = src == -ENOMEM ? -ENOMEM : -EAGAIN;
 		goto out;
 	}
+	pid = (pid_t)src;
 	if (pid == 0)
 		child_main(h, size, memfd, exit_p[1], &o, argv, envp);
 	close(exit_p[1]);
@@ -887,8 +890,8 @@ out:
 	if (exit_p[1] >= 0)
 		close(exit_p[1]);
 	iour__free(envp);
-	if (h != MAP_FAILED)
-		munmap(h, size);
+	if (h)
+		iour__munmap(h, size);
 	if (memfd >= 0)
 		close(memfd);
 	return rc;

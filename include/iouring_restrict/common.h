@@ -16,7 +16,10 @@
  *   defaults".  A larger struct from a newer caller is accepted only if the
  *   bytes the library does not know are zero (otherwise -E2BIG); a `sz`
  *   above #IOUR_OPTS_MAX_SZ is refused with -E2BIG before any byte past
- *   the known fields is read.
+ *   the known fields is read.  The library knows a struct up to the field
+ *   named by the `<struct tag>__last_field` macro defined right after it
+ *   (for example iour_probe_opts__last_field); every options struct has
+ *   one, and a release that adds a field moves it.
  */
 #ifndef IOURING_RESTRICT_COMMON_H
 #define IOURING_RESTRICT_COMMON_H

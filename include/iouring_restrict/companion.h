@@ -120,6 +120,9 @@ struct iour_companion_opts {
 	uint32_t errno_value; /**< errno for denied calls: 0 means ENOSYS;
 				   otherwise 1 to 4095 */
 };
+/** @brief The last field of struct iour_companion_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_companion_opts__last_field errno_value
 /** @brief The last field of struct iour_companion_opts (for size checks). */
 #define iour_companion_opts__last_field errno_value
 

@@ -6,7 +6,9 @@
  * Functions return negative values: either a negative system errno
  * (-EINVAL, -ENOMEM, ...) or a negative library-specific code from
  * enum iour_errno.  Library codes start at 4000 so they never collide with
- * system errno values; their numbers are frozen once released.
+ * system errno values; their numbers are frozen once released.  The codes
+ * are contiguous (4001 up to #IOUR_ERRNO__END - 1); a code the library stops
+ * returning after a release keeps its number, as a gap, and is never reused.
  */
 #ifndef IOURING_RESTRICT_ERRORS_H
 #define IOURING_RESTRICT_ERRORS_H
@@ -38,8 +40,6 @@ enum iour_errno {
 	IOUR_ERRNO__KERNEL_MISMATCH = 4006,
 	/** The enforcement check saw a request the policy forbids succeed. */
 	IOUR_ERRNO__NOT_ENFORCED = 4007,
-	/** A policy-file or name parse error. */
-	IOUR_ERRNO__PARSE = 4008,
 	/** One past the last value; never returned. */
 	IOUR_ERRNO__END
 };

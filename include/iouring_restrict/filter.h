@@ -269,6 +269,9 @@ struct iour_filter_opts {
 	uint32_t default_verdict;
 	uint32_t flags; /**< 0 or #IOUR_FILTER_ADDR4_LITERAL */
 };
+/** @brief The last field of struct iour_filter_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_filter_opts__last_field flags
 
 /**
  * @brief **iour_filter__new()** creates an empty filter set.
@@ -423,6 +426,9 @@ struct iour_compile_opts {
 	 *  (4096). */
 	uint32_t max_insns;
 };
+/** @brief The last field of struct iour_compile_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_compile_opts__last_field max_insns
 
 /** @brief Kinds of compiled programs (iour_prog__kind()). */
 enum iour_prog_kind {

@@ -28,5 +28,7 @@
 #include "companion.h"
 #include "verify.h"
 #include "policy.h"
+#include "plan.h"
+#include "report.h"
 
 #endif /* IOURING_RESTRICT_H */

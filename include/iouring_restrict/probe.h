@@ -309,6 +309,9 @@ struct iour_probe_opts {
 	/** IOUR_PROBE_* flags; 0 for the cached answer. */
 	uint64_t flags;
 };
+/** @brief The last field of struct iour_probe_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_probe_opts__last_field flags
 
 /**
  * @brief **iour_probe()** reports what the running kernel supports for the

@@ -97,6 +97,9 @@ struct iour_ring_apply_opts {
 	/** If not NULL, receives what was done (struct iour_ring_report). */
 	struct iour_ring_report *report;
 };
+/** @brief The last field of struct iour_ring_apply_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_ring_apply_opts__last_field report
 
 /** @brief Options of iour_ring_create().  FFI callers set `sz` and zero
  *         every other byte. */
@@ -108,6 +111,9 @@ struct iour_ring_create_opts {
 	/** If not NULL, receives what was done (struct iour_ring_report). */
 	struct iour_ring_report *report;
 };
+/** @brief The last field of struct iour_ring_create_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_ring_create_opts__last_field report
 
 /**
  * @brief **iour_ring_apply()** restricts a ring the caller created with

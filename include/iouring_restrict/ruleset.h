@@ -56,6 +56,9 @@ struct iour_ruleset_opts {
 	size_t sz;      /**< sizeof(struct iour_ruleset_opts) */
 	uint64_t flags; /**< reserved, must be 0 */
 };
+/** @brief The last field of struct iour_ruleset_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_ruleset_opts__last_field flags
 
 /**
  * @brief **iour_ruleset__new()** creates an empty restriction set: both
@@ -316,6 +319,9 @@ struct iour_export_opts {
 	/** If not NULL, receives what was clamped away. */
 	struct iour_clamp_report *clamp;
 };
+/** @brief The last field of struct iour_export_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_export_opts__last_field clamp
 
 /**
  * @brief **iour_ruleset__export()** writes the set as the kernel's

@@ -117,6 +117,9 @@ struct iour_verify_req {
 				    passed to the kernel as given) */
 	uint32_t resv;         /**< reserved, must be 0 */
 };
+/** @brief The last field of struct iour_verify_req, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_verify_req__last_field resv
 /** @brief The last field of struct iour_verify_req (for size checks). */
 #define iour_verify_req__last_field resv
 
@@ -256,6 +259,9 @@ struct iour_verify_opts {
 						    opcodes the set allows were
 						    tried; needs @c ruleset */
 };
+/** @brief The last field of struct iour_verify_opts, up to which the library reads
+ *         it (the options discipline of common.h). */
+#define iour_verify_opts__last_field coverage
 /** @brief The last field of struct iour_verify_opts (for size checks). */
 #define iour_verify_opts__last_field coverage
 

@@ -23,8 +23,11 @@
  * One `struct emu` is one emulated task (its restriction object, its
  * no_new_privs flag, its seccomp filters, its fd table of rings).  Rings are
  * shared, reference-counted objects, so a task made by emu_fork() sees the
- * rings of its parent.  Every seam call is logged (with a copy of the
- * argument bytes) and can be made to fail by fault-injection rules.
+ * rings of its parent.  Every io_uring, prctl, seccomp and close call on
+ * the seam is logged (with a copy of the argument bytes) and can be made to
+ * fail by fault-injection rules; the seam's mmap, munmap, fork,
+ * memfd_create and execve entries are left NULL, so they reach the real
+ * kernel (tests/unit/test_sys_faults.c injects faults there).
  *
  * Not thread-safe; one emulator per test process is the intended use.
  */

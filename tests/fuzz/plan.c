@@ -34,7 +34,9 @@
 #include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/errors.h"
 #include "iouring_restrict/filter.h"
+#include "iouring_restrict/plan.h"
 #include "iouring_restrict/policy.h"
+#include "iouring_restrict/report.h"
 #include "iouring_restrict/ruleset.h"
 
 static unsigned long n_policies, n_plans, n_steps, n_progs;

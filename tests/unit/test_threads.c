@@ -16,7 +16,9 @@
 
 #include "enforce_internal.h"
 #include "iouring_restrict/companion.h"
+#include "iouring_restrict/plan.h"
 #include "iouring_restrict/policy.h"
+#include "iouring_restrict/report.h"
 #include "iouring_restrict/ruleset.h"
 
 static int in_child(int (*fn)(void))
