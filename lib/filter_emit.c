@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 3 of the argument-filter compiler (filter_compile.h): emission.
+ * Stage 3 of the argument-filter compiler (filter_ir.h): emission.
  * The decision graph is laid out in reverse post-order, each node encoded
  * as [load][transform][test] with loads skipped where A already holds the
  * word, and symbolic jumps are fixed up, through trampolines where a
@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "filter_compile.h"
+#include "filter_ir.h"
 
 static const uint16_t jop_code[4] = { C_JEQ_K, C_JGT_K, C_JGE_K, C_JSET_K };
 
@@ -365,7 +365,7 @@ nomem:
 	return -IOUR_ERRNO__INTERNAL;
 }
 
-/* Documented in filter_compile.h */
+/* Documented in filter_ir.h */
 int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns,
 		  struct iour_prog **out)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal contract between the filter builder (filter.c) and the cBPF
- * compiler (filter_compile.c and its stages, see filter_compile.h).  Not
+ * compiler (filter_compile.c and its stages, see filter_ir.h).  Not
  * installed.
  *
  * The builder stores rules in a normalised form: each comparison is

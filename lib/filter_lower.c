@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 1 of the argument-filter compiler (filter_compile.h): one
+ * Stage 1 of the argument-filter compiler (filter_ir.h): one
  * opcode's rules -> a decision graph.  Field layouts, interval maps over
  * a field's value domain, each comparison kind, runs of rules on one
  * field, and CONNECT's IPv4-mapped reading.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "filter_compile.h"
+#include "filter_ir.h"
 
 /* ---- field layout --------------------------------------------------------- */
 struct layout {
@@ -1060,7 +1060,7 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 				plain);
 }
 
-/* Documented in filter_compile.h */
+/* Documented in filter_ir.h */
 uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
 			const struct iour__opfilter *of)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 2 of the argument-filter compiler (filter_compile.h): path
+ * Stage 2 of the argument-filter compiler (filter_ir.h): path
  * specialisation.  The decision graph is re-walked with what each path
  * knows about each word expression, and tests whose outcome is known are
  * bypassed, within a budget.
  */
 #include <stdlib.h>
 
-#include "filter_compile.h"
+#include "filter_ir.h"
 
 /* ---- path specialisation -------------------------------------------------- */
 #define SPEC_MAX_DEPTH 1000
@@ -400,7 +400,7 @@ static uint32_t spec(struct cc *c, uint32_t n, size_t b, uint32_t nk)
 	return res;
 }
 
-/* Documented in filter_compile.h */
+/* Documented in filter_ir.h */
 uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t budget)
 {
 	uint32_t r;

@@ -4,7 +4,8 @@
  * (word expressions, the hash-consed decision graph, the compiler state)
  * and the entry points of its three stages.  Not installed; included only
  * by the compiler's own files:
- *   filter_compile.c  the driver and the decision graph itself
+ *   filter_ir.c       the decision graph itself (hash-consing)
+ *   filter_compile.c  the driver: the entry points that run the stages
  *   filter_lower.c    stage 1, one opcode's rules -> a decision graph
  *   filter_spec.c     stage 2, path specialisation of that graph
  *   filter_emit.c     stage 3, layout, encoding and jump fixing
@@ -50,8 +51,8 @@
  * Everything is deterministic: no addresses, clocks or random numbers
  * influence the output.
  */
-#ifndef IOUR_LIB_FILTER_COMPILE_H
-#define IOUR_LIB_FILTER_COMPILE_H
+#ifndef IOUR_LIB_FILTER_IR_H
+#define IOUR_LIB_FILTER_IR_H
 
 #include "filter_internal.h"
 
@@ -227,6 +228,11 @@ static inline bool is_leaf(const struct cc *c, uint32_t n)
 
 /* The hash-consed TEST node; t == f collapses.  On allocation failure
  * c->err is set and a leaf is returned (the caller checks c->err). */
+/* Set up the compiler state `c` for a context of the given byte order;
+ * 0 or -ENOMEM.  iour__fc_fini() releases it (also after a failed init). */
+IOUR_INTERNAL int iour__fc_init(struct cc *c, bool be);
+IOUR_INTERNAL void iour__fc_fini(struct cc *c);
+
 IOUR_INTERNAL uint32_t iour__fc_mk_test(struct cc *c, uint64_t wx, uint8_t jop, uint32_t k,
 					uint32_t t, uint32_t f);
 
@@ -244,4 +250,4 @@ IOUR_INTERNAL uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t
 IOUR_INTERNAL int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_insns,
 				struct iour_prog **out);
 
-#endif /* IOUR_LIB_FILTER_COMPILE_H */
+#endif /* IOUR_LIB_FILTER_IR_H */
