@@ -13,7 +13,7 @@
 
 #include "filter_internal.h"
 
-/* Request opcodes with a payload (kernel-interface.md 4.3). */
+/* Request opcodes with a payload (doc/kernel.md 4.3). */
 #define OP_CONNECT KIO_OP_CONNECT
 #define OP_OPENAT KIO_OP_OPENAT
 #define OP_OPENAT2 KIO_OP_OPENAT2

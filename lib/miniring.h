@@ -10,9 +10,9 @@
  * - io_uring_enter() on a ring still created IORING_SETUP_R_DISABLED fails
  *   with -EBADFD before it consumes anything: the SQ tail is rolled back so
  *   the SQE is not submitted later by somebody else's enter
- *   (kernel-interface.md 1 and 2.4);
+ *   (doc/kernel.md 1.3 and 1.7);
  * - an SQE denied by the restriction gate is consumed: enter counts it and
- *   it completes with a CQE whose res is -EACCES (kernel-interface.md 2.4).
+ *   it completes with a CQE whose res is -EACCES (doc/kernel.md 1.7).
  *
  * The ring is driven strictly from the kernel's shared indexes (no private
  * shadow of the SQ tail), so a ring adopted from an fd that another process
@@ -27,7 +27,7 @@
 
 #include "internal.h"
 
-/* io_uring_setup flags beyond those in uapi.h (kernel-interface.md 6.4). */
+/* io_uring_setup flags beyond those in uapi.h (doc/kernel.md 6.4). */
 #define IOUR__SETUP_COOP_TASKRUN (1U << 8)
 #define IOUR__SETUP_TASKRUN_FLAG (1U << 9)
 #define IOUR__SETUP_SQE128 (1U << 10)
@@ -137,7 +137,7 @@ IOUR_INTERNAL int iour__ring_from_fd(struct iour__ring *r, int fd, const struct 
  * Returns 0; -EBADF (fd not open); -ENOTTY (not an io_uring fd);
  * -EOPNOTSUPP (/proc unavailable, or flags cannot be driven); -EINVAL.
  * The twin ring is created in the calling process: callers run this in a
- * throwaway child (kernel-interface.md 3.4).
+ * throwaway child (doc/kernel.md 3.4).
  */
 IOUR_INTERNAL int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p);
 

@@ -313,7 +313,7 @@ uint32_t iour__reg_last_for_op_last(uint32_t op_last)
 	 * restrictions) and every later version that added a request opcode:
 	 * the newest of them whose IORING_OP_LAST is still <= op_last is the
 	 * oldest kernel with that limit, so its IORING_REGISTER_LAST is the
-	 * smallest (kernel-interface.md 6.1 and 6.2). */
+	 * smallest (doc/kernel.md 6.1 and 6.2). */
 	const uint32_t first = K(5, 10);
 	uint32_t best = 0, v;
 	size_t i;

@@ -168,7 +168,7 @@ static long do_filter(struct exec *x, size_t i, int fd)
 	rc = iour__register(fd, KIO_REGISTER_BPF_FILTER, &bpf, 1);
 	if (rc != -EMSGSIZE)
 		return rc;
-	/* The kernel wrote its payload size K back (kernel-interface.md 4.2). */
+	/* The kernel wrote its payload size K back (doc/kernel.md 4.2). */
 	k = bpf.filter.pdu_size;
 	name = iour__op_label(s->opcode, tmp, sizeof(tmp));
 	if (k == want)

@@ -2,9 +2,9 @@
 /*
  * The kernel probe.
  *
- * A forked child makes every probing call (kernel-interface.md section 5.4)
+ * A forked child makes every probing call (doc/kernel.md 5.4)
  * and records the kernel's raw answers in a shared anonymous page; the
- * parent then interprets them with the errno-by-generation table (section
+ * parent then interprets them with the errno-by-generation table (doc/kernel.md
  * 5.5).  Keeping "ask" and "decide" apart lets the tests feed the
  * interpretation with the answers of kernels this machine does not run.
  *
@@ -422,7 +422,7 @@ void iour__probe_read_diag(struct iour__probe_raw *raw)
 	raw->force = parse_force(secure_getenv("IOUR_FEATURE_LEVEL"));
 }
 
-/* ---- interpretation (kernel-interface.md 5.4 and 5.5) ----------------- */
+/* ---- interpretation (doc/kernel.md 5.4 and 5.5) ---------------------- */
 
 bool iour__avail_present(uint32_t a)
 {

@@ -26,7 +26,7 @@ static inline bool iour__bm_test(const struct iour__bitmap *b, unsigned int n)
  * The builder's state.  Each side (SQE opcodes, register opcodes) is either
  * unrestricted or an allow-list; the SQE flags are either not yet decided
  * or explicitly set (the library never lets "no flag allowed" happen by
- * omission, see kernel-interface.md section 2.4).  Only opcodes below
+ * omission, see doc/kernel.md 2.4).  Only opcodes below
  * IOUR_OP__COUNT / IOUR_REGISTER__COUNT are ever set in the bitmaps.
  */
 struct iour_ruleset {

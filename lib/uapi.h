@@ -7,7 +7,7 @@
  * library defines every constant and structure it needs itself, under its
  * own names (prefix `kio_` / `KIO_`), and pins sizes and offsets with static
  * assertions.  Values follow the kernel UAPI of Linux 7.2; see
- * doc/kernel-interface notes in doc/design.md for the per-version history.
+ * doc/kernel.md (section 6 for the per-version history).
  * Nothing here is installed or part of the public API.
  */
 #ifndef IOUR_LIB_UAPI_H

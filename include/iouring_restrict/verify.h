@@ -28,7 +28,7 @@
  * before it returns.  Optionally the child first executes a helper program
  * (#iour_verify_opts::exec_path), which proves that restrictions survive
  * `execve` (on Linux 7.0/7.1 a task that created any ring loses its
- * task-level restrictions on exec, kernel-interface.md 3.4).  The helper
+ * task-level restrictions on exec, doc/kernel.md 3.4).  The helper
  * must call **iour_verify_serve()**; `examples/iour-verify-helper.c` is
  * such a program.
  *

@@ -2,7 +2,7 @@
 /*
  * Emulated io_uring restriction kernel behind the syscall seam.  See
  * emukernel.h for the model; the numbered comments refer to the sections of
- * doc kernel-interface.md whose rules each piece implements.
+ * doc/kernel.md whose rules each piece implements.
  */
 #include <errno.h>
 #include <linux/filter.h>

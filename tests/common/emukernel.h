@@ -5,7 +5,7 @@
  * The development machine runs Linux 6.18, which has neither task-level
  * restrictions nor cBPF filters.  This emulator implements the io_uring
  * restriction rules of Linux 6.1, 6.18, 7.0 and 7.2 exactly as
- * doc kernel-interface.md specifies them (register dispatch order, per-ring
+ * doc/kernel.md specifies them (register dispatch order, per-ring
  * restrictions, the task path, BPF_FILTER registration with pdu-size
  * negotiation, stacking, DENY_REST, COW, fork inheritance, the NNP gate) so
  * that the library's planner and executor can be tested on paths the real
@@ -72,12 +72,12 @@ struct emu_config {
 	 * errno (EPERM for kernel.io_uring_disabled=2, ...). */
 	int setup_errno;
 	/* Exec drops the task's restrictions if the task has an io_uring task
-	 * context (kernel-interface.md 3.4 hazard).  Default (false here)
+	 * context (doc/kernel.md 3.4, the exec hazard).  Default (false here)
 	 * means: on for 7.x; set exec_keeps_restrictions to model a fix. */
 	bool exec_keeps_restrictions;
 	/* Model the first merged 7.0 text, where cloning did not COW-mark the
 	 * source table: a parent's later task filter leaks into children and
-	 * rings that already exist (kernel-interface.md 3.5, 10.2). */
+	 * rings that already exist (doc/kernel.md 3.5 and 7.3). */
 	bool cow_source_unmarked;
 };
 
@@ -221,7 +221,7 @@ void emu_ctx(uint8_t ctx[40], uint32_t opcode, uint8_t sqe_flags, uint64_t user_
 void emu_ctx_socket(uint8_t ctx[40], uint32_t family, uint32_t type, uint32_t protocol);
 void emu_ctx_open(uint8_t ctx[40], uint32_t opcode, uint64_t flags, uint64_t mode,
 		  uint64_t resolve);
-/* CONNECT: applies the kernel's addr_len filling rules (kernel-interface.md 4.3). */
+/* CONNECT: applies the kernel's addr_len filling rules (doc/kernel.md 4.3). */
 void emu_ctx_connect(uint8_t ctx[40], const void *addr, uint32_t addr_len);
 
 /* Seccomp filters installed through the seam (count, and whether emulated

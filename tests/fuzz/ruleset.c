@@ -18,7 +18,7 @@
  *    target's limits, at most IORING_MAX_RESTRICTIONS, never zero) and that
  *    the kernel enforces exactly as the set means it: every request opcode
  *    with every SQE flag combination, and every register opcode, is allowed
- *    by the kernel's gates (§2.3-2.5 of the kernel notes, implemented here
+ *    by the kernel's gates (doc/kernel.md 1.5 and 2.1-2.4, implemented here
  *    independently) if and only if the model allows it.  The only tolerated
  *    difference is the documented harmless sentinel (REGISTER_ENABLE_RINGS
  *    on split gates).  The clamp report lists exactly what the target lacks.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Live, task-level argument filters (Linux 7.0+): the behaviours liburing's
- * test/cbpf_filter.c checks (kernel-interface.md 7.2), produced through the
+ * Live, task-level argument filters (Linux 7.0+): the reference
+ * behaviours of doc/kernel.md 8.3, produced through the
  * library's filter and policy API in forked children of the real kernel and
  * confirmed by the enforcement check: SOCKET family and type rules,
  * DENY_REST, OPENAT/OPENAT2 rules, CONNECT rules (7.2), inheritance and

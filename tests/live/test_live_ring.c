@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Live, ring level: the behaviours liburing's test/register-restrictions.c
- * checks (kernel-interface.md 7.2), produced through the library's policy
+ * Live, ring level: the reference behaviours of
+ * doc/kernel.md 8.1, produced through the library's policy
  * API (policy -> plan -> iour_plan__create_ring / iour_plan__apply_ring),
  * answered by the running kernel through liburing submissions, and
  * confirmed by the enforcement check in ring-fd mode.  These run on every

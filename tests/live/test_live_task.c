@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Live, task level (Linux 7.0+): the behaviours liburing's
- * test/task-restrict.c checks (kernel-interface.md 7.2), produced through
+ * Live, task level (Linux 7.0+): the reference
+ * behaviours of doc/kernel.md 8.2, produced through
  * the library's policy API (plan + iour_plan__apply_task) in forked
  * children of the real kernel, answered by normal rings the children
  * create afterwards, and confirmed by the enforcement check (iour_verify:
@@ -112,7 +112,7 @@ static int nop_only_child(void *arg, struct child_msg *m)
 			   IOUR_STATUS_FULLY, m))
 		return 1;
 	/* The enforcement check after execve first: this task has not created
-	 * a ring (kernel-interface.md 3.4), and the helper must still be
+	 * a ring (doc/kernel.md 3.4), and the helper must still be
 	 * restricted. */
 	rc = live_verify(reqs, 4, LV_EXEC, -1, why, sizeof(why));
 	CHKF(m, rc == 0 || rc == -ENOENT, "after execve: %s", why);
@@ -224,7 +224,7 @@ static int twice_child(void *arg, struct child_msg *m)
 			already++;
 	CHK(m, already == 1);
 	iour_report__free(rep);
-	/* The kernel itself, as liburing's test asks it. */
+	/* The kernel itself, asked directly (doc/kernel.md 8.2). */
 	raw = syscall(__NR_io_uring_register, -1, 11 /* RESTRICTIONS */, &hdr, 1);
 	CHKF(m, raw == -1 && errno == EPERM, "raw second registration: %ld errno %d", raw, errno);
 	/* A new plan sees the restricted task and stacks filters instead. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iour_probe() on a real Linux 6.1 kernel: what the library concludes from
- * the kernel's answers, and the raw answers it kept (kernel-interface.md
+ * the kernel's answers, and the raw answers it kept (doc/kernel.md
  * 5.4 and 5.5).  6.1 has per-ring restrictions with the coupled gates, no
  * ring-less ("blind") register path (fd -1 is looked up: -EBADF), no QUERY,
  * no task restrictions and no BPF filters; its limits come from PROBE (49

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a real Linux 6.1 kernel answers, with raw syscalls
- * (kernel-interface.md 1, 2, 5; testing-on-this-kernel.md 1.3 and 4):
+ * (doc/kernel.md 1, 2 and 5):
  * no blind register path, no QUERY, 49 request and 26 register opcodes,
  * 79 restriction entries at most, and the per-ring restriction matrix with
  * the coupled (pre-7.0) gates.

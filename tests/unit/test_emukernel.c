@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The emulated Linux 6.1 / 6.18 / 7.0 / 7.2 io_uring kernel (tests/common/
- * emukernel.c), checked rule by rule against kernel-interface.md through the
+ * emukernel.c), checked rule by rule against doc/kernel.md through the
  * library's syscall seam, with raw calls and hand-built kernel structures.
  * Every cBPF program registered here runs in the real kernel's BPF engine.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every filter behaviour of liburing's test/cbpf_filter.c (kernel
- * interface notes, section 7.2), expressed with the builder instead of
- * hand-written cBPF, with the verdicts that test expects.  Contexts come
+ * Every filter reference behaviour of doc/kernel.md 8.3, expressed with
+ * the builder instead of hand-written cBPF, with the verdicts the kernel
+ * gives.  Contexts come
  * from the library's context builders, filled as the kernel fills them;
  * each verdict is checked in the simulator and in the kernel's own
  * classic-BPF engine.  Stacked filters (a parent's and a child's) must

@@ -152,7 +152,7 @@ Test(miniring, init_bad_input)
 	iour__ring_exit(NULL);
 }
 
-/* The liburing gotcha (testing-on-this-kernel.md 1.2 A): a submission on a
+/* The liburing gotcha (doc/kernel.md 1.7): a submission on a
  * disabled ring must not stay queued and pop out after enable. */
 Test(miniring, disabled_ring_rolls_back)
 {
@@ -174,7 +174,7 @@ Test(miniring, disabled_ring_rolls_back)
 }
 
 /* A denied SQE is consumed and completes with -EACCES; the ring keeps
- * working (kernel-interface.md 2.4). */
+ * working (doc/kernel.md 1.7). */
 Test(miniring, denied_sqe_is_consumed)
 {
 	struct kio_restriction res[2];

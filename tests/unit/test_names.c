@@ -191,7 +191,7 @@ Test(names, sqe_flags)
 	cr_assert_eq(iour_sqe_flags_up_to(IOUR_KVER(9, 0)), 0x7f);
 }
 
-/* kernel-interface.md 6.1, "IORING_OP_LAST by kernel": every row, every
+/* doc/kernel.md 6.1, "IORING_OP_LAST by kernel": every row, every
  * kernel in the row's range. */
 Test(names, opcode_last_matches_reference_table)
 {

@@ -2,7 +2,7 @@
 /*
  * Policies on emulated Linux 7.0 / 7.2 kernels (the Linux 7.x paths cannot
  * run on the development kernel): plans compared byte for byte with the
- * structures and orders of kernel-interface.md, the executor run against
+ * structures and orders of doc/kernel.md, the executor run against
  * the emulated kernel behind the syscall seam (no_new_privs rules, payload
  * size negotiation and write-back, stacking on inherited restrictions),
  * and "submit this request" verdicts, computed by the real kernel's BPF

@@ -2,7 +2,7 @@
 /*
  * The probe and ring apply against the emulated kernel of
  * tests/common/emukernel (an independent implementation of the same
- * kernel-interface rules): for each emulated generation and task state,
+ * doc/kernel.md rules): for each emulated generation and task state,
  * the probe must find exactly the generation's features and level, and
  * ring apply must register the entries that give the set one meaning under
  * that generation's gate semantics.  All "emulated".

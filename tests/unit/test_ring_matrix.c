@@ -303,7 +303,7 @@ Test(ring_matrix, sqe_flags_allowed_and_required_exhaustive_on_nop)
 	cr_log_info("%d real-kernel SQE-flag cases on NOP", n);
 }
 
-/* liburing test/register-restrictions.c behaviours (kernel-interface.md 7.2). */
+/* Ring-level reference behaviours (doc/kernel.md 8.1). */
 
 Test(ring_matrix, liburing_sqe_op)
 {
