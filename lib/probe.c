@@ -13,6 +13,11 @@
  * which any call ran short of a resource (EMFILE, ENFILE, ENOMEM, EAGAIN)
  * describes the caller's limits, not the kernel: it fails with that errno
  * and is never cached, so the next call probes afresh.
+ *
+ * About 1,000 lines: the asking (the child's calls) and the deciding (the
+ * interpretation by generation) share the raw-answer record and are read
+ * together against doc/kernel.md 5.4 and 5.5; the kernel description the
+ * planner uses lives in kernel.c.
  */
 #include <errno.h>
 #include <fcntl.h>
