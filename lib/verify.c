@@ -543,6 +543,13 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The environment array the child hands to execve().  When execve() fails
+ * the child _exits holding its copy of the parent's allocation (the parent
+ * frees its own); keeping it referenced from here lets a leak checker that
+ * follows the child (valgrind) see it as reachable, as it is.  Freeing it
+ * in the child instead would not be async-signal-safe. */
+static char *const *volatile child_envp;
+
 /* The child after fork(): async-signal-safe calls only. */
 static void child_main(struct vchan_hdr *h, size_t size, int memfd, int exit_w,
 		       const struct vopts *o, char *const *argv, char *const *envp)
@@ -554,6 +561,7 @@ static void child_main(struct vchan_hdr *h, size_t size, int memfd, int exit_w,
 			h->exec_err = -errno;
 			_exit(126);
 		}
+		child_envp = envp;
 		h->exec_err = (int32_t)iour__execve(o->exec_path, argv, envp);
 		_exit(127);
 	}
