@@ -129,3 +129,31 @@ long status_value(const char *key)
 	fclose(f);
 	return v;
 }
+
+int fd_table_fill(struct fd_table_fill *s)
+{
+	struct rlimit low;
+	int fd;
+
+	s->first = s->last = -1;
+	if (getrlimit(RLIMIT_NOFILE, &s->old))
+		return -errno;
+	low = s->old;
+	low.rlim_cur = 64;
+	if (setrlimit(RLIMIT_NOFILE, &low))
+		return -errno;
+	while ((fd = dup(0)) >= 0) {
+		if (s->first < 0)
+			s->first = fd;
+		s->last = fd;
+	}
+	return errno == EMFILE ? 0 : -errno;
+}
+
+int fd_table_release(struct fd_table_fill *s)
+{
+	for (int fd = s->first; s->first >= 0 && fd <= s->last; fd++)
+		close(fd);
+	s->first = s->last = -1;
+	return setrlimit(RLIMIT_NOFILE, &s->old) ? -errno : 0;
+}

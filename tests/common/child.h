@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 /* What a child reports back (lives in a shared page). */
 struct child_msg {
@@ -65,5 +66,17 @@ int count_fds(void);
 
 /* The value of a "Key:" line of /proc/self/status, or -1. */
 long status_value(const char *key);
+
+/* A full file-descriptor table, the real shortage that makes
+ * io_uring_setup() fail with EMFILE: fd_table_fill() lowers RLIMIT_NOFILE to
+ * 64 and duplicates descriptors until the table is full (0, or -errno if
+ * the limit cannot be set or the table did not fill with EMFILE);
+ * fd_table_release() closes them and restores the limit (0 or -errno). */
+struct fd_table_fill {
+	struct rlimit old;
+	int first, last;
+};
+int fd_table_fill(struct fd_table_fill *s);
+int fd_table_release(struct fd_table_fill *s);
 
 #endif

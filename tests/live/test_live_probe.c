@@ -25,22 +25,13 @@ static int shortage_child(void *arg, struct child_msg *m)
 	struct iour_ruleset *rs = NULL;
 	struct iour_policy *p = NULL;
 	struct iour_plan *pl = NULL;
-	struct rlimit old, low;
-	int first = -1, last = -1, fd, r, ring = -1;
+	struct fd_table_fill full;
+	int r, ring = -1;
 
 	CHK(m, iour_ruleset__new(NULL, &rs) == 0 && iour_ruleset__allow_sqe_op(rs, OP_NOP) == 0 &&
 		       iour_ruleset__set_sqe_flags(rs, 0, 0) == 0);
 	CHK(m, iour_policy__new(NULL, &p) == 0 && iour_policy__set_ruleset(p, rs) == 0);
-	CHK(m, getrlimit(RLIMIT_NOFILE, &old) == 0);
-	low = old;
-	low.rlim_cur = 64;
-	CHK(m, setrlimit(RLIMIT_NOFILE, &low) == 0);
-	while ((fd = dup(0)) >= 0) {
-		if (first < 0)
-			first = fd;
-		last = fd;
-	}
-	CHK(m, errno == EMFILE);
+	CHK(m, fd_table_fill(&full) == 0);
 	r = iour_feature_level();
 	CHKF(m, r == -EMFILE, "iour_feature_level() with a full fd table: %d", r);
 	r = iour_probe(NULL, &f);
@@ -49,9 +40,7 @@ static int shortage_child(void *arg, struct child_msg *m)
 	CHKF(m, r == -EMFILE, "iour_policy__plan(): %s", iour_errname(r));
 	r = iour_ring_create(4, NULL, rs, NULL, &ring);
 	CHKF(m, r == -EMFILE && ring < 0, "iour_ring_create(): %s", iour_errname(r));
-	for (fd = first; first >= 0 && fd <= last; fd++)
-		close(fd);
-	CHK(m, setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHK(m, fd_table_release(&full) == 0);
 
 	r = iour_feature_level();
 	CHKF(m, r == a->level, "level once descriptors are free: %d, want %d", r, a->level);

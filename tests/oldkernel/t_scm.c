@@ -14,67 +14,9 @@
 #include <sys/socket.h>
 
 #include "mini_ring.h"
+#include "../common/scm.h"
 
-/* sendmsg of the fds `fds` (n of them) with one data byte: 0 or -errno. */
-static long send_fds(int sock, const int *fds, int n)
-{
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} cb;
-	char c = 'x';
-	struct iovec iov = { &c, 1 };
-	struct msghdr mh;
-	struct cmsghdr *cm;
 
-	memset(&cb, 0, sizeof(cb));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cb.buf;
-	mh.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-	memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
-}
-
-/* Receive whatever is queued without blocking: the number of fds received
- * (closed again), or -errno (-EAGAIN: nothing queued). */
-static long recv_fds(int sock)
-{
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} cb;
-	char c;
-	struct iovec iov = { &c, 1 };
-	struct msghdr mh;
-	struct cmsghdr *cm;
-	long got = 0;
-
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cb.buf;
-	mh.msg_controllen = sizeof(cb.buf);
-	if (recvmsg(sock, &mh, MSG_DONTWAIT) < 0)
-		return -errno;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			int fds[4];
-			size_t k, n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
-			for (k = 0; k < n; k++)
-				close(fds[k]);
-			got += (long)n;
-		}
-	}
-	return got;
-}
 
 /* A ring restricted to {NOP} through the library, or -errno. */
 static int restricted_ring(void)

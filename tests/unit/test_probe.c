@@ -625,25 +625,14 @@ struct level_arg {
 static int full_fd_table_child(void *arg, struct child_msg *m)
 {
 	const struct level_arg *a = arg;
-	struct rlimit old, low;
-	int first = -1, last = -1, fd, r;
+	struct fd_table_fill full;
+	int r;
 
-	CHK(m, getrlimit(RLIMIT_NOFILE, &old) == 0);
-	low = old;
-	low.rlim_cur = 64;
-	CHK(m, setrlimit(RLIMIT_NOFILE, &low) == 0);
-	while ((fd = dup(0)) >= 0) {
-		if (first < 0)
-			first = fd;
-		last = fd;
-	}
-	CHK(m, errno == EMFILE);
+	CHK(m, fd_table_fill(&full) == 0);
 	r = expect_resource_err(m, EMFILE);
 	if (r)
 		return r;
-	for (fd = first; first >= 0 && fd <= last; fd++)
-		close(fd);
-	CHK(m, setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHK(m, fd_table_release(&full) == 0);
 	return expect_real_level(m, a->level);
 }
 
