@@ -126,6 +126,15 @@ int iour_strerror(int err, char *buf, size_t len)
 	return rc;
 }
 
+const char *iour_strerror_desc(int err)
+{
+	const struct err_desc *d = lookup(err);
+
+	if (err == 0)
+		return "Success";
+	return d ? d->msg : "Unknown error";
+}
+
 int iour__err_public(int rc, const int *allowed)
 {
 	const int *p;

@@ -60,6 +60,20 @@ enum iour_errno {
 IOUR_API int iour_strerror(int err, char *buf, size_t len);
 
 /**
+ * @brief **iour_strerror_desc()** returns the message for an error code
+ *        as a static string: the form for callers without a buffer
+ *        (bindings, log lines).  Thread-safe.
+ * @param err an error code as returned by the library (negative) or its
+ *        absolute value; 0 gives "Success"; system errno values are
+ *        described too.
+ * @return a static, NUL-terminated string that is never freed or
+ *         changed; "Unknown error" for a code the library does not know
+ *         (iour_strerror() also gives its number).  Never NULL.
+ * @since 1.1
+ */
+IOUR_API const char *iour_strerror_desc(int err);
+
+/**
  * @brief **iour_errname()** returns the symbolic name of an error code,
  *        such as "-EINVAL" or "-IOUR_ERRNO__PROG_TOO_LARGE".
  * @param err an error code (negative, or its absolute value).

@@ -15,7 +15,7 @@
 /** @brief Major version: bumped on an incompatible ABI change (SONAME). */
 #define IOUR_VERSION_MAJOR 1
 /** @brief Minor version: bumped when symbols are added (new version node). */
-#define IOUR_VERSION_MINOR 0
+#define IOUR_VERSION_MINOR 1
 /** @brief Patch version: bug fixes only. */
 #define IOUR_VERSION_PATCH 0
 

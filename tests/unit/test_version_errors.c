@@ -57,3 +57,21 @@ Test(errors, strerror_contract)
 	for (int e = IOUR_ERRNO__START + 1; e < IOUR_ERRNO__END; e++)
 		cr_assert_eq(iour_strerror(-e, buf, sizeof(buf)), 0);
 }
+
+Test(errors, strerror_desc_is_the_buffer_message_as_a_static_string)
+{
+	char buf[256];
+
+	cr_assert_str_eq(iour_strerror_desc(0), "Success");
+	cr_assert_str_eq(iour_strerror_desc(-3999), "Unknown error");
+	cr_assert_str_eq(iour_strerror_desc(-EACCES), iour_strerror_desc(EACCES));
+	/* every code the buffer form knows gives the same text here */
+	for (int e = 1; e < IOUR_ERRNO__END; e++) {
+		if (iour_strerror(-e, buf, sizeof(buf)) != 0)
+			continue;
+		cr_assert_str_eq(iour_strerror_desc(-e), buf, "code %d", e);
+	}
+	/* the library's own range is all known */
+	for (int e = IOUR_ERRNO__START + 1; e < IOUR_ERRNO__END; e++)
+		cr_assert_str_neq(iour_strerror_desc(-e), "Unknown error");
+}
