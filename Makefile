@@ -202,6 +202,7 @@ doc:
 	$(call msg,DOXYGEN,doc/Doxyfile)
 	@mkdir -p $(O)/doc
 	$(Q)( cat doc/Doxyfile; echo "OUTPUT_DIRECTORY = $(O)/doc" ) | $(DOXYGEN) - > $(O)/doc/doxygen.log
+	@echo "doc: HTML reference: $(abspath $(O))/doc/html/index.html (main page: README.md; tutorial: doc/tutorial.md)"
 
 deps:
 	$(Q)scripts/deps.sh
