@@ -196,7 +196,9 @@ def render(member, header, family, filedoc=None):
     brief_plain = " ".join(text_of(p) for p in brief_el.findall("para")) if brief_el is not None else ""
     brief_plain = re.sub(r"^\s*%s\(\)\s*" % re.escape(name), "", brief_plain)
     brief_plain = re.sub(r"\s+", " ", brief_plain).strip()
-    first = re.split(r"(?<=[.:;])\s", brief_plain, maxsplit=1)[0].rstrip(".:;")
+    # The first sentence ("e.g." and "i.e." do not end one).
+    first = re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.:;])\s", brief_plain, maxsplit=1)[0]
+    first = first.rstrip(".:;")
     out = []
     out.append('.TH "%s" 3 "%s" "%s" "%s"' % (name.upper(), DATE, SOURCE, MANUAL))
     out.append(".nh")
