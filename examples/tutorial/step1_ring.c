@@ -15,7 +15,7 @@
 
 #include <iouring_restrict/iouring_restrict.h>
 
-static int run(struct io_uring *ring, struct io_uring_sqe *sqe)
+static int run(struct io_uring *ring)
 {
 	struct io_uring_cqe *cqe;
 	int res;
@@ -24,7 +24,6 @@ static int run(struct io_uring *ring, struct io_uring_sqe *sqe)
 		return -EPROTO;
 	res = cqe->res;
 	io_uring_cqe_seen(ring, cqe);
-	(void)sqe;
 	return res;
 }
 
@@ -39,7 +38,8 @@ int main(void)
 	int r, nop, wr;
 
 	/* 1. The allow-list: NOP and READ, no SQE flag. */
-	if ((r = iour_ruleset__new(NULL, &rs)) || (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
+	if ((r = iour_ruleset__new(NULL, &rs)) ||
+	    (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
 	    (r = iour_ruleset__allow_sqe_op_name(rs, "READ")) ||
 	    (r = iour_ruleset__set_sqe_flags(rs, 0, 0))) {
 		fprintf(stderr, "step1: ruleset: %s\n", iour_strerror_desc(r));
@@ -71,10 +71,10 @@ int main(void)
 	/* 4. Use it. */
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_nop(sqe);
-	nop = run(&ring, sqe);
+	nop = run(&ring);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_write(sqe, 1, "not printed\n", 12, 0);
-	wr = run(&ring, sqe);
+	wr = run(&ring);
 	printf("step1: NOP -> %d (allowed)\n", nop);
 	printf("step1: WRITE -> %s (not in the set)\n", wr < 0 ? iour_errname(wr) : "completed");
 	io_uring_queue_exit(&ring);

@@ -44,7 +44,8 @@ int main(void)
 	}
 	printf("step2: kernel feature level %d: %s\n", level, iour_feature_level_str(level));
 
-	if ((r = iour_ruleset__new(NULL, &rs)) || (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
+	if ((r = iour_ruleset__new(NULL, &rs)) ||
+	    (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
 	    (r = iour_ruleset__allow_sqe_op_name(rs, "READ")) ||
 	    (r = iour_ruleset__set_sqe_flags(rs, 0, 0)) || (r = iour_policy__new(NULL, &pol)) ||
 	    (r = iour_policy__set_ruleset(pol, rs)) || (r = iour_policy__plan(pol, NULL, &plan))) {

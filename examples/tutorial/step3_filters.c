@@ -31,8 +31,10 @@ static int run(struct io_uring *ring)
 
 int main(void)
 {
-	struct iour_cmp unix_only = { .sz = sizeof(unix_only), .field = IOUR_FIELD_SOCKET_FAMILY,
-				      .op = IOUR_CMP_EQ, .value = AF_UNIX };
+	struct iour_cmp unix_only = { .sz = sizeof(unix_only),
+				      .field = IOUR_FIELD_SOCKET_FAMILY,
+				      .op = IOUR_CMP_EQ,
+				      .value = AF_UNIX };
 	struct iour_ruleset *rs = NULL;
 	struct iour_filter *f = NULL;
 	struct iour_policy *pol = NULL;
@@ -49,7 +51,8 @@ int main(void)
 	printf("step3: kernel feature level %d: %s\n", level, iour_feature_level_str(level));
 
 	/* The classic part must allow SOCKET, or the filter is never used. */
-	if ((r = iour_ruleset__new(NULL, &rs)) || (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
+	if ((r = iour_ruleset__new(NULL, &rs)) ||
+	    (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
 	    (r = iour_ruleset__allow_sqe_op_name(rs, "SOCKET")) ||
 	    (r = iour_ruleset__set_sqe_flags(rs, 0, 0)) || (r = iour_filter__new(NULL, &f)) ||
 	    (r = iour_filter__add_rule(f, IORING_OP_SOCKET, IOUR_ALLOW, &unix_only, 1)) ||

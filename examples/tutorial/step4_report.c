@@ -21,14 +21,22 @@
 static const char *kind_name(uint32_t kind)
 {
 	switch (kind) {
-	case IOUR_DECISION_DROPPED: return "dropped";
-	case IOUR_DECISION_TIGHTENED: return "tightened";
-	case IOUR_DECISION_LOOSENED: return "loosened";
-	case IOUR_DECISION_CLAMPED: return "clamped";
-	case IOUR_DECISION_NEGOTIATED: return "negotiated";
-	case IOUR_DECISION_NOTE: return "note";
-	case IOUR_DECISION_FAILED: return "failed";
-	default: return "?";
+	case IOUR_DECISION_DROPPED:
+		return "dropped";
+	case IOUR_DECISION_TIGHTENED:
+		return "tightened";
+	case IOUR_DECISION_LOOSENED:
+		return "loosened";
+	case IOUR_DECISION_CLAMPED:
+		return "clamped";
+	case IOUR_DECISION_NEGOTIATED:
+		return "negotiated";
+	case IOUR_DECISION_NOTE:
+		return "note";
+	case IOUR_DECISION_FAILED:
+		return "failed";
+	default:
+		return "?";
 	}
 }
 
@@ -71,8 +79,10 @@ static int plan_for(const struct iour_policy *pol, int level, struct iour_plan *
 
 int main(void)
 {
-	struct iour_cmp unix_only = { .sz = sizeof(unix_only), .field = IOUR_FIELD_SOCKET_FAMILY,
-				      .op = IOUR_CMP_EQ, .value = AF_UNIX };
+	struct iour_cmp unix_only = { .sz = sizeof(unix_only),
+				      .field = IOUR_FIELD_SOCKET_FAMILY,
+				      .op = IOUR_CMP_EQ,
+				      .value = AF_UNIX };
 	struct iour_ruleset *rs = NULL;
 	struct iour_filter *f = NULL;
 	struct iour_policy *pol = NULL;
@@ -84,7 +94,8 @@ int main(void)
 		fprintf(stderr, "step4: probe: %s\n", iour_strerror_desc(level));
 		return 1;
 	}
-	if ((r = iour_ruleset__new(NULL, &rs)) || (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
+	if ((r = iour_ruleset__new(NULL, &rs)) ||
+	    (r = iour_ruleset__allow_sqe_op_name(rs, "NOP")) ||
 	    (r = iour_ruleset__allow_sqe_op_name(rs, "SOCKET")) ||
 	    (r = iour_ruleset__set_sqe_flags(rs, 0, 0)) || (r = iour_filter__new(NULL, &f)) ||
 	    (r = iour_filter__add_rule(f, IORING_OP_SOCKET, IOUR_ALLOW, &unix_only, 1)) ||
@@ -104,10 +115,10 @@ int main(void)
 		printf("step4: FAILED: the 7.2 plan should be fully enforced by task restrictions\n");
 		ok = 0;
 	}
-	if (level >= IOUR_LEVEL_TASK_BPF ? s_here != IOUR_STATUS_FULLY
-					 : (s_here != IOUR_STATUS_PARTIALLY ||
-					    !(iour_report__flags(iour_plan__report(here)) &
-					      IOUR_REPORT_TIGHTENED))) {
+	if (level >= IOUR_LEVEL_TASK_BPF ?
+		    s_here != IOUR_STATUS_FULLY :
+		    (s_here != IOUR_STATUS_PARTIALLY ||
+		     !(iour_report__flags(iour_plan__report(here)) & IOUR_REPORT_TIGHTENED))) {
 		printf("step4: FAILED: unexpected status for this kernel\n");
 		ok = 0;
 	}
