@@ -73,8 +73,33 @@ def code_block(lines):
     return [".PP", ".RS 4", ".nf"] + body + [".fi", ".RE"]
 
 
+def split_row(row):
+    """A table row's cells; a | inside `code` or escaped as \\| is text."""
+    cells, cur, code, i = [], "", False, 0
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    while i < len(row):
+        ch = row[i]
+        if ch == "\\" and row[i + 1:i + 2] == "|":
+            cur += "|"
+            i += 2
+            continue
+        if ch == "`":
+            code = not code
+        if ch == "|" and not code:
+            cells.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    if cur.strip():
+        cells.append(cur.strip())
+    return cells
+
+
 def table(rows):
-    cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
+    cells = [split_row(r) for r in rows]
     cells = [r for r in cells if not all(re.fullmatch(r":?-+:?", c) for c in r)]
     ncol = max(len(r) for r in cells)
     # The column with the most text takes the width left (x); the others
