@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -566,4 +567,44 @@ Test(policy_examples, fio_and_libuv)
 	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
 	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "libuv socket");
 	iour_policy__free(p);
+}
+
+/* Every test policy loads (tests/policies/good) or is refused with a
+ * position (tests/policies/bad); the schema check of the same files is
+ * scripts/check-policies.py (make check-policies). */
+Test(policy_examples, test_policies)
+{
+	static const char *const dirs[] = { "tests/policies/good", "tests/policies/bad" };
+	int d, seen = 0;
+
+	for (d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		cr_assert_not_null(dir, "%s", dirs[d]);
+		while ((de = readdir(dir))) {
+			struct iour_load_error e = { .sz = sizeof(e) };
+			struct iour_policy *p = NULL;
+			char path[512];
+			int rc;
+
+			if (!strstr(de->d_name, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], de->d_name);
+			rc = iour_policy__load_file(path, NULL, &p, &e);
+			if (d == 0) {
+				cr_expect_eq(rc, 0, "%s:%u:%u: %s", path, e.line, e.column,
+					     e.message);
+				if (!rc)
+					round_trip(p);
+			} else {
+				cr_expect_eq(rc, -EBADMSG, "%s: %d", path, rc);
+				cr_expect_geq(e.line, 1, "%s", path);
+			}
+			iour_policy__free(p);
+			seen++;
+		}
+		closedir(dir);
+	}
+	cr_assert_geq(seen, 3);
 }
