@@ -75,7 +75,8 @@ endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
 # Libraries the library itself links (policy files are parsed with jansson,
 # Debian's libjansson-dev): every link of the shared or static library
-# appends them through LDFLAGS; the .pc lists them as Requires.private.
+# appends them through LDFLAGS; the .pc lists them in Libs.private (not Requires.private: the
+# install check resolves .pc files only inside its staging tree).
 LIB_LIBS := -ljansson
 override LDFLAGS += $(LIB_LIBS)
 
