@@ -40,10 +40,44 @@ def _handle_type(pyname):
 _HANDLE_CLASSES = {}
 _HANDLE_TYPES = {n: _handle_type(n) for n in ("ruleset", "filter", "prog", "policy", "plan")}
 
-lib = _lib.load()
-_lib.declare(lib, _HANDLE_TYPES)
-LAYOUT = _lib.layout_table(lib)
+class _CheckedLib:
+    """The loaded library with every function declared; a handle argument
+    is checked in Python before the call (TypeError for anything but a
+    live handle of the right class, ValueError for a closed one), so the
+    error is the plain exception rather than ctypes.ArgumentError.
+    Pointer arguments other than handles (reports, buffers) are unchecked:
+    prefer the classes of this module."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._name = raw._name
+        for name, (_, args) in _lib.FUNCS.items():
+            setattr(self, name, self._wrap(getattr(raw, name), name, args))
+
+    @staticmethod
+    def _wrap(f, name, args):
+        checks = [(i, a) for i, a in enumerate(args) if isinstance(a, str)]
+        if not checks:
+            return f
+
+        def call(*a):
+            for i, kind in checks:
+                if i < len(a):
+                    want = _HANDLE_CLASSES[kind]
+                    if not isinstance(a[i], want):
+                        raise TypeError("%s: argument %d must be a %s, not %s"
+                                        % (name, i + 1, want.__name__, type(a[i]).__name__))
+                    a[i]._live()
+            return f(*a)
+        call.__name__ = name
+        return call
+
+
+_raw = _lib.load()
+_lib.declare(_raw, _HANDLE_TYPES)
+LAYOUT = _lib.layout_table(_raw)
 _lib.check_layout(LAYOUT)
+lib = _CheckedLib(_raw)
 
 
 def _check(rc, fn):
@@ -124,12 +158,12 @@ def sqe_flag_name(flag) -> Optional[str]:
 
 def kver(major: int, minor: int) -> int:
     """IOUR_KVER(major, minor)."""
-    return (_u32(major, "major") << 8) | _u32(minor, "minor")
+    return (_u32(major, "major") << 16) | (_u32(minor, "minor") << 8)
 
 
 def opcode_since(op) -> Tuple[int, int]:
     v = _check(lib.iour_opcode_since(opcode(op)), "iour_opcode_since")
-    return (v >> 8, v & 0xff)
+    return (v >> 16, (v >> 8) & 0xff)
 
 
 def opcodes_up_to(kv: int) -> List[Op]:
@@ -283,7 +317,7 @@ class _Handle:
     def close(self):
         if getattr(self, "_ptr", None):
             try:
-                type(self)._free(self)
+                getattr(lib, type(self)._free)(self)
             finally:
                 self._ptr = None
 
@@ -944,9 +978,9 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
 
 
 _HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan)
-Ruleset._free = lib.iour_ruleset__free
-Filter._free = lib.iour_filter__free
-Program._free = lib.iour_prog__free
-Policy._free = lib.iour_policy__free
-Plan._free = lib.iour_plan__free
+Ruleset._free = "iour_ruleset__free"
+Filter._free = "iour_filter__free"
+Program._free = "iour_prog__free"
+Policy._free = "iour_policy__free"
+Plan._free = "iour_plan__free"
 
