@@ -20,7 +20,7 @@ from ._api import (CTX_SIZE, OPCODE_ANY, Cmp, Decision, Features, Filter, Insn, 
                    SimResult, ValidateInfo, VerifyReq, VerifyResult, cbpf_disasm, cbpf_run,
                    cbpf_validate, ctx_connect, ctx_generic, ctx_open, ctx_socket, errname,
                    feature_level, kver, opcode, opcode_name, opcode_since, opcodes_up_to,
-                   probe, register_op, register_op_name, ring_apply, ring_create, ring_enable,
+                   probe, register_op, RequestVerdict, Group, groups, group, register_op_name, ring_apply, ring_create, ring_enable,
                    sqe_flag, sqe_flag_name, strerror, task_thread_count, verify, version,
                    version_info, lib, LAYOUT)
 
@@ -35,5 +35,5 @@ __all__ = list(_enums_all) + [
     "opcode_name", "opcode_since", "opcodes_up_to", "probe", "register_op",
     "register_op_name", "ring_apply", "ring_create", "ring_enable", "sqe_flag",
     "sqe_flag_name", "strerror", "task_thread_count", "verify", "version", "version_info",
-    "lib", "LAYOUT",
+    "lib", "LAYOUT", "RequestVerdict", "Group", "groups", "group",
 ]

@@ -7,7 +7,7 @@ from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
 from . import _lib
-from .enums import (Avail, DecisionKind, DisasmFormat, FeatureLevel, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
+from .enums import (Avail, DecideReason, DecisionKind, DisasmFormat, FeatureLevel, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
                     ReportFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
 from .errors import error_from_code
 
@@ -829,6 +829,132 @@ class Policy(_Handle):
         p = Plan.__new__(Plan)
         _Handle.__init__(p, _new(lib.iour_policy__plan, self, byref(o)))
         return p
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestVerdict:
+    """What a policy decides for one request (struct iour_request_verdict)."""
+    verdict: Verdict
+    reason: DecideReason
+    opcode: int
+    rule: Optional[int]
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == Verdict.ALLOW
+
+
+def _load_error(rc, fn, le):
+    e = error_from_code(rc, fn, lib)
+    e.line, e.column, e.offset = le.line, le.column, le.offset
+    e.json_path = le.path.decode(errors="replace")
+    e.detail = le.message.decode(errors="replace")
+    if e.detail:
+        e.strerror = "%s: %s%s" % (e.strerror, "%d:%d: " % (e.line, e.column) if e.line else "",
+                                   e.detail)
+    return e
+
+
+def _load(fn, name, first, origin, kernel):
+    o = _lib.opts(_lib.iour_policy_load_opts, kernel=_u32(kernel, "kernel"))
+    if origin is not None:
+        if not isinstance(origin, str):
+            raise TypeError("origin must be a str")
+        o.origin = origin.encode()
+    le = _lib.opts(_lib.iour_load_error)
+    out = c_void_p()
+    rc = fn(*first, byref(o), byref(out), byref(le))
+    if rc < 0:
+        raise _load_error(rc, name, le)
+    p = Policy.__new__(Policy)
+    _Handle.__init__(p, out.value)
+    return p
+
+
+def _policy_from_json(cls, text, origin: Optional[str] = None, kernel: int = 0) -> "Policy":
+    """A policy from the JSON text of a policy file (str or bytes).  A bad
+    file raises IourError (EBADMSG, ...) with ``line``, ``column``,
+    ``json_path`` and ``detail``."""
+    if isinstance(text, str):
+        text = text.encode()
+    if not isinstance(text, (bytes, bytearray)):
+        raise TypeError("text must be str or bytes, not %s" % type(text).__name__)
+    text = bytes(text)
+    return _load(lib.iour_policy__load_json, "iour_policy__load_json", (text, len(text)),
+                 origin, kernel)
+
+
+def _policy_from_file(cls, path, origin: Optional[str] = None, kernel: int = 0) -> "Policy":
+    """A policy from a policy file (at most 16 MiB)."""
+    path = os.fspath(path)
+    if isinstance(path, str):
+        path = path.encode()
+    return _load(lib.iour_policy__load_file, "iour_policy__load_file", (path,), origin, kernel)
+
+
+def _policy_to_json(self) -> str:
+    """The policy as canonical JSON (iour_policy__save_json())."""
+    n = _check(lib.iour_policy__save_json(self, 0, None, 0), "iour_policy__save_json")
+    buf = ctypes.create_string_buffer(n + 1)
+    _check(lib.iour_policy__save_json(self, 0, buf, n + 1), "iour_policy__save_json")
+    return buf.value.decode()
+
+
+def _policy_decide(self, ctx: bytes) -> RequestVerdict:
+    """What the policy decides for the request whose 40-byte filter context
+    is ``ctx`` (ctx_socket(), ctx_open(), ctx_generic(), ...)."""
+    if not isinstance(ctx, (bytes, bytearray)):
+        raise TypeError("ctx must be bytes, not %s" % type(ctx).__name__)
+    c = (c_uint8 * max(len(ctx), 1)).from_buffer_copy(bytes(ctx) or b"\0")
+    v = _lib.opts(_lib.iour_request_verdict)
+    _check(lib.iour_policy__decide(self, c, len(ctx), byref(v)), "iour_policy__decide")
+    return RequestVerdict(Verdict(v.verdict), DecideReason(v.reason), v.opcode,
+                          None if v.rule == 0xFFFFFFFF else v.rule)
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    """An opcode group of the policy-file language ("@file-read")."""
+    name: str
+    help: str
+    source: str
+    ops: Tuple[int, ...]
+    register_ops: Tuple[int, ...]
+
+
+def _group_list(fn, idx, kv):
+    n = _check(fn(idx, kv, None, 0), fn.__name__)
+    buf = (c_uint32 * max(n, 1))()
+    n = _check(fn(idx, kv, buf, n), fn.__name__)
+    return tuple(buf[:n])
+
+
+def groups(kver: int = 0) -> List[Group]:
+    """Every opcode group, with the members added up to kernel ``kver``
+    (kver(6, 1), ...; 0: all)."""
+    kv = _u32(kver, "kver")
+    out = []
+    for i in range(_check(lib.iour_group_count(), "iour_group_count")):
+        g = _lib.opts(_lib.iour_group_info)
+        _check(lib.iour_group_get(i, byref(g)), "iour_group_get")
+        out.append(Group(_s(g.name), _s(g.help), _s(g.source),
+                         _group_list(lib.iour_group_opcodes, i, kv),
+                         _group_list(lib.iour_group_register_ops, i, kv)))
+    return out
+
+
+def group(name: str, kver: int = 0) -> Group:
+    """One group by name ("@file-read" or "file-read")."""
+    if not isinstance(name, str):
+        raise TypeError("a group name must be a str")
+    i = _check(lib.iour_group_find(name.encode()), "iour_group_find")
+    return groups(kver)[i]
+
+
+Policy.from_json = classmethod(_policy_from_json)
+Policy.from_file = classmethod(_policy_from_file)
+Policy.to_json = _policy_to_json
+Policy.decide = _policy_decide
 
 
 class Plan(_Handle):

@@ -108,6 +108,17 @@ iour_verify_opts = _decl("iour_verify_opts", [
     ("exec_path", c_char_p), ("exec_argv", POINTER(c_char_p)),
     ("exec_envp", POINTER(c_char_p)), ("ruleset", c_void_p),
     ("coverage", POINTER(iour_verify_coverage))])
+iour_policy_load_opts = _decl("iour_policy_load_opts", [("sz", sz), ("flags", u64),
+                                                        ("origin", c_char_p), ("kernel", u32)])
+iour_load_error = _decl("iour_load_error", [("sz", sz), ("line", u32), ("column", u32),
+                                            ("offset", u64), ("path", c_char * 128),
+                                            ("message", c_char * 256)])
+iour_request_verdict = _decl("iour_request_verdict", [("sz", sz), ("verdict", u32),
+                                                      ("reason", u32), ("opcode", u32),
+                                                      ("rule", u32)])
+iour_group_info = _decl("iour_group_info", [("sz", sz), ("name", c_char_p), ("help", c_char_p),
+                                            ("source", c_char_p), ("nops", u32),
+                                            ("nregister_ops", u32)])
 
 
 def opts(cls, **kw):
@@ -278,6 +289,19 @@ FUNCS = {
     "iour_ruleset__sqe_flags": (c_int, ["ruleset", POINTER(u32), POINTER(u32)]),
     "iour_ruleset__export": (c_int, ["ruleset", POINTER(iour_export_opts), c_void_p,
                                      POINTER(c_size_t)]),
+    # policy files (policyfile.h)
+    "iour_policy__load_json": (c_int, [c_char_p, c_size_t, POINTER(iour_policy_load_opts),
+                                       POINTER(c_void_p), POINTER(iour_load_error)]),
+    "iour_policy__load_file": (c_int, [c_char_p, POINTER(iour_policy_load_opts),
+                                       POINTER(c_void_p), POINTER(iour_load_error)]),
+    "iour_policy__save_json": (c_int, ["policy", u64, c_char_p, c_size_t]),
+    "iour_policy__decide": (c_int, ["policy", POINTER(u8), c_size_t,
+                                    POINTER(iour_request_verdict)]),
+    "iour_group_count": (c_int, []),
+    "iour_group_get": (c_int, [c_size_t, POINTER(iour_group_info)]),
+    "iour_group_find": (c_int, [c_char_p]),
+    "iour_group_opcodes": (c_int, [c_size_t, u32, POINTER(u32), c_size_t]),
+    "iour_group_register_ops": (c_int, [c_size_t, u32, POINTER(u32), c_size_t]),
     # enforcement check
     "iour_verify": (c_int, [POINTER(iour_verify_req), c_size_t, POINTER(iour_verify_result),
                             POINTER(iour_verify_opts)]),

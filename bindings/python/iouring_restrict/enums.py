@@ -11,7 +11,7 @@ __all__ = [
     "Target", "Compat", "Nnp", "Fallback", "Threads", "Companion",
     "DefaultVerdict", "StepOp", "StepSide", "Expect", "VerifyStatus",
     "ErrorCode", "RestrictionKind", "FeaturesFlag", "CompanionFlag",
-    "ExportFlag", "PlanInfoFlag",
+    "ExportFlag", "PlanInfoFlag", "DecideReason",
 ]
 
 _OPS = ("NOP READV WRITEV FSYNC READ_FIXED WRITE_FIXED POLL_ADD POLL_REMOVE "
@@ -326,3 +326,14 @@ class CompanionFlag(IntFlag):
 class ExportFlag(IntFlag):
     COUPLED = 1 << 0
     SPLIT = 1 << 1
+
+
+class DecideReason(IntEnum):
+    """Why iour_policy__decide() gave its verdict (enum iour_decide_reason)."""
+    CLASSIC_GATE = 1
+    SQE_FLAGS = 2
+    RULE = 3
+    OPCODE_DEFAULT = 4
+    PROGRAM = 5
+    CLASSIC_ALLOW = 6
+    POLICY_DEFAULT = 7

@@ -5,6 +5,7 @@ raised as a class that also derives from the matching built-in
 (``PermissionError`` for EACCES/EPERM, ``FileNotFoundError`` for ENOENT,
 ...); the library's own codes (4001 and up) as :class:`LibraryError`."""
 import errno as _errno
+import os as _os
 
 from .enums import ErrorCode
 
@@ -66,12 +67,16 @@ def error_from_code(rc, function=None, lib=None):
     """The exception for a negative return code ``rc`` (``lib``: the loaded
     library, for its messages)."""
     err = abs(int(rc))
+    msg = name = None
     if lib is not None:
         msg = lib.iour_strerror_desc(-err).decode()
         name = lib.iour_errname(-err).decode()
-    else:
-        msg = _errno.errorcode.get(err, "error %d" % err)
-        name = "-" + msg
+    # A system errno the library's tables lack: Python's own words.
+    if err < ErrorCode.INTERNAL and (msg in (None, "Unknown error") or name in (None, "UNKNOWN")):
+        if msg in (None, "Unknown error"):
+            msg = _os.strerror(err)
+        if name in (None, "UNKNOWN") and err in _errno.errorcode:
+            name = "-" + _errno.errorcode[err]
     e = _class_for(err)(err, msg)
     e.errname = name
     e.function = function
