@@ -17,9 +17,9 @@ struct group {
 	const char *help;
 	const char *source;
 	const uint8_t *ops;
-	uint32_t nops;
+	size_t nops;
 	const uint8_t *regs;
-	uint32_t nregs;
+	size_t nregs;
 };
 
 #define OPS(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
@@ -31,15 +31,16 @@ static const struct group groups[] = {
 	{ "@file-read", "read files: open, read (plain, vectored, fixed, multishot), stat, close",
 	  "the request opcodes that read file data or metadata without changing them",
 	  OPS(IOUR_OP_READV, IOUR_OP_READ_FIXED, IOUR_OP_OPENAT, IOUR_OP_CLOSE, IOUR_OP_STATX,
-	      IOUR_OP_READ, IOUR_OP_FADVISE, IOUR_OP_OPENAT2, IOUR_OP_FGETXATTR,
-	      IOUR_OP_GETXATTR, IOUR_OP_READ_MULTISHOT, IOUR_OP_READV_FIXED),
+	      IOUR_OP_READ, IOUR_OP_FADVISE, IOUR_OP_OPENAT2, IOUR_OP_FGETXATTR, IOUR_OP_GETXATTR,
+	      IOUR_OP_READ_MULTISHOT, IOUR_OP_READV_FIXED),
 	  NONE },
 	{ "@file-write", "write files: write (plain, vectored, fixed), sync, allocate, truncate",
 	  "the request opcodes that change file data (opening is in @file-read)",
 	  OPS(IOUR_OP_WRITEV, IOUR_OP_FSYNC, IOUR_OP_WRITE_FIXED, IOUR_OP_SYNC_FILE_RANGE,
 	      IOUR_OP_FALLOCATE, IOUR_OP_WRITE, IOUR_OP_FTRUNCATE, IOUR_OP_WRITEV_FIXED),
 	  NONE },
-	{ "@file-meta", "change the file system tree and attributes: rename, unlink, mkdir, links, xattrs",
+	{ "@file-meta",
+	  "change the file system tree and attributes: rename, unlink, mkdir, links, xattrs",
 	  "the request opcodes that change names, directories and extended attributes",
 	  OPS(IOUR_OP_RENAMEAT, IOUR_OP_UNLINKAT, IOUR_OP_MKDIRAT, IOUR_OP_SYMLINKAT,
 	      IOUR_OP_LINKAT, IOUR_OP_FSETXATTR, IOUR_OP_SETXATTR),
@@ -47,28 +48,23 @@ static const struct group groups[] = {
 	{ "@net-client", "open sockets, connect, send and receive, shut down",
 	  "the request opcodes of an outgoing connection (zero-copy sends included)",
 	  OPS(IOUR_OP_SENDMSG, IOUR_OP_RECVMSG, IOUR_OP_CONNECT, IOUR_OP_CLOSE, IOUR_OP_SEND,
-	      IOUR_OP_RECV, IOUR_OP_SHUTDOWN, IOUR_OP_SOCKET, IOUR_OP_SEND_ZC,
-	      IOUR_OP_SENDMSG_ZC),
+	      IOUR_OP_RECV, IOUR_OP_SHUTDOWN, IOUR_OP_SOCKET, IOUR_OP_SEND_ZC, IOUR_OP_SENDMSG_ZC),
 	  NONE },
 	{ "@net-server", "open sockets, bind, listen, accept, send and receive, shut down",
 	  "the request opcodes of a listening server (zero-copy sends included)",
 	  OPS(IOUR_OP_SENDMSG, IOUR_OP_RECVMSG, IOUR_OP_ACCEPT, IOUR_OP_CLOSE, IOUR_OP_SEND,
-	      IOUR_OP_RECV, IOUR_OP_SHUTDOWN, IOUR_OP_SOCKET, IOUR_OP_SEND_ZC,
-	      IOUR_OP_SENDMSG_ZC, IOUR_OP_BIND, IOUR_OP_LISTEN),
+	      IOUR_OP_RECV, IOUR_OP_SHUTDOWN, IOUR_OP_SOCKET, IOUR_OP_SEND_ZC, IOUR_OP_SENDMSG_ZC,
+	      IOUR_OP_BIND, IOUR_OP_LISTEN),
 	  NONE },
-	{ "@timers", "timeouts and their removal, linked timeouts",
-	  "the timeout request opcodes", OPS(IOUR_OP_TIMEOUT, IOUR_OP_TIMEOUT_REMOVE,
-					     IOUR_OP_LINK_TIMEOUT),
-	  NONE },
+	{ "@timers", "timeouts and their removal, linked timeouts", "the timeout request opcodes",
+	  OPS(IOUR_OP_TIMEOUT, IOUR_OP_TIMEOUT_REMOVE, IOUR_OP_LINK_TIMEOUT), NONE },
 	{ "@sync", "cancel requests, no-ops, futexes, waitid",
 	  "request opcodes that synchronise with other requests, tasks or threads",
 	  OPS(IOUR_OP_NOP, IOUR_OP_ASYNC_CANCEL, IOUR_OP_WAITID, IOUR_OP_FUTEX_WAIT,
 	      IOUR_OP_FUTEX_WAKE, IOUR_OP_FUTEX_WAITV),
 	  NONE },
-	{ "@poll", "poll and epoll through the ring",
-	  "the readiness request opcodes", OPS(IOUR_OP_POLL_ADD, IOUR_OP_POLL_REMOVE,
-					       IOUR_OP_EPOLL_CTL, IOUR_OP_EPOLL_WAIT),
-	  NONE },
+	{ "@poll", "poll and epoll through the ring", "the readiness request opcodes",
+	  OPS(IOUR_OP_POLL_ADD, IOUR_OP_POLL_REMOVE, IOUR_OP_EPOLL_CTL, IOUR_OP_EPOLL_WAIT), NONE },
 	{ "@buffers", "provided buffers (legacy and ring) and registered buffers",
 	  "PROVIDE/REMOVE_BUFFERS and the register opcodes of registered and provided buffers",
 	  OPS(IOUR_OP_PROVIDE_BUFFERS, IOUR_OP_REMOVE_BUFFERS),
@@ -85,8 +81,8 @@ static const struct group groups[] = {
 	{ "@libuv", "what libuv's Linux backend submits (file system requests, batched epoll_ctl)",
 	  "libuv src/unix/linux.c, v1.x branch: its UV__IORING_OP_* opcodes; it registers nothing",
 	  OPS(IOUR_OP_READV, IOUR_OP_WRITEV, IOUR_OP_FSYNC, IOUR_OP_OPENAT, IOUR_OP_CLOSE,
-	      IOUR_OP_STATX, IOUR_OP_EPOLL_CTL, IOUR_OP_RENAMEAT, IOUR_OP_UNLINKAT,
-	      IOUR_OP_MKDIRAT, IOUR_OP_SYMLINKAT, IOUR_OP_LINKAT, IOUR_OP_FTRUNCATE),
+	      IOUR_OP_STATX, IOUR_OP_EPOLL_CTL, IOUR_OP_RENAMEAT, IOUR_OP_UNLINKAT, IOUR_OP_MKDIRAT,
+	      IOUR_OP_SYMLINKAT, IOUR_OP_LINKAT, IOUR_OP_FTRUNCATE),
 	  NONE },
 	/* fio: engines/io_uring.c (fio master, 2026), the io_uring engine:
 	 * READV/WRITEV (or READ/WRITE when the probe says so, "nonvectored"),
@@ -96,8 +92,8 @@ static const struct group groups[] = {
 	 * included: that engine passes NVMe commands through. */
 	{ "@fio", "what fio's io_uring engine submits and registers",
 	  "fio engines/io_uring.c (engine io_uring; not io_uring_cmd's URING_CMD)",
-	  OPS(IOUR_OP_READV, IOUR_OP_WRITEV, IOUR_OP_FSYNC, IOUR_OP_READ_FIXED,
-	      IOUR_OP_WRITE_FIXED, IOUR_OP_SYNC_FILE_RANGE, IOUR_OP_READ, IOUR_OP_WRITE),
+	  OPS(IOUR_OP_READV, IOUR_OP_WRITEV, IOUR_OP_FSYNC, IOUR_OP_READ_FIXED, IOUR_OP_WRITE_FIXED,
+	      IOUR_OP_SYNC_FILE_RANGE, IOUR_OP_READ, IOUR_OP_WRITE),
 	  OPS(IOUR_REGISTER_BUFFERS, IOUR_REGISTER_FILES, IOUR_REGISTER_PROBE,
 	      IOUR_REGISTER_RING_FDS) },
 };
@@ -124,9 +120,9 @@ int iour_group_get(size_t idx, struct iour_group_info *info)
 	if (IOUR_OUT_HAS(info, source))
 		info->source = g->source;
 	if (IOUR_OUT_HAS(info, nops))
-		info->nops = g->nops;
+		info->nops = (uint32_t)g->nops;
 	if (IOUR_OUT_HAS(info, nregister_ops))
-		info->nregister_ops = g->nregs;
+		info->nregister_ops = (uint32_t)g->nregs;
 	return 0;
 }
 
@@ -145,11 +141,10 @@ int iour_group_find(const char *name)
 	return -ENOENT;
 }
 
-static int list(const uint8_t *m, uint32_t n, int (*since)(uint32_t), uint32_t kver,
-		uint32_t *ops, size_t cap)
+static int list(const uint8_t *m, size_t n, int (*since)(uint32_t), uint32_t kver, uint32_t *ops,
+		size_t cap)
 {
-	size_t cnt = 0;
-	uint32_t i;
+	size_t cnt = 0, i;
 
 	if (!ops && cap)
 		return -EINVAL;

@@ -71,7 +71,11 @@ struct cdef {
 
 /* Constants by namespace prefix.  The first name of a value is the one
  * saving writes. */
-#define C(x) { #x, (uint64_t)(x) }
+#define C(x)                      \
+	{                         \
+#x, (uint64_t)(x) \
+	}
+/* clang-format off */
 static const struct cdef constants[] = {
 	C(AF_UNSPEC), C(AF_UNIX), C(AF_LOCAL), C(AF_INET), C(AF_INET6), C(AF_NETLINK),
 	C(AF_PACKET), C(AF_BLUETOOTH), C(AF_VSOCK), C(AF_ALG), C(AF_CAN), C(AF_TIPC),
@@ -93,6 +97,7 @@ static const struct cdef constants[] = {
 	C(S_IRWXG), C(S_IRGRP), C(S_IWGRP), C(S_IXGRP), C(S_IRWXO), C(S_IROTH), C(S_IWOTH),
 	C(S_IXOTH),
 };
+/* clang-format on */
 #undef C
 
 struct opdef {
@@ -151,9 +156,9 @@ struct step {
 struct ld {
 	const char *text;
 	size_t len;
-	uint32_t kernel;   /* for minKernel; 0 until needed */
-	uint32_t asof;     /* groupsAsOf, 0 = every member */
-	uint32_t dflt;     /* defaultAction */
+	uint32_t kernel; /* for minKernel; 0 until needed */
+	uint32_t asof;   /* groupsAsOf, 0 = every member */
+	uint32_t dflt;   /* defaultAction */
 	struct step path[MAX_DEPTH];
 	int depth;
 	bool at_key; /* the error is about the last key, not its value */
@@ -364,7 +369,8 @@ static int check_keys(struct ld *l, json_t *o, const char *what, const char *con
 	char list[200];
 	size_t i, n = 0;
 
-	json_object_foreach (o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		for (i = 0; keys[i]; i++)
 			if (!strcmp(k, keys[i]))
 				break;
@@ -372,7 +378,8 @@ static int check_keys(struct ld *l, json_t *o, const char *what, const char *con
 			continue;
 		list[0] = '\0';
 		for (i = 0; keys[i]; i++) {
-			int w = snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", keys[i]);
+			int w = snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+					 keys[i]);
 
 			if (w < 0 || (size_t)w >= sizeof(list) - n)
 				break;
@@ -400,24 +407,47 @@ static int want_array(struct ld *l, json_t *v, const char *what)
 	return 0;
 }
 
+/* A decimal number at *s of at most max; *s moves past it.  -1 if there
+ * is none or it is too large. */
+static long dec(const char **s, unsigned long max)
+{
+	unsigned long v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (unsigned long)(*p++ - '0');
+		if (v > max)
+			return -1;
+	}
+	*s = p;
+	return (long)v;
+}
+
 /* "6.1" -> IOUR_KVER(6, 1). */
 static int parse_kver(struct ld *l, json_t *v, uint32_t *out)
 {
-	const char *s = "";
-	unsigned maj, min;
-	int n = 0;
+	const char *s = "", *q;
+	long maj, min = -1;
 
 	if (want_string(l, v, "a kernel version \"X.Y\"", &s))
 		return -EBADMSG;
-	if (sscanf(s, "%u.%u%n", &maj, &min, &n) != 2 || s[n] || maj > 255 || min > 255)
+	q = s;
+	maj = dec(&q, 255);
+	if (maj >= 0 && *q == '.') {
+		q++;
+		min = dec(&q, 255);
+	}
+	if (maj < 0 || min < 0 || *q)
 		return fail(l, "expected a kernel version \"X.Y\" (such as \"6.1\"), found \"%s\"",
 			    s);
-	*out = IOUR_KVER(maj, min);
+	*out = IOUR_KVER((uint32_t)maj, (uint32_t)min);
 	return 0;
 }
 
-static int parse_enum(struct ld *l, json_t *v, const char *what, const char *const *names,
-		      size_t n, uint32_t *out)
+static int parse_enum(struct ld *l, json_t *v, const char *what, const char *const *names, size_t n,
+		      uint32_t *out)
 {
 	const char *s = "";
 	char list[120];
@@ -456,8 +486,7 @@ static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 		return 0;
 	}
 	if (!json_is_string(v))
-		return fail(l, "expected an opcode name, number or @group, found %s",
-			    type_name(v));
+		return fail(l, "expected an opcode name, number or @group, found %s", type_name(v));
 	s = json_string_value(v);
 	if (s[0] == '@') {
 		r = iour_group_find(s);
@@ -490,7 +519,8 @@ static int op_list(struct ld *l, json_t *arr, const char *what, bool *ops, bool 
 
 	if (want_array(l, arr, what))
 		return -EBADMSG;
-	json_array_foreach (arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		push_idx(l, i);
 		rc = add_op_name(l, v, ops, reg);
 		if (rc)
@@ -548,10 +578,12 @@ static int word_value(struct ld *l, const struct fdef *f, const char *w, uint64_
 	}
 	for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
 		if (!strcasecmp(w, constants[i].name))
-			return fail(l, "%s belongs to another field: %s takes %s* constants or "
-				    "numbers", w, f->name, f->ns);
-	return fail(l, "unknown constant \"%s\" (%s takes %s* constants or numbers)", w,
-		    f->name, f->ns);
+			return fail(l,
+				    "%s belongs to another field: %s takes %s* constants or "
+				    "numbers",
+				    w, f->name, f->ns);
+	return fail(l, "unknown constant \"%s\" (%s takes %s* constants or numbers)", w, f->name,
+		    f->ns);
 }
 
 /* A scalar value: a JSON integer, a number in a string, a constant, or
@@ -607,19 +639,22 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 {
 	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	unsigned len, max = f->kind == V_ADDR4 ? 32 : 128;
-	int n = 0;
 
 	if (!json_is_string(v) || json_string_length(v) >= sizeof(buf))
 		return fail(l, "expected an address prefix such as \"%s\"",
 			    f->kind == V_ADDR4 ? "10.0.0.0/8" : "fe80::/10");
-	strcpy(buf, json_string_value(v));
+	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
 	slash = strchr(buf, '/');
 	len = max;
 	if (slash) {
+		const char *q = slash + 1;
+		long x = dec(&q, max);
+
 		*slash = '\0';
-		if (sscanf(slash + 1, "%u%n", &len, &n) != 1 || slash[1 + n] || len > max)
+		if (x < 0 || *q)
 			return fail(l, "prefix length \"%s\" out of range (0 to %u)", slash + 1,
 				    max);
+		len = (unsigned)x;
 	}
 	if (f->kind == V_ADDR4) {
 		struct in_addr a;
@@ -636,14 +671,14 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 
 /* ---- one condition ----------------------------------------------------------- */
 
-static const char *const cond_keys[] = { "comment", "field", "op", "value", "values",
-					 "range", "mask", NULL };
+static const char *const cond_keys[] = { "comment", "field", "op",   "value",
+					 "values",  "range", "mask", NULL };
 
 /* Parses args[i] into c (set memory in *set, owned by the caller). */
 static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **set)
 {
 	const struct fdef *f;
-	const char *fname, *opname;
+	const char *fname = "", *opname = "";
 	json_t *v, *vals, *range, *mask;
 	size_t i;
 	int rc;
@@ -662,10 +697,12 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		return -EBADMSG;
 	f = find_field(fname);
 	if (!f)
-		return fail(l, "unknown field \"%s\" (fields: user_data, sqe_flags, socket.family, "
+		return fail(l,
+			    "unknown field \"%s\" (fields: user_data, sqe_flags, socket.family, "
 			    "socket.type, socket.type_flags, socket.type_raw, socket.protocol, "
 			    "open.flags, open.accmode, open.mode, open.resolve, connect.family, "
-			    "connect.port, connect.addr4, connect.addr6)", fname);
+			    "connect.port, connect.addr4, connect.addr6)",
+			    fname);
 	pop(l);
 	c->field = f->field;
 	if (!json_object_get(o, "op"))
@@ -677,8 +714,10 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		if (!strcasecmp(opname, opnames[i].name))
 			break;
 	if (i == IOUR_ARRAY_SIZE(opnames))
-		return fail(l, "unknown operator \"%s\" (expected ==, !=, <, <=, >, >=, &=, &==, "
-			    "all-bits, none-bits, in, not in)", opname);
+		return fail(l,
+			    "unknown operator \"%s\" (expected ==, !=, <, <=, >, >=, &=, &==, "
+			    "all-bits, none-bits, in, not in)",
+			    opname);
 	c->op = opnames[i].op;
 	pop(l);
 	v = json_object_get(o, "value");
@@ -689,12 +728,15 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		bool neg = c->op == IOUR_CMP_NOT_IN_SET;
 
 		if (!!v + !!vals + !!range != 1 || mask)
-			return fail(l, "\"%s\" takes exactly one of \"values\" (a set), \"range\" "
-				    "([low, high]) or \"value\" (an address prefix)", opname);
+			return fail(l,
+				    "\"%s\" takes exactly one of \"values\" (a set), \"range\" "
+				    "([low, high]) or \"value\" (an address prefix)",
+				    opname);
 		if (v) {
 			if (f->kind != V_ADDR4 && f->kind != V_ADDR6)
 				return push_key(l, "value"),
-				       fail(l, "\"value\" with \"%s\" is an address prefix; %s is "
+				       fail(l,
+					    "\"value\" with \"%s\" is an address prefix; %s is "
 					    "not an address (use \"values\" or \"range\")",
 					    opname, f->name);
 			c->op = neg ? IOUR_CMP_NOT_IN_PREFIX : IOUR_CMP_IN_PREFIX;
@@ -728,7 +770,8 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 			*set = iour__calloc(json_array_size(vals), sizeof(uint64_t));
 			if (!*set)
 				return -ENOMEM;
-			json_array_foreach (vals, i, e) {
+			json_array_foreach(vals, i, e)
+			{
 				push_idx(l, i);
 				if ((rc = scalar(l, f, e, &(*set)[i])))
 					return rc;
@@ -789,7 +832,8 @@ const char *iour__pf_const_name(uint32_t field, uint64_t v)
 	for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
 		if (constants[i].value == v && in_ns(constants[i].name, f->ns) &&
 		    (field != IOUR_FIELD_OPEN_ACCMODE || v <= 3) &&
-		    strcmp(constants[i].name, "O_NDELAY") && strcmp(constants[i].name, "AF_LOCAL"))
+		    strcmp(constants[i].name, "O_NDELAY") != 0 &&
+		    strcmp(constants[i].name, "AF_LOCAL") != 0)
 			return constants[i].name;
 	return NULL;
 }
@@ -806,8 +850,10 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	case -EOPNOTSUPP:
 		return fail(l, "the operator does not apply to the field");
 	case -E2BIG:
-		return fail(l, "too many conditions or set values (at most %d conditions, %d "
-			    "values)", IOUR_FILTER_MAX_CMPS, IOUR_FILTER_MAX_SET);
+		return fail(l,
+			    "too many conditions or set values (at most %d conditions, %d "
+			    "values)",
+			    IOUR_FILTER_MAX_CMPS, IOUR_FILTER_MAX_SET);
 	case -ENOMEM:
 		return -ENOMEM;
 	default:
@@ -852,17 +898,25 @@ static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 
 /* ---- entries ----------------------------------------------------------------- */
 
-static const char *const entry_keys[] = { "comment", "names", "action", "args", "minKernel",
-					  NULL };
+static const char *const entry_keys[] = { "comment", "names", "action", "args", "minKernel", NULL };
 
 static int kernel_now(uint32_t *out)
 {
 	struct utsname u;
-	unsigned maj = 0, min = 0;
+	const char *q;
+	long maj, min = -1;
 
-	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+	if (uname(&u))
 		return -EINVAL;
-	*out = IOUR_KVER(maj, min);
+	q = u.release;
+	maj = dec(&q, 255);
+	if (maj >= 0 && *q == '.') {
+		q++;
+		min = dec(&q, 255);
+	}
+	if (maj < 0 || min < 0)
+		return -EINVAL;
+	*out = IOUR_KVER((uint32_t)maj, (uint32_t)min);
 	return 0;
 }
 
@@ -872,7 +926,7 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 	struct iour_cmp cmps[IOUR_FILTER_MAX_CMPS];
 	uint64_t *sets[IOUR_FILTER_MAX_CMPS] = { 0 };
 	bool ops[IOUR__NOPCODES] = { 0 };
-	uint32_t verdict, op, mink;
+	uint32_t verdict = 0, op, mink = 0;
 	size_t n = 0, i;
 	json_t *v, *args;
 	int rc;
@@ -911,7 +965,8 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 			return -EBADMSG;
 		if (json_array_size(args) > IOUR_FILTER_MAX_CMPS)
 			return fail(l, "at most %d conditions per entry", IOUR_FILTER_MAX_CMPS);
-		json_array_foreach (args, i, v) {
+		json_array_foreach(args, i, v)
+		{
 			push_idx(l, i);
 			rc = parse_cond(l, v, &cmps[i], &sets[i]);
 			n = i + 1;
@@ -951,7 +1006,8 @@ static int sqe_flag_list(struct ld *l, json_t *arr, uint32_t *mask)
 
 	if (want_array(l, arr, "a list of SQE flag names"))
 		return -EBADMSG;
-	json_array_foreach (arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		push_idx(l, i);
 		if (!json_is_string(v))
 			return fail(l, "expected an SQE flag name, found %s", type_name(v));
@@ -992,8 +1048,10 @@ static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
 		for (op = 0; op < IOUR__NOPCODES; op++)
 			if (ops[op] && (rc = iour_ruleset__allow_sqe_op(rs, op)))
 				return rc == -ENOMEM ? rc :
-						       fail(l, "request opcode %u is not known to "
-							    "this library's classic part", op);
+						       fail(l,
+							    "request opcode %u is not known to "
+							    "this library's classic part",
+							    op);
 		pop(l);
 	}
 	if (reg) {
@@ -1006,8 +1064,10 @@ static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
 		for (op = 0; op < IOUR__NOPCODES; op++)
 			if (ops[op] && (rc = iour_ruleset__allow_register_op(rs, op)))
 				return rc == -ENOMEM ? rc :
-						       fail(l, "register opcode %u is not known to "
-							    "this library's classic part", op);
+						       fail(l,
+							    "register opcode %u is not known to "
+							    "this library's classic part",
+							    op);
 		pop(l);
 	}
 	if (sqe) {
@@ -1016,8 +1076,10 @@ static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
 
 		push_key(l, "sqeFlags");
 		if (!json_is_object(sqe))
-			return fail(l, "expected an object {\"allowed\": [...], \"required\": "
-				    "[...]}, found %s", type_name(sqe));
+			return fail(l,
+				    "expected an object {\"allowed\": [...], \"required\": "
+				    "[...]}, found %s",
+				    type_name(sqe));
 		if ((rc = check_keys(l, sqe, "sqeFlags", sqe_keys)))
 			return rc;
 		if ((v = json_object_get(sqe, "allowed"))) {
@@ -1054,7 +1116,8 @@ static int parse_programs(struct ld *l, json_t *arr, struct iour_policy *p)
 	push_key(l, "programs");
 	if (want_array(l, arr, "a list of programs"))
 		return -EBADMSG;
-	json_array_foreach (arr, i, o) {
+	json_array_foreach(arr, i, o)
+	{
 		uint32_t op = 0, pdu = 0;
 		json_t *in;
 
@@ -1092,7 +1155,8 @@ static int parse_programs(struct ld *l, json_t *arr, struct iour_policy *p)
 		insns = iour__calloc(json_array_size(in), sizeof(*insns));
 		if (!insns)
 			return -ENOMEM;
-		json_array_foreach (in, j, v) {
+		json_array_foreach(in, j, v)
+		{
 			static const json_int_t lim[4] = { 0xffff, 0xff, 0xff, 0xffffffff };
 			json_int_t x[4];
 			size_t k;
@@ -1113,15 +1177,17 @@ static int parse_programs(struct ld *l, json_t *arr, struct iour_policy *p)
 					goto out;
 				}
 			}
-			insns[j] = (struct iour_insn){ (uint16_t)x[0], (uint8_t)x[1],
-						       (uint8_t)x[2], (uint32_t)x[3] };
+			insns[j] = (struct iour_insn){ (uint16_t)x[0], (uint8_t)x[1], (uint8_t)x[2],
+						       (uint32_t)x[3] };
 			pop(l);
 		}
 		rc = iour_policy__set_prog(p, op, insns, json_array_size(in), pdu);
 		if (rc) {
 			rc = rc == -ENOMEM ? rc :
-					     fail(l, "the kernel's checker would refuse this program "
-						  "(%s)", iour_strerror_desc(rc));
+					     fail(l,
+						  "the kernel's checker would refuse this program "
+						  "(%s)",
+						  iour_strerror_desc(rc));
 			goto out;
 		}
 		iour__free(insns);
@@ -1138,16 +1204,16 @@ out:
 /* ---- the document --------------------------------------------------------- */
 
 static const char *const top_keys[] = {
-	"comment", "version", "defaultAction", "target", "compat", "noNewPrivs", "threads",
-	"companion", "noFilterFallback", "addr4Literal", "groupsAsOf", "requestOps",
-	"registerOps", "sqeFlags", "entries", "programs", NULL
+	"comment",     "version",   "defaultAction",    "target",       "compat",     "noNewPrivs",
+	"threads",     "companion", "noFilterFallback", "addr4Literal", "groupsAsOf", "requestOps",
+	"registerOps", "sqeFlags",  "entries",          "programs",     NULL
 };
 
 static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 {
 	struct iour_filter *f = NULL;
 	struct iour_ruleset *rs = NULL;
-	uint32_t a, val;
+	uint32_t a, val = 0;
 	json_t *v;
 	size_t i;
 	int rc;
@@ -1180,8 +1246,8 @@ static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 	}
 	{
 		IOUR_OPTS(iour_filter_opts, fo,
-			  .default_verdict = l->dflt == IOUR_POLICY_DEFAULT_ALLOW ? IOUR_ALLOW :
-										    IOUR_DENY);
+			  .default_verdict =
+				  l->dflt == IOUR_POLICY_DEFAULT_ALLOW ? IOUR_ALLOW : IOUR_DENY);
 		if ((v = json_object_get(root, "addr4Literal"))) {
 			push_key(l, "addr4Literal");
 			if (!json_is_boolean(v))
@@ -1203,7 +1269,8 @@ static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 			rc = -EBADMSG;
 			goto out;
 		}
-		json_array_foreach (v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			push_idx(l, i);
 			if ((rc = parse_entry(l, e, f)))
 				goto out;

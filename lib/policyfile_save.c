@@ -161,18 +161,18 @@ static json_t *cond(const struct iour__cmp *c)
 		break;
 	case IOUR_CMP_IN_PREFIX:
 	case IOUR_CMP_NOT_IN_PREFIX:
-		bad |= set(o, "value", c->field == IOUR_FIELD_CONNECT_ADDR4 ?
-					       addr4(c->value, (int)c->arg) :
-					       addr6(c->addr6, (int)c->arg));
+		bad |= set(o, "value",
+			   c->field == IOUR_FIELD_CONNECT_ADDR4 ? addr4(c->value, (int)c->arg) :
+								  addr6(c->addr6, (int)c->arg));
 		break;
 	case IOUR_CMP_MASKED_EQ:
 		bad |= set(o, "mask", num(c->arg));
 		bad |= set(o, "value", num(c->value));
 		break;
 	default:
-		bad |= set(o, "value", c->field == IOUR_FIELD_CONNECT_ADDR6 ?
-					       addr6(c->addr6, -1) :
-					       value(c->field, c->value));
+		bad |= set(o, "value",
+			   c->field == IOUR_FIELD_CONNECT_ADDR6 ? addr6(c->addr6, -1) :
+								  value(c->field, c->value));
 	}
 	if (bad) {
 		json_decref(o);
@@ -346,9 +346,12 @@ static const char *const attr_val[IOUR_POLICY_ATTR__MAX][3] = {
 };
 
 /* Attributes in a fixed order: the default first, as in seccomp profiles. */
-static const uint32_t attr_order[] = { IOUR_POLICY_ATTR_DEFAULT, IOUR_POLICY_ATTR_TARGET,
-				       IOUR_POLICY_ATTR_COMPAT, IOUR_POLICY_ATTR_NNP,
-				       IOUR_POLICY_ATTR_THREADS, IOUR_POLICY_ATTR_COMPANION,
+static const uint32_t attr_order[] = { IOUR_POLICY_ATTR_DEFAULT,
+				       IOUR_POLICY_ATTR_TARGET,
+				       IOUR_POLICY_ATTR_COMPAT,
+				       IOUR_POLICY_ATTR_NNP,
+				       IOUR_POLICY_ATTR_THREADS,
+				       IOUR_POLICY_ATTR_COMPANION,
 				       IOUR_POLICY_ATTR_NO_FILTER_FALLBACK };
 
 /* One unconditional rule, nothing else: the opcode is allowed or denied
@@ -430,8 +433,7 @@ static json_t *build(const struct iour_policy *p)
 		/* The opcode's default, when the file's default would not give
 		 * it: an unconditional last entry (unless one is there). */
 		def = of->has_default ? of->default_verdict : f->default_verdict;
-		if (of->nrules == 0 ||
-		    (def != dflt && of->rules[of->nrules - 1].ncmps != 0))
+		if (of->nrules == 0 || (def != dflt && of->rules[of->nrules - 1].ncmps != 0))
 			bad |= push(entries, entry(op, def, NULL));
 	}
 	if (bad) {
@@ -508,9 +510,13 @@ static int rule_holds(const struct iour_filter *src, uint32_t op, const struct i
 	for (i = 0; i < r->ncmps && i < IOUR_FILTER_MAX_CMPS; i++) {
 		const struct iour__cmp *c = &r->cmps[i];
 
-		cmps[i] = (struct iour_cmp){ .sz = sizeof(cmps[i]), .field = c->field,
-					     .op = c->op, .value = c->value, .arg = c->arg,
-					     .set = c->set, .set_len = c->set_len };
+		cmps[i] = (struct iour_cmp){ .sz = sizeof(cmps[i]),
+					     .field = c->field,
+					     .op = c->op,
+					     .value = c->value,
+					     .arg = c->arg,
+					     .set = c->set,
+					     .set_len = c->set_len };
 		memcpy(cmps[i].addr6, c->addr6, 16);
 	}
 	rc = iour_filter__new(&fo, &f);

@@ -250,11 +250,11 @@ IOUR_API int iour_policy__decide(const struct iour_policy *p, const uint8_t *ctx
 
 /** @brief What iour_group_get() tells about a group. */
 struct iour_group_info {
-	size_t sz;          /**< sizeof(struct iour_group_info), set by the caller */
-	const char *name;   /**< "@file-read"; static storage */
-	const char *help;   /**< one line; static storage */
-	const char *source; /**< where the list comes from; static storage */
-	uint32_t nops;      /**< number of request opcodes (all versions) */
+	size_t sz;              /**< sizeof(struct iour_group_info), set by the caller */
+	const char *name;       /**< "@file-read"; static storage */
+	const char *help;       /**< one line; static storage */
+	const char *source;     /**< where the list comes from; static storage */
+	uint32_t nops;          /**< number of request opcodes (all versions) */
 	uint32_t nregister_ops; /**< number of register opcodes */
 };
 
