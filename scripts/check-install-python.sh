@@ -15,6 +15,7 @@ top=$(pwd)
 fail() { echo "check-install: FAILED (python): $*"; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
 # A copy, so that pip's in-tree build leaves nothing in the sources.
 cp -r bindings/python "$work/src"
 rm -rf "$work/src/build" "$work/src"/*.egg-info
