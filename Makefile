@@ -28,6 +28,7 @@
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
+#   check-python   Python bindings: pytest and examples/python (mk/python.mk)
 
 # ---- version: the single source of truth is include/iouring_restrict/version.h
 VERSION_H := include/iouring_restrict/version.h
@@ -240,6 +241,7 @@ check-run:
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
+	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)
@@ -259,7 +261,7 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk
 
 clean:
 	rm -rf $(O)

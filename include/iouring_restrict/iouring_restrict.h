@@ -31,5 +31,6 @@
 #include "plan.h"
 #include "report.h"
 #include "policyfile.h"
+#include "layout.h"
 
 #endif /* IOURING_RESTRICT_H */
