@@ -94,3 +94,14 @@ pub fn version() -> String {
     // SAFETY: returns a static string.
     static_string(unsafe { sys::iour_version_string() })
 }
+
+macro_rules! opaque_debug {
+    ($($t:ty),*) => {
+        $(impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t)).finish_non_exhaustive()
+            }
+        })*
+    };
+}
+opaque_debug!(Ruleset, Filter, Prog, Policy, Plan, Report<'_>);
