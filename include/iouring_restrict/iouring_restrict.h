@@ -30,5 +30,6 @@
 #include "policy.h"
 #include "plan.h"
 #include "report.h"
+#include "layout.h"
 
 #endif /* IOURING_RESTRICT_H */
