@@ -789,6 +789,20 @@ pub struct iour_verify_opts {
     pub coverage: *mut iour_verify_coverage,
 }
 
+// ---- layout.h
+
+/// One row of the library's layout table (`iour_abi_layout()`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_layout_field {
+    pub r#type: *const c_char,
+    pub field: *const c_char,
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+    pub resv: u32,
+}
+
 /// All zeroes, with `sz` (where the struct has it) set to the struct's size.
 macro_rules! zeroed_default {
     ($($t:ident),* ; $($s:ident),*) => {
@@ -808,7 +822,7 @@ macro_rules! zeroed_default {
         })*
     };
 }
-zeroed_default!(iour_restriction, iour_insn, iour_verify_result;
+zeroed_default!(iour_restriction, iour_insn, iour_verify_result, iour_layout_field;
     iour_ruleset_opts,
     iour_clamp_report,
     iour_export_opts,
@@ -979,4 +993,7 @@ extern "C" {
 
     pub fn iour_verify(reqs: *const iour_verify_req, nr: usize, results: *mut iour_verify_result, opts: *const iour_verify_opts) -> c_int;
     pub fn iour_verify_serve() -> c_int;
+
+    // ---- layout.h
+    pub fn iour_abi_layout(cnt: *mut usize) -> *const iour_layout_field;
 }
