@@ -457,12 +457,9 @@ pub struct iour_ruleset {
 
 // ---- version.h
 
-
 // ---- errors.h
 
-
 // ---- names.h
-
 
 // ---- ruleset.h
 
@@ -887,22 +884,45 @@ extern "C" {
     pub fn iour_ruleset__allow_sqe_op(rs: *mut iour_ruleset, op: u32) -> c_int;
     pub fn iour_ruleset__allow_sqe_op_name(rs: *mut iour_ruleset, name: *const c_char) -> c_int;
     pub fn iour_ruleset__allow_register_op(rs: *mut iour_ruleset, op: u32) -> c_int;
-    pub fn iour_ruleset__allow_register_op_name(rs: *mut iour_ruleset, name: *const c_char) -> c_int;
+    pub fn iour_ruleset__allow_register_op_name(
+        rs: *mut iour_ruleset,
+        name: *const c_char,
+    ) -> c_int;
     pub fn iour_ruleset__deny_all_sqe_ops(rs: *mut iour_ruleset) -> c_int;
     pub fn iour_ruleset__deny_all_register_ops(rs: *mut iour_ruleset) -> c_int;
-    pub fn iour_ruleset__set_sqe_flags(rs: *mut iour_ruleset, allowed: u32, required: u32) -> c_int;
+    pub fn iour_ruleset__set_sqe_flags(rs: *mut iour_ruleset, allowed: u32, required: u32)
+        -> c_int;
     pub fn iour_ruleset__sqe_op_allowed(rs: *const iour_ruleset, op: u32) -> c_int;
     pub fn iour_ruleset__register_op_allowed(rs: *const iour_ruleset, op: u32) -> c_int;
     pub fn iour_ruleset__sqe_restricted(rs: *const iour_ruleset) -> c_int;
     pub fn iour_ruleset__register_restricted(rs: *const iour_ruleset) -> c_int;
-    pub fn iour_ruleset__sqe_flags(rs: *const iour_ruleset, allowed: *mut u32, required: *mut u32) -> c_int;
-    pub fn iour_ruleset__export(rs: *const iour_ruleset, opts: *const iour_export_opts, buf: *mut c_void, len: *mut usize) -> c_int;
+    pub fn iour_ruleset__sqe_flags(
+        rs: *const iour_ruleset,
+        allowed: *mut u32,
+        required: *mut u32,
+    ) -> c_int;
+    pub fn iour_ruleset__export(
+        rs: *const iour_ruleset,
+        opts: *const iour_export_opts,
+        buf: *mut c_void,
+        len: *mut usize,
+    ) -> c_int;
 
     // ---- ring.h
 
-    pub fn iour_ring_apply(ring_fd: c_int, rs: *const iour_ruleset, opts: *const iour_ring_apply_opts) -> c_int;
+    pub fn iour_ring_apply(
+        ring_fd: c_int,
+        rs: *const iour_ruleset,
+        opts: *const iour_ring_apply_opts,
+    ) -> c_int;
     pub fn iour_ring_enable(ring_fd: c_int) -> c_int;
-    pub fn iour_ring_create(entries: u32, params: *mut c_void, rs: *const iour_ruleset, opts: *const iour_ring_create_opts, ring_fd: *mut c_int) -> c_int;
+    pub fn iour_ring_create(
+        entries: u32,
+        params: *mut c_void,
+        rs: *const iour_ruleset,
+        opts: *const iour_ring_create_opts,
+        ring_fd: *mut c_int,
+    ) -> c_int;
 
     // ---- probe.h
 
@@ -913,26 +933,76 @@ extern "C" {
 
     // ---- cbpf.h
 
-    pub fn iour_cbpf_validate(insns: *const iour_insn, cnt: usize, flags: u32, info: *mut iour_validate_info) -> c_int;
+    pub fn iour_cbpf_validate(
+        insns: *const iour_insn,
+        cnt: usize,
+        flags: u32,
+        info: *mut iour_validate_info,
+    ) -> c_int;
     pub fn iour_cbpf_reject_str(reason: u32) -> *const c_char;
-    pub fn iour_cbpf_run(insns: *const iour_insn, cnt: usize, ctx: *const u8, ctx_len: usize, res: *mut iour_sim_result) -> c_int;
-    pub fn iour_ctx_generic(ctx: *mut u8, len: usize, opcode: u32, sqe_flags: u32, user_data: u64) -> c_int;
-    pub fn iour_ctx_socket(ctx: *mut u8, len: usize, family: u32, type_: u32, protocol: u32) -> c_int;
+    pub fn iour_cbpf_run(
+        insns: *const iour_insn,
+        cnt: usize,
+        ctx: *const u8,
+        ctx_len: usize,
+        res: *mut iour_sim_result,
+    ) -> c_int;
+    pub fn iour_ctx_generic(
+        ctx: *mut u8,
+        len: usize,
+        opcode: u32,
+        sqe_flags: u32,
+        user_data: u64,
+    ) -> c_int;
+    pub fn iour_ctx_socket(
+        ctx: *mut u8,
+        len: usize,
+        family: u32,
+        type_: u32,
+        protocol: u32,
+    ) -> c_int;
     pub fn iour_ctx_open(ctx: *mut u8, len: usize, flags: u64, mode: u64, resolve: u64) -> c_int;
     pub fn iour_ctx_connect(ctx: *mut u8, len: usize, addr: *const c_void, addr_len: u32) -> c_int;
-    pub fn iour_cbpf_disasm(insns: *const iour_insn, cnt: usize, opcode: u32, format: u32, buf: *mut c_char, len: *mut usize) -> c_int;
+    pub fn iour_cbpf_disasm(
+        insns: *const iour_insn,
+        cnt: usize,
+        opcode: u32,
+        format: u32,
+        buf: *mut c_char,
+        len: *mut usize,
+    ) -> c_int;
 
     // ---- filter.h
 
     pub fn iour_filter__new(opts: *const iour_filter_opts, out: *mut *mut iour_filter) -> c_int;
     pub fn iour_filter__free(f: *mut iour_filter);
     pub fn iour_filter__dup(f: *const iour_filter, out: *mut *mut iour_filter) -> c_int;
-    pub fn iour_filter__add_rule(f: *mut iour_filter, opcode: u32, verdict: u32, cmps: *const iour_cmp, ncmps: usize) -> c_int;
+    pub fn iour_filter__add_rule(
+        f: *mut iour_filter,
+        opcode: u32,
+        verdict: u32,
+        cmps: *const iour_cmp,
+        ncmps: usize,
+    ) -> c_int;
     pub fn iour_filter__set_default(f: *mut iour_filter, opcode: u32, verdict: u32) -> c_int;
-    pub fn iour_filter__set_raw(f: *mut iour_filter, opcode: u32, insns: *const iour_insn, cnt: usize) -> c_int;
+    pub fn iour_filter__set_raw(
+        f: *mut iour_filter,
+        opcode: u32,
+        insns: *const iour_insn,
+        cnt: usize,
+    ) -> c_int;
     pub fn iour_filter__opcodes(f: *const iour_filter, buf: *mut u32, cap: usize) -> c_int;
-    pub fn iour_filter__opcode_info(f: *const iour_filter, opcode: u32, info: *mut iour_filter_opinfo) -> c_int;
-    pub fn iour_filter__compile(f: *const iour_filter, opcode: u32, opts: *const iour_compile_opts, out: *mut *mut iour_prog) -> c_int;
+    pub fn iour_filter__opcode_info(
+        f: *const iour_filter,
+        opcode: u32,
+        info: *mut iour_filter_opinfo,
+    ) -> c_int;
+    pub fn iour_filter__compile(
+        f: *const iour_filter,
+        opcode: u32,
+        opts: *const iour_compile_opts,
+        out: *mut *mut iour_prog,
+    ) -> c_int;
     pub fn iour_prog__insns(p: *const iour_prog) -> *const iour_insn;
     pub fn iour_prog__insn_cnt(p: *const iour_prog) -> usize;
     pub fn iour_prog__opcode(p: *const iour_prog) -> u32;
@@ -947,25 +1017,62 @@ extern "C" {
     pub fn iour_policy__dup(p: *const iour_policy, out: *mut *mut iour_policy) -> c_int;
     pub fn iour_policy__set_ruleset(p: *mut iour_policy, rs: *const iour_ruleset) -> c_int;
     pub fn iour_policy__set_filter(p: *mut iour_policy, f: *const iour_filter) -> c_int;
-    pub fn iour_policy__set_prog(p: *mut iour_policy, opcode: u32, insns: *const iour_insn, cnt: usize, pdu_size: u32) -> c_int;
+    pub fn iour_policy__set_prog(
+        p: *mut iour_policy,
+        opcode: u32,
+        insns: *const iour_insn,
+        cnt: usize,
+        pdu_size: u32,
+    ) -> c_int;
     pub fn iour_policy__set_attr(p: *mut iour_policy, attr: u32, value: u32) -> c_int;
     pub fn iour_policy__get_attr(p: *const iour_policy, attr: u32, value: *mut u32) -> c_int;
-    pub fn iour_policy_attr_bounds(attr: u32, min: *mut u32, max: *mut u32, def: *mut u32) -> c_int;
+    pub fn iour_policy_attr_bounds(attr: u32, min: *mut u32, max: *mut u32, def: *mut u32)
+        -> c_int;
 
     // ---- plan.h
 
-    pub fn iour_policy__plan(p: *const iour_policy, opts: *const iour_plan_opts, out: *mut *mut iour_plan) -> c_int;
+    pub fn iour_policy__plan(
+        p: *const iour_policy,
+        opts: *const iour_plan_opts,
+        out: *mut *mut iour_plan,
+    ) -> c_int;
     pub fn iour_plan__free(plan: *mut iour_plan);
     pub fn iour_plan__info(plan: *const iour_plan, info: *mut iour_plan_info) -> c_int;
     pub fn iour_plan__step_cnt(plan: *const iour_plan) -> c_int;
     pub fn iour_plan__step(plan: *const iour_plan, i: usize, out: *mut iour_plan_step) -> c_int;
-    pub fn iour_plan__step_arg(plan: *const iour_plan, i: usize, buf: *mut c_void, len: *mut usize) -> c_int;
-    pub fn iour_plan__step_insns(plan: *const iour_plan, i: usize, buf: *mut iour_insn, cnt: *mut usize) -> c_int;
+    pub fn iour_plan__step_arg(
+        plan: *const iour_plan,
+        i: usize,
+        buf: *mut c_void,
+        len: *mut usize,
+    ) -> c_int;
+    pub fn iour_plan__step_insns(
+        plan: *const iour_plan,
+        i: usize,
+        buf: *mut iour_insn,
+        cnt: *mut usize,
+    ) -> c_int;
     pub fn iour_plan__describe(plan: *const iour_plan, buf: *mut c_char, len: *mut usize) -> c_int;
     pub fn iour_plan__report(plan: *const iour_plan) -> *const iour_report;
-    pub fn iour_plan__apply_task(plan: *const iour_plan, opts: *const iour_apply_opts, report: *mut *mut iour_report) -> c_int;
-    pub fn iour_plan__apply_ring(plan: *const iour_plan, ring_fd: c_int, opts: *const iour_apply_opts, report: *mut *mut iour_report) -> c_int;
-    pub fn iour_plan__create_ring(plan: *const iour_plan, entries: u32, params: *mut c_void, opts: *const iour_apply_opts, ring_fd: *mut c_int, report: *mut *mut iour_report) -> c_int;
+    pub fn iour_plan__apply_task(
+        plan: *const iour_plan,
+        opts: *const iour_apply_opts,
+        report: *mut *mut iour_report,
+    ) -> c_int;
+    pub fn iour_plan__apply_ring(
+        plan: *const iour_plan,
+        ring_fd: c_int,
+        opts: *const iour_apply_opts,
+        report: *mut *mut iour_report,
+    ) -> c_int;
+    pub fn iour_plan__create_ring(
+        plan: *const iour_plan,
+        entries: u32,
+        params: *mut c_void,
+        opts: *const iour_apply_opts,
+        ring_fd: *mut c_int,
+        report: *mut *mut iour_report,
+    ) -> c_int;
 
     // ---- report.h
 
@@ -977,21 +1084,32 @@ extern "C" {
     pub fn iour_report__error(r: *const iour_report, err: *mut i32) -> c_int;
     pub fn iour_report__threads(r: *const iour_report) -> c_int;
     pub fn iour_report__decision_cnt(r: *const iour_report) -> c_int;
-    pub fn iour_report__decision(r: *const iour_report, i: usize, out: *mut iour_decision) -> c_int;
-    pub fn iour_report__describe(r: *const iour_report, buf: *mut c_char, len: *mut usize) -> c_int;
+    pub fn iour_report__decision(r: *const iour_report, i: usize, out: *mut iour_decision)
+        -> c_int;
+    pub fn iour_report__describe(r: *const iour_report, buf: *mut c_char, len: *mut usize)
+        -> c_int;
     pub fn iour_status_str(status: c_int) -> *const c_char;
 
     // ---- companion.h
 
     pub fn iour_companion_install(opts: *const iour_companion_opts) -> c_int;
-    pub fn iour_companion_program(opts: *const iour_companion_opts, insns: *mut iour_insn, cnt: usize) -> c_int;
+    pub fn iour_companion_program(
+        opts: *const iour_companion_opts,
+        insns: *mut iour_insn,
+        cnt: usize,
+    ) -> c_int;
     pub fn iour_task_thread_count() -> c_int;
     pub fn iour_ring_fds(fds: *mut c_int, cnt: usize) -> c_int;
     pub fn iour_ring_fds_close(flags: u32) -> c_int;
 
     // ---- verify.h
 
-    pub fn iour_verify(reqs: *const iour_verify_req, nr: usize, results: *mut iour_verify_result, opts: *const iour_verify_opts) -> c_int;
+    pub fn iour_verify(
+        reqs: *const iour_verify_req,
+        nr: usize,
+        results: *mut iour_verify_result,
+        opts: *const iour_verify_opts,
+    ) -> c_int;
     pub fn iour_verify_serve() -> c_int;
 
     // ---- layout.h

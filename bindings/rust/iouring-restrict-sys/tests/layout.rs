@@ -79,8 +79,14 @@ fn c_side() -> Rows {
     for i in 0..cnt {
         // SAFETY: cnt rows precede the terminator; strings are static.
         let r = unsafe { &*rows.add(i) };
-        let t = unsafe { CStr::from_ptr(r.r#type) }.to_str().unwrap().to_string();
-        let f = unsafe { CStr::from_ptr(r.field) }.to_str().unwrap().to_string();
+        let t = unsafe { CStr::from_ptr(r.r#type) }
+            .to_str()
+            .unwrap()
+            .to_string();
+        let f = unsafe { CStr::from_ptr(r.field) }
+            .to_str()
+            .unwrap()
+            .to_string();
         assert_eq!(r.resv, 0);
         m.entry(t).or_default().push((f, r.offset, r.size, r.align));
     }
@@ -96,14 +102,20 @@ fn every_struct_matches_the_c_layout() {
     let mut bad = Vec::new();
     for (t, rows) in &c {
         match rust.get(t) {
-            None => bad.push(format!("{}: in the library's table, no Rust counterpart", t)),
+            None => bad.push(format!(
+                "{}: in the library's table, no Rust counterpart",
+                t
+            )),
             Some(r) if r != rows => bad.push(format!("{}:\n  C    {:?}\n  Rust {:?}", t, rows, r)),
             Some(_) => {}
         }
     }
     for t in rust.keys() {
         if !c.contains_key(t) {
-            bad.push(format!("{}: declared in Rust, not in the library's table", t));
+            bad.push(format!(
+                "{}: declared in Rust, not in the library's table",
+                t
+            ));
         }
     }
     assert!(bad.is_empty(), "layout mismatches:\n{}", bad.join("\n"));

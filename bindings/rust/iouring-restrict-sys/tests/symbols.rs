@@ -23,7 +23,15 @@ fn declarations_cover_every_export() {
         .collect();
     let missing: Vec<_> = exported.difference(&declared).collect();
     let extra: Vec<_> = declared.difference(&exported).collect();
-    assert!(missing.is_empty(), "exported but not declared in Rust: {:?}", missing);
-    assert!(extra.is_empty(), "declared in Rust but not exported: {:?}", extra);
+    assert!(
+        missing.is_empty(),
+        "exported but not declared in Rust: {:?}",
+        missing
+    );
+    assert!(
+        extra.is_empty(),
+        "declared in Rust but not exported: {:?}",
+        extra
+    );
     assert!(exported.len() > 100);
 }

@@ -23,18 +23,26 @@ fn main() {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let level = iouring_restrict::feature_level()?;
     if level < 2 {
-        println!("SKIP: this kernel has no per-ring restrictions (feature level {})", level);
+        println!(
+            "SKIP: this kernel has no per-ring restrictions (feature level {})",
+            level
+        );
         return Ok(());
     }
     let mut rs = Ruleset::new()?;
-    rs.allow_name("NOP")?.sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
+    rs.allow_name("NOP")?
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
 
     // 1. The owner creates the ring, disabled.
     let ring = MiniRing::new(8, IORING_SETUP_R_DISABLED)?;
     // 2. The library registers the restrictions (not enabling).
     let rep = rs.apply_to_ring(&ring, false)?;
-    println!("restricted ring: {} entries for {} request / {} register opcodes",
-             rep.entries(), rep.0.op_last, rep.0.reg_last);
+    println!(
+        "restricted ring: {} entries for {} request / {} register opcodes",
+        rep.entries(),
+        rep.0.op_last,
+        rep.0.reg_last
+    );
     // 3. The owner enables it (with SINGLE_ISSUER, from the submitting thread).
     enable_ring(&ring)?;
 

@@ -38,29 +38,48 @@ fn main() {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut rs = Ruleset::new()?;
-    for op in [Opcode::SOCKET, Opcode::ACCEPT, Opcode::RECV, Opcode::SEND, Opcode::CLOSE] {
+    for op in [
+        Opcode::SOCKET,
+        Opcode::ACCEPT,
+        Opcode::RECV,
+        Opcode::SEND,
+        Opcode::CLOSE,
+    ] {
         rs.allow(op)?;
     }
     rs.sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
     let mut f = Filter::new(Verdict::Deny)?;
-    f.rule(Opcode::SOCKET, Verdict::Allow, &[
-        Cmp::in_set(Field::SocketFamily, &[AF_INET as u64, AF_INET6 as u64]),
-        Cmp::eq(Field::SocketType, SOCK_STREAM),
-    ])?;
+    f.rule(
+        Opcode::SOCKET,
+        Verdict::Allow,
+        &[
+            Cmp::in_set(Field::SocketFamily, &[AF_INET as u64, AF_INET6 as u64]),
+            Cmp::eq(Field::SocketType, SOCK_STREAM),
+        ],
+    )?;
 
     let prog = f.compile(Opcode::SOCKET)?;
     let inet = prog.run_socket(AF_INET, 1, 0)?;
     let unix = prog.run_socket(AF_UNIX, 1, 0)?;
-    println!("simulated SOCKET filter: AF_INET stream {}, AF_UNIX stream {}",
-             if inet { "allowed" } else { "denied" }, if unix { "allowed" } else { "denied" });
+    println!(
+        "simulated SOCKET filter: AF_INET stream {}, AF_UNIX stream {}",
+        if inet { "allowed" } else { "denied" },
+        if unix { "allowed" } else { "denied" }
+    );
     if !inet || unix {
         return Err("the compiled SOCKET filter decides wrongly".into());
     }
 
     let mut p = Policy::new()?;
-    p.ruleset(&rs)?.filter(&f)?.target(Target::Ring)?.compat(CompatLevel::BestEffort)?;
+    p.ruleset(&rs)?
+        .filter(&f)?
+        .target(Target::Ring)?
+        .compat(CompatLevel::BestEffort)?;
     let plan = p.plan()?;
-    println!("--- the plan for this kernel (nothing applied yet)\n{}", plan.describe()?);
+    println!(
+        "--- the plan for this kernel (nothing applied yet)\n{}",
+        plan.describe()?
+    );
 
     if iouring_restrict::feature_level()? < 2 {
         println!("SKIP: this kernel has no per-ring restrictions; the plan above says so");
@@ -78,8 +97,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let unix_sock = ring.submit_one(Opcode::SOCKET.0 as u8, AF_UNIX as i32, 0)?;
     let open = ring.submit_one(Opcode::OPENAT.0 as u8, -100, 0)?;
     let accept = ring.submit_one(Opcode::ACCEPT.0 as u8, -1, 0)?;
-    println!("SOCKET AF_UNIX -> {}, OPENAT -> {}, ACCEPT on fd -1 -> {} (allowed; EBADF)",
-             unix_sock, open, accept);
+    println!(
+        "SOCKET AF_UNIX -> {}, OPENAT -> {}, ACCEPT on fd -1 -> {} (allowed; EBADF)",
+        unix_sock, open, accept
+    );
     if unix_sock != -EACCES || open != -EACCES || accept == -EACCES {
         return Err("the kernel did not answer as the report says".into());
     }

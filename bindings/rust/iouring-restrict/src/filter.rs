@@ -85,7 +85,10 @@ impl Cmp {
         raw.op = op;
         raw.value = value;
         raw.arg = arg;
-        Cmp { raw, set: Vec::new() }
+        Cmp {
+            raw,
+            set: Vec::new(),
+        }
     }
     /// `field == value`
     pub fn eq(field: Field, value: u64) -> Cmp {
@@ -278,7 +281,9 @@ impl Prog {
         let op = self.opcode().0;
         crate::text(|buf, len| {
             // SAFETY: i lives for the call; buf/len follow the two-call protocol.
-            unsafe { sys::iour_cbpf_disasm(i.as_ptr(), i.len(), op, sys::IOUR_DISASM_TEXT, buf, len) }
+            unsafe {
+                sys::iour_cbpf_disasm(i.as_ptr(), i.len(), op, sys::IOUR_DISASM_TEXT, buf, len)
+            }
         })
     }
 
@@ -293,7 +298,9 @@ impl Prog {
         }
         let mut res = sys::iour_sim_result::default();
         // SAFETY: all buffers live for the call.
-        check(unsafe { sys::iour_cbpf_run(i.as_ptr(), i.len(), ctx.as_ptr(), ctx.len(), &mut res) })?;
+        check(unsafe {
+            sys::iour_cbpf_run(i.as_ptr(), i.len(), ctx.as_ptr(), ctx.len(), &mut res)
+        })?;
         Ok(res.allowed != 0)
     }
 
@@ -301,10 +308,11 @@ impl Prog {
     pub fn run_socket(&self, family: u32, ty: u32, protocol: u32) -> Result<bool> {
         let mut ctx = [0u8; sys::IOUR_CTX_SIZE as usize];
         // SAFETY: ctx is writable for its length.
-        check(unsafe { sys::iour_ctx_generic(ctx.as_mut_ptr(), ctx.len(), sys::IOUR_OP_SOCKET, 0, 0) })?;
+        check(unsafe {
+            sys::iour_ctx_generic(ctx.as_mut_ptr(), ctx.len(), sys::IOUR_OP_SOCKET, 0, 0)
+        })?;
         // SAFETY: as above.
         check(unsafe { sys::iour_ctx_socket(ctx.as_mut_ptr(), ctx.len(), family, ty, protocol) })?;
         self.run(&ctx)
     }
 }
-

@@ -105,7 +105,11 @@ impl Opcode {
     pub fn name(self) -> Option<String> {
         // SAFETY: returns a static string or NULL.
         let p = unsafe { sys::iour_opcode_name(self.0) };
-        if p.is_null() { None } else { Some(static_string(p)) }
+        if p.is_null() {
+            None
+        } else {
+            Some(static_string(p))
+        }
     }
 
     /// The kernel version that added the opcode, as (major, minor).
@@ -116,7 +120,11 @@ impl Opcode {
 }
 
 fn kver(v: i32) -> Option<(u32, u32)> {
-    if v <= 0 { None } else { Some(((v as u32) >> 16, ((v as u32) >> 8) & 0xff)) }
+    if v <= 0 {
+        None
+    } else {
+        Some(((v as u32) >> 16, ((v as u32) >> 8) & 0xff))
+    }
 }
 
 impl fmt::Display for Opcode {
@@ -192,7 +200,11 @@ impl RegisterOp {
     pub fn name(self) -> Option<String> {
         // SAFETY: returns a static string or NULL.
         let p = unsafe { sys::iour_register_op_name(self.0) };
-        if p.is_null() { None } else { Some(static_string(p)) }
+        if p.is_null() {
+            None
+        } else {
+            Some(static_string(p))
+        }
     }
 }
 

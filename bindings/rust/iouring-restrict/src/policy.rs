@@ -197,11 +197,19 @@ impl Plan {
     /// The report applying the plan is expected to give (borrowed).
     pub fn expected_report(&self) -> Report<'_> {
         // SAFETY: the plan owns the report as long as it lives.
-        Report { ptr: unsafe { sys::iour_plan__report(self.ptr) } as *mut _, owned: false, _m: PhantomData }
+        Report {
+            ptr: unsafe { sys::iour_plan__report(self.ptr) } as *mut _,
+            owned: false,
+            _m: PhantomData,
+        }
     }
 
     fn report(r: *mut sys::iour_report) -> Report<'static> {
-        Report { ptr: r, owned: true, _m: PhantomData }
+        Report {
+            ptr: r,
+            owned: true,
+            _m: PhantomData,
+        }
     }
 
     /// Applies a ring plan to `ring`, created disabled by its owner
@@ -209,7 +217,9 @@ impl Plan {
     pub fn apply_to_ring(&self, ring: impl AsFd) -> Result<Report<'static>> {
         let mut r = ptr::null_mut();
         // SAFETY: the descriptor is borrowed for the call.
-        let rc = unsafe { sys::iour_plan__apply_ring(self.ptr, ring.as_fd().as_raw_fd(), ptr::null(), &mut r) };
+        let rc = unsafe {
+            sys::iour_plan__apply_ring(self.ptr, ring.as_fd().as_raw_fd(), ptr::null(), &mut r)
+        };
         let rep = Plan::report(r);
         check(rc)?;
         Ok(rep)
@@ -226,7 +236,11 @@ impl Plan {
     }
 
     /// Creates a ring through a ring plan: restricted and enabled.
-    pub fn create_ring(&self, entries: u32, params: Option<&mut RingParams>) -> Result<(OwnedFd, Report<'static>)> {
+    pub fn create_ring(
+        &self,
+        entries: u32,
+        params: Option<&mut RingParams>,
+    ) -> Result<(OwnedFd, Report<'static>)> {
         let mut r = ptr::null_mut();
         let mut fd = -1;
         let p = match params {
@@ -234,7 +248,9 @@ impl Plan {
             None => ptr::null_mut(),
         };
         // SAFETY: p is NULL or 120 writable bytes; fd and r outlive the call.
-        let rc = unsafe { sys::iour_plan__create_ring(self.ptr, entries, p, ptr::null(), &mut fd, &mut r) };
+        let rc = unsafe {
+            sys::iour_plan__create_ring(self.ptr, entries, p, ptr::null(), &mut fd, &mut r)
+        };
         let rep = Plan::report(r);
         check(rc)?;
         // SAFETY: a new descriptor we own.
@@ -311,7 +327,11 @@ impl Report<'_> {
         let mut e = 0;
         // SAFETY: as above.
         unsafe { sys::iour_report__error(self.ptr, &mut e) };
-        if e == 0 { None } else { Some(Error::from_code(e)) }
+        if e == 0 {
+            None
+        } else {
+            Some(Error::from_code(e))
+        }
     }
 
     /// The decisions, in order.
@@ -326,7 +346,11 @@ impl Report<'_> {
                 v.push(Decision {
                     kind: d.kind,
                     reason: d.reason,
-                    opcode: if d.opcode == sys::IOUR_DECISION_NO_OPCODE { None } else { Some(d.opcode) },
+                    opcode: if d.opcode == sys::IOUR_DECISION_NO_OPCODE {
+                        None
+                    } else {
+                        Some(d.opcode)
+                    },
                     step: d.step,
                     value: d.value,
                     text: static_string(d.text),

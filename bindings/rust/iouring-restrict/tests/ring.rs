@@ -4,7 +4,9 @@ mod common;
 #[path = "common/mini_ring.rs"]
 mod mini_ring;
 
-use iouring_restrict::{enable_ring, CompatLevel, Opcode, Policy, RulesetStatus, Ruleset, SqeFlags, Target};
+use iouring_restrict::{
+    enable_ring, CompatLevel, Opcode, Policy, Ruleset, RulesetStatus, SqeFlags, Target,
+};
 use mini_ring::{MiniRing, IORING_SETUP_R_DISABLED};
 
 const EACCES: i32 = 13;
@@ -13,7 +15,10 @@ const EBUSY: i32 = 16;
 
 fn nop_only() -> Ruleset {
     let mut rs = Ruleset::new().unwrap();
-    rs.allow(Opcode::NOP).unwrap().sqe_flags(SqeFlags::NONE, SqeFlags::NONE).unwrap();
+    rs.allow(Opcode::NOP)
+        .unwrap()
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)
+        .unwrap();
     rs
 }
 
@@ -31,10 +36,20 @@ fn ring_restricted_then_enabled_by_its_owner_denies_forbidden_requests() {
     assert_eq!(e.raw_os_error(), Some(EBADFD));
     enable_ring(&ring).unwrap();
     assert_eq!(ring.submit_one(Opcode::NOP.0 as u8, -1, 0).unwrap(), 0);
-    assert_eq!(ring.submit_one(Opcode::WRITE.0 as u8, 1, 0).unwrap(), -EACCES);
-    assert_eq!(ring.submit_one(Opcode::OPENAT.0 as u8, -100, 0).unwrap(), -EACCES);
+    assert_eq!(
+        ring.submit_one(Opcode::WRITE.0 as u8, 1, 0).unwrap(),
+        -EACCES
+    );
+    assert_eq!(
+        ring.submit_one(Opcode::OPENAT.0 as u8, -100, 0).unwrap(),
+        -EACCES
+    );
     // A flag the set does not allow.
-    assert_eq!(ring.submit_one(Opcode::NOP.0 as u8, -1, SqeFlags::ASYNC.bits() as u8).unwrap(), -EACCES);
+    assert_eq!(
+        ring.submit_one(Opcode::NOP.0 as u8, -1, SqeFlags::ASYNC.bits() as u8)
+            .unwrap(),
+        -EACCES
+    );
 }
 
 #[test]
@@ -50,7 +65,10 @@ fn second_registration_and_enabled_rings_are_refused() {
     let e = rs.apply_to_ring(&plain, true).unwrap_err();
     assert_eq!(e.errno(), EBADFD);
     // The unrestricted ring still runs anything.
-    assert_ne!(plain.submit_one(Opcode::WRITE.0 as u8, -1, 0).unwrap(), -EACCES);
+    assert_ne!(
+        plain.submit_one(Opcode::WRITE.0 as u8, -1, 0).unwrap(),
+        -EACCES
+    );
 }
 
 #[test]
@@ -59,17 +77,27 @@ fn ring_plan_applied_to_a_caller_ring_is_fully_enforced() {
         return;
     }
     let mut p = Policy::new().unwrap();
-    p.ruleset(&nop_only()).unwrap().target(Target::Ring).unwrap()
-        .compat(CompatLevel::HardRequirement).unwrap();
+    p.ruleset(&nop_only())
+        .unwrap()
+        .target(Target::Ring)
+        .unwrap()
+        .compat(CompatLevel::HardRequirement)
+        .unwrap();
     let plan = p.plan().unwrap();
-    assert_eq!(plan.expected_report().status(), RulesetStatus::FullyEnforced);
+    assert_eq!(
+        plan.expected_report().status(),
+        RulesetStatus::FullyEnforced
+    );
     let ring = MiniRing::new(4, IORING_SETUP_R_DISABLED).unwrap();
     let rep = plan.apply_to_ring(&ring).unwrap();
     assert_eq!(rep.status(), RulesetStatus::FullyEnforced);
     assert!(rep.error().is_none());
     assert!(!rep.describe().unwrap().is_empty());
     assert_eq!(ring.submit_one(Opcode::NOP.0 as u8, -1, 0).unwrap(), 0);
-    assert_eq!(ring.submit_one(Opcode::READ.0 as u8, 0, 0).unwrap(), -EACCES);
+    assert_eq!(
+        ring.submit_one(Opcode::READ.0 as u8, 0, 0).unwrap(),
+        -EACCES
+    );
 }
 
 #[test]

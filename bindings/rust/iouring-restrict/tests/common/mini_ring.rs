@@ -10,7 +10,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 extern "C" {
     fn syscall(n: c_long, ...) -> c_long;
-    fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void;
+    fn mmap(
+        addr: *mut c_void,
+        len: usize,
+        prot: c_int,
+        flags: c_int,
+        fd: c_int,
+        off: i64,
+    ) -> *mut c_void;
     fn munmap(addr: *mut c_void, len: usize) -> c_int;
 }
 
@@ -67,7 +74,16 @@ impl MiniRing {
         let fd = unsafe { OwnedFd::from_raw_fd(fd as c_int) };
         let map = |len: usize, off: i64| -> io::Result<Map> {
             // SAFETY: a shared mapping of the ring's descriptor.
-            let a = unsafe { mmap(std::ptr::null_mut(), len, PROT_RW, MAP_SHARED_POPULATE, fd.as_raw_fd(), off) };
+            let a = unsafe {
+                mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    PROT_RW,
+                    MAP_SHARED_POPULATE,
+                    fd.as_raw_fd(),
+                    off,
+                )
+            };
             if a as isize == -1 {
                 Err(io::Error::last_os_error())
             } else {
@@ -78,7 +94,13 @@ impl MiniRing {
         let sq = map(p.0[10 + 6] as usize + sq_entries * 4, OFF_SQ_RING)?;
         let cq = map(p.0[20 + 5] as usize + cq_entries * 16, OFF_CQ_RING)?;
         let sqes = map(sq_entries * 64, OFF_SQES)?;
-        Ok(MiniRing { sq, cq, sqes, p, fd })
+        Ok(MiniRing {
+            sq,
+            cq,
+            sqes,
+            p,
+            fd,
+        })
     }
 
     fn word(m: &Map, off: u32) -> &AtomicU32 {
@@ -107,8 +129,15 @@ impl MiniRing {
         Self::word(&self.sq, so[1]).store(tail.wrapping_add(1), Ordering::Release);
         // SAFETY: io_uring_enter on our ring.
         let r = unsafe {
-            syscall(SYS_IO_URING_ENTER, self.fd.as_raw_fd() as c_long, 1 as c_long, 1 as c_long,
-                    IORING_ENTER_GETEVENTS as c_long, 0 as c_long, 0 as c_long)
+            syscall(
+                SYS_IO_URING_ENTER,
+                self.fd.as_raw_fd() as c_long,
+                1 as c_long,
+                1 as c_long,
+                IORING_ENTER_GETEVENTS as c_long,
+                0 as c_long,
+                0 as c_long,
+            )
         };
         if r < 0 {
             let e = io::Error::last_os_error();
@@ -120,7 +149,11 @@ impl MiniRing {
         let cmask = Self::word(&self.cq, co[2]).load(Ordering::Relaxed);
         // SAFETY: the CQE at head, 16 bytes each: user_data, res, flags.
         let res = unsafe {
-            (self.cq.0.add(co[5] as usize + (head & cmask) as usize * 16 + 8) as *const i32).read()
+            (self
+                .cq
+                .0
+                .add(co[5] as usize + (head & cmask) as usize * 16 + 8) as *const i32)
+                .read()
         };
         Self::word(&self.cq, co[0]).store(head.wrapping_add(1), Ordering::Release);
         Ok(res)

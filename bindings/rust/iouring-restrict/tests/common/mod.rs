@@ -4,7 +4,10 @@
 pub fn has_ring_restrictions() -> bool {
     let lvl = iouring_restrict::feature_level().unwrap();
     if lvl < 2 {
-        eprintln!("SKIP: the kernel has no per-ring restrictions (feature level {})", lvl);
+        eprintln!(
+            "SKIP: the kernel has no per-ring restrictions (feature level {})",
+            lvl
+        );
     }
     lvl >= 2
 }
