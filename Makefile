@@ -29,6 +29,8 @@
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
 #   check-python   Python bindings: pytest and examples/python (mk/python.mk)
+#   check-rust     the Rust bindings (bindings/rust/): cargo test --offline
+#                  and the examples, with rustc 1.63 and a newer toolchain
 
 # ---- version: the single source of truth is include/iouring_restrict/version.h
 VERSION_H := include/iouring_restrict/version.h
@@ -243,6 +245,7 @@ check-run:
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
 	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
+	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)
 	$(Q)$(CI_STEP) 'Linux 6.1 guest (qemu: ring-level checks)' $(SUBMAKE) check-oldkernel
@@ -261,7 +264,7 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk
 
 clean:
 	rm -rf $(O)
