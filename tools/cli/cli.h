@@ -86,11 +86,12 @@ int cli_help(const char *text);
 
 /*
  * cli_policy_load() reads the policy file @path ("-": standard input) with
- * the library's loader.  On error it prints "FILE:LINE:COLUMN: message" on
+ * the library's loader; `minKernel` conditions are evaluated for Linux
+ * @kver (IOUR_KVER()), or the running kernel if it is 0.  On error it prints "FILE:LINE:COLUMN: message" on
  * stderr and returns CLI_POLICY (CLI_FAIL when memory ran out); else 0.
  */
 struct iour_policy;
-int cli_policy_load(const char *path, struct iour_policy **out);
+int cli_policy_load(const char *path, uint32_t kver, struct iour_policy **out);
 
 /*
  * cli_kernel_features() describes Linux @kver as iour_probe() would, from

@@ -28,7 +28,8 @@ const char cli_help_compile[] =
 "\n"
 "Options:\n"
 "  --kernel X.Y           plan for Linux X.Y, described from the library's\n"
-"                         tables (opcode limits, gate semantics, payloads)\n"
+"                         tables (opcode limits, gate semantics, payloads);\n"
+"                         the policy's minKernel conditions are read for X.Y\n"
 "  --level N              plan for a representative kernel of feature level\n"
 "                         N (0 to 5; see 'iour-restrict probe')\n"
 "                         (default: the running kernel, probed)\n"
@@ -416,7 +417,15 @@ int cmd_compile(int argc, char **argv)
 		po.level = (uint32_t)level;
 	}
 
-	rc = cli_policy_load(path, &pol);
+	if (have_level) {
+		/* The representative kernels of iour_plan_opts, for minKernel. */
+		static const uint32_t rep[] = { IOUR_KVER(5, 4), IOUR_KVER(5, 4), IOUR_KVER(6, 1),
+						IOUR_KVER(6, 18), IOUR_KVER(7, 0), IOUR_KVER(7, 2) };
+
+		rc = cli_policy_load(path, rep[level], &pol);
+	} else {
+		rc = cli_policy_load(path, kver, &pol);
+	}
 	if (rc)
 		return rc;
 	rc = iour_policy__plan(pol, &po, &plan);

@@ -52,7 +52,7 @@ const char cli_help_run[] =
 "refused it); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
 "valid; 126 if COMMAND could not be executed, 127 if it was not found.\n";
 
-static const char *mechanism_str(int mech, char *buf, size_t len)
+static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
 {
 	static const struct {
 		unsigned int bit;
@@ -67,7 +67,7 @@ static const char *mechanism_str(int mech, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!((unsigned int)mech & names[i].bit))
+		if (!(mech & names[i].bit))
 			continue;
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " + " : "",
 					 names[i].name);
@@ -87,8 +87,9 @@ static const char *mechanism_str(int mech, char *buf, size_t len)
  */
 static void run_report(const struct iour_report *r, uint32_t companion)
 {
-	int status = iour_report__status(r), mech = iour_report__mechanism(r);
-	int flags = iour_report__flags(r), n = iour_report__decision_cnt(r);
+	int status = iour_report__status(r), n = iour_report__decision_cnt(r);
+	unsigned int mech = (unsigned int)iour_report__mechanism(r);
+	unsigned int flags = (unsigned int)iour_report__flags(r);
 	int changed = 0;
 	struct iour_decision d = { .sz = sizeof(d) };
 	char mbuf[128];
@@ -190,7 +191,7 @@ int cmd_run(int argc, char **argv)
 		return cli_usage("no command given: put it after '--' (iour-restrict run POLICY "
 				 "[options] -- COMMAND [ARG]...)");
 
-	rc = cli_policy_load(path, &pol);
+	rc = cli_policy_load(path, 0, &pol);
 	if (rc)
 		return rc;
 	rc = CLI_FAIL;

@@ -1,0 +1,36 @@
+# mk/cli.mk: the command-line tool's extras: the bash completion (installed,
+# and checked by sourcing it in bash), and uring-try, the small io_uring
+# program the CLI tests run under policies.  Included by the top-level
+# Makefile, whose variables (O, Q, NEED, ...) it uses.
+
+DATAROOTDIR ?= $(prefix)/share
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+BASH_COMPLETION := tools/completion/iour-restrict.bash
+
+# ---- uring-try: built with the tools, so that test-run and test-asan
+# (which build `tools` in their own O) find it next to them.
+URING_TRY := $(O)/tests/uring-try
+$(URING_TRY): tests/progs/uring_try.c | need-libs
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -luring $(LDFLAGS)
+
+tools: $(URING_TRY)
+
+# ---- bash completion
+install: install-bash-completion
+uninstall: uninstall-bash-completion
+.PHONY: install-bash-completion uninstall-bash-completion check-cli-completion
+
+install-bash-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/iour-restrict
+
+uninstall-bash-completion:
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/iour-restrict
+
+# Sources the completion in bash and checks what it offers for each
+# command, against the tool's own lists (tests/cli/completion.sh).
+check-cli-completion: tools
+	$(call msg,TEST,$(BASH_COMPLETION))
+	$(Q)IOUR_TOOL=$(O)/tools/iour-restrict bash tests/cli/completion.sh $(BASH_COMPLETION)
