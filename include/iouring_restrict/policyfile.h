@@ -172,7 +172,7 @@ IOUR_API int iour_policy__save_json(const struct iour_policy *p, uint64_t flags,
 /** @name Deciding one request
  *  @{ */
 
-/** @brief What decided a verdict (iour_decision::reason).  Values are never
+/** @brief What decided a verdict (iour_request_verdict::reason).  Values are never
  *         renumbered. */
 enum iour_decide_reason {
 	/** The classic part's request allow-list does not list the opcode
@@ -181,7 +181,7 @@ enum iour_decide_reason {
 	/** The request's SQE flags are not allowed, or lack a required one
 	 *  (the classic part's SQE flags). */
 	IOUR_DECIDE_SQE_FLAGS = 2,
-	/** Rule iour_decision::rule of the opcode's argument filter held. */
+	/** Rule iour_request_verdict::rule of the opcode's argument filter held. */
 	IOUR_DECIDE_RULE = 3,
 	/** The opcode has argument rules but none held: the opcode's default
 	 *  verdict. */
@@ -196,18 +196,18 @@ enum iour_decide_reason {
 	IOUR_DECIDE_POLICY_DEFAULT = 7
 };
 
-/** @brief iour_decision::rule when no single rule decided. */
-#define IOUR_DECISION_NO_RULE UINT32_MAX
+/** @brief iour_request_verdict::rule when no single rule decided. */
+#define IOUR_VERDICT_NO_RULE UINT32_MAX
 
 /** @brief The verdict of one request (iour_policy__decide()). */
-struct iour_decision {
-	size_t sz;        /**< sizeof(struct iour_decision), set by the caller */
+struct iour_request_verdict {
+	size_t sz;        /**< sizeof(struct iour_request_verdict), set by the caller */
 	uint32_t verdict; /**< #IOUR_ALLOW or #IOUR_DENY */
 	uint32_t reason;  /**< enum iour_decide_reason */
 	uint32_t opcode;  /**< the request opcode (byte 8 of the context) */
 	/** 0-based index of the deciding rule among the opcode's rules (in
 	 *  the order of the file or of iour_filter__add_rule()) for
-	 *  #IOUR_DECIDE_RULE; #IOUR_DECISION_NO_RULE otherwise. */
+	 *  #IOUR_DECIDE_RULE; #IOUR_VERDICT_NO_RULE otherwise. */
 	uint32_t rule;
 };
 
@@ -234,7 +234,7 @@ struct iour_decision {
  * @since 1.1
  */
 IOUR_API int iour_policy__decide(const struct iour_policy *p, const uint8_t *ctx, size_t ctx_len,
-				 struct iour_decision *out);
+				 struct iour_request_verdict *out);
 /** @} */
 
 /** @name Opcode groups
