@@ -144,7 +144,7 @@ static char *disasm(const struct iour_plan_step *st, const struct iour_insn *ins
 	return buf;
 }
 
-static int print_text(const struct iour_plan *pl)
+static int print_text(const struct iour_plan *pl, const char *target)
 {
 	size_t len = 0;
 	char *buf;
@@ -161,6 +161,7 @@ static int print_text(const struct iour_plan *pl)
 		free(buf);
 		return cli_fail(r, "iour_plan__describe");
 	}
+	printf("# %s, planned for %s\n", "iour-restrict compile", target);
 	fputs(buf, stdout);
 	free(buf);
 	return CLI_OK;
@@ -317,7 +318,7 @@ static int print_c(const struct iour_plan *pl, const char *path)
 			printf(" for %s", iour_opcode_name(st.opcode));
 		printf(" (call op %u, nr_args %u) */\n", st.call_op, st.nr_args);
 		if (alen) {
-			printf("static const uint8_t step%d_arg[%zu] = {", i + 1, alen);
+			printf("const uint8_t iour_step%d_arg[%zu] = {", i + 1, alen);
 			for (size_t b = 0; b < alen; b++)
 				printf("%s0x%02x,", b % 12 ? " " : "\n\t", arg[b]);
 			printf("\n};\n");
@@ -335,7 +336,7 @@ static int print_c(const struct iour_plan *pl, const char *path)
 
 				if (name && name == strstr(dis, "filter[]")) {
 					*name = '\0';
-					printf("static const %sstep%d_prog[]%s", dis, i + 1,
+					printf("const %siour_step%d_prog[]%s", dis, i + 1,
 					       name + strlen("filter[]"));
 				} else {
 					fputs(dis, stdout);
@@ -368,13 +369,11 @@ int cmd_compile(int argc, char **argv)
 	uint32_t kver = 0;
 	uint64_t level = 0;
 	bool have_level = false;
+	char target[64], kv[16];
 	int c, rc;
 
 	opterr = 0;
-	while (optind < argc) {
-		c = getopt_long(argc, argv, ":h", lo, NULL);
-		if (c == -1)
-			break;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
@@ -409,10 +408,14 @@ int cmd_compile(int argc, char **argv)
 	path = argv[optind];
 	if (kver && have_level)
 		return cli_usage("--kernel and --level exclude each other");
+	snprintf(target, sizeof(target), "the running kernel");
 	if (kver) {
+		cli_kver_str(kver, kv, sizeof(kv));
+		snprintf(target, sizeof(target), "Linux %s (from the library's tables)", kv);
 		cli_kernel_features(kver, &feat);
 		po.features = &feat;
 	} else if (have_level) {
+		snprintf(target, sizeof(target), "feature level %u", (unsigned int)level);
 		po.flags = IOUR_PLAN_FORCE_LEVEL;
 		po.level = (uint32_t)level;
 	}
@@ -435,7 +438,7 @@ int cmd_compile(int argc, char **argv)
 	}
 	switch (fmt) {
 	case FMT_TEXT:
-		rc = print_text(plan);
+		rc = print_text(plan, target);
 		break;
 	case FMT_JSON:
 		rc = print_json(plan, path);
