@@ -34,3 +34,20 @@ uninstall-bash-completion:
 check-cli-completion: tools
 	$(call msg,TEST,$(BASH_COMPLETION))
 	$(Q)IOUR_TOOL=$(O)/tools/iour-restrict bash tests/cli/completion.sh $(BASH_COMPLETION)
+
+# ---- golden outputs of `compile` (tests/unit/test_cli_policy.c compares
+# them byte for byte).  Regenerate after a deliberate change to the plan's
+# text, then review the diff: `make cli-golden`.
+CLI_GOLDEN := \
+	client:6.18:text client:7.2:text client:7.2:json client:7.2:c \
+	nop-only:6.18:text nop-only:7.0:text nop-only:6.18:json nop-only:6.18:c \
+	sealed:6.1:text sealed:7.2:text risky:6.18:text risky:7.2:text
+.PHONY: cli-golden
+cli-golden: tools
+	$(Q)mkdir -p tests/cli/golden
+	$(Q)for g in $(CLI_GOLDEN); do \
+		p=$${g%%:*}; r=$${g#*:}; k=$${r%%:*}; f=$${r#*:}; \
+		$(O)/tools/iour-restrict compile tests/cli/policies/$$p.json --kernel $$k --format $$f \
+			> tests/cli/golden/$$p.$$k.$$f || exit 1; \
+	done
+	@echo "cli-golden: $(words $(CLI_GOLDEN)) files in tests/cli/golden/"
