@@ -230,6 +230,7 @@ check-run:
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
+	$(Q)$(CI_STEP) 'CLI bash completion (sourced in bash)' $(SUBMAKE) check-cli-completion
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
