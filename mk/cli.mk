@@ -51,3 +51,6 @@ cli-golden: tools
 			> tests/cli/golden/$$p.$$k.$$f || exit 1; \
 	done
 	@echo "cli-golden: $(words $(CLI_GOLDEN)) files in tests/cli/golden/"
+
+# The live tier runs `iour-restrict run` (tests/live/test_live_cli.c).
+check-live: tools
