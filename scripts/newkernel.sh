@@ -112,8 +112,9 @@ files="$O/libiouring-restrict.so.1=/libiouring-restrict.so.1"
 for e in "$O"/examples/*; do
 	files="$files $e=/examples/$(basename "$e")"
 done
-# The CLI and the program it runs under policies (tests/live/test_live_cli.c).
-files="$files $O/tools/iour-restrict=/tools/iour-restrict $O/tests/uring-try=/tests/uring-try"
+# The CLI and the program it runs under policies (tests/live/test_live_cli.c);
+# not in /tests, whose every program /init runs as a test.
+files="$files $O/tools/iour-restrict=/tools/iour-restrict $O/tests/uring-try=/progs/uring-try"
 # shellcheck disable=SC2046
 libs=$(ldd "$O/tests/live" "$O"/examples/* "$O/tools/iour-restrict" "$O/tests/uring-try" |
 	awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u)

@@ -8,9 +8,10 @@
  * enforced" by task restrictions.  On older kernels
  * tests/unit/test_cli_policy.c covers `run` (the companion).
  *
- * The tool and uring-try are found next to the examples' directory
- * (../tools/iour-restrict, ../tests/uring-try: the build tree, and the
- * guest's initramfs, scripts/newkernel.sh).  The policy goes through
+ * The tool and uring-try are found next to the examples' directory:
+ * ../tools/iour-restrict, and ../tests/uring-try in the build tree or
+ * ../progs/uring-try in the guest's initramfs (scripts/newkernel.sh; its
+ * /init runs every program of /tests as a test).  The policy goes through
  * standard input, so the guest needs no writable file system.
  */
 #include <errno.h>
@@ -30,6 +31,8 @@ static void path_of(char *buf, size_t len, const char *rel)
 
 	cr_assert_not_null(dir, "the examples' directory is unknown");
 	snprintf(buf, len, "%s/../%s", dir, rel);
+	if (!strcmp(rel, "tests/uring-try") && access(buf, X_OK))
+		snprintf(buf, len, "%s/../progs/uring-try", dir);
 	cr_assert_eq(access(buf, X_OK), 0,
 		     "%s is missing: the build (make tools) or the guest's initramfs "
 		     "(scripts/newkernel.sh) must provide it", buf);
@@ -107,7 +110,8 @@ Test(live_cli, run_task_restrictions_allow_and_deny)
 			 "%s", err);
 	cr_assert(strstr(err, "policy fully enforced (task restrictions and filters)"), "%s", err);
 	cr_assert(!strstr(err, "io_uring_setup fails"), "%s", err);
-	live_log("run: NOP and READ allowed, OPENAT and SOCKET denied by the task's restrictions");
+	live_log("run: NOP and READ allowed, OPENAT and SOCKET denied by the task's restrictions; "
+		 "%.*s", (int)strcspn(err, "\n"), err);
 	free(out);
 	free(err);
 }

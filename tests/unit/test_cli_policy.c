@@ -261,6 +261,12 @@ Test(cli_policy, run_companion_denies_setup_and_says_so)
 	cr_assert(!has(r.err, "denies may succeed"), "%s", r.err);
 	run_free(&r);
 
+	/* Rules that need argument filters are counted per opcode. */
+	run_policy(&r, POL "client.json", NULL, NULL, reqs);
+	cr_assert_eq(r.status, 0);
+	cr_assert(has(r.err, "; the rules of 3 opcodes are not enforced as written"), "%s", r.err);
+	run_free(&r);
+
 	run_policy(&r, POL "nop-only.json", "--companion=eperm", NULL, reqs);
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(r.out, "setup: EPERM\n");

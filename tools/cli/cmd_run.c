@@ -100,8 +100,10 @@ static void run_report(const struct iour_report *r, uint32_t companion)
 	for (int i = 0; i < n; i++) {
 		if (iour_report__decision(r, (size_t)i, &d))
 			continue;
-		if (d.kind == IOUR_DECISION_DROPPED || d.kind == IOUR_DECISION_TIGHTENED ||
-		    d.kind == IOUR_DECISION_LOOSENED || d.kind == IOUR_DECISION_FAILED)
+		/* Rules of an opcode that the kernel takes differently. */
+		if (d.opcode != IOUR_DECISION_NO_OPCODE &&
+		    (d.kind == IOUR_DECISION_DROPPED || d.kind == IOUR_DECISION_TIGHTENED ||
+		     d.kind == IOUR_DECISION_LOOSENED))
 			changed++;
 	}
 	fprintf(stderr, CLI_PROG ": on Linux %s: policy %s (%s)", u.release, iour_status_str(status),
@@ -118,8 +120,8 @@ static void run_report(const struct iour_report *r, uint32_t companion)
 	if (flags & IOUR_REPORT_NNP_SET)
 		fprintf(stderr, "; no_new_privs set");
 	if (changed)
-		fprintf(stderr, "; %d rule%s not enforced as written ('" CLI_PROG
-			" compile' lists them)", changed, changed == 1 ? "" : "s");
+		fprintf(stderr, "; the rules of %d opcode%s are not enforced as written ('" CLI_PROG
+			" compile' says how)", changed, changed == 1 ? "" : "s");
 	fputc('\n', stderr);
 }
 
@@ -224,10 +226,8 @@ int cmd_run(int argc, char **argv)
 	}
 	err = iour_plan__apply_task(plan, &ao, &rep);
 	if (err == -IOUR_ERRNO__UNSUPPORTED) {
-		cli_msg("the running kernel cannot enforce the policy exactly, and it asks for "
-			"all or nothing (--hard); not running '%s'", argv[optind]);
-		if (!quiet && rep)
-			run_report(rep, comp_val);
+		cli_msg("the running kernel cannot enforce the policy exactly, and its "
+			"compatibility level is hard; not running '%s'", argv[optind]);
 		goto out;
 	}
 	if (err) {
