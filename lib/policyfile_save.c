@@ -357,8 +357,17 @@ static bool simple(const struct iour_policy *p, uint32_t op)
 {
 	const struct iour__opfilter *of = p->src ? p->src->ops[op] : NULL;
 
-	return p->progs[op] && !p->raw[op] && of && !of->raw && of->nrules == 1 &&
-	       of->rules[0].ncmps == 0;
+	return p->progs[op] && !p->raw[op] && of && !of->raw &&
+	       ((of->nrules == 1 && of->rules[0].ncmps == 0) ||
+		(of->nrules == 0 && of->has_default));
+}
+
+/* The verdict of a simple() opcode. */
+static uint32_t simple_verdict(const struct iour_policy *p, uint32_t op)
+{
+	const struct iour__opfilter *of = p->src->ops[op];
+
+	return of->nrules ? of->rules[0].verdict : of->default_verdict;
 }
 
 static json_t *build(const struct iour_policy *p)
@@ -386,7 +395,7 @@ static json_t *build(const struct iour_policy *p)
 		json_t *e = NULL, *names = NULL;
 
 		for (op = 0; op < IOUR__NOPCODES && !bad; op++) {
-			if (!simple(p, op) || f->ops[op]->rules[0].verdict != 1 - i)
+			if (!simple(p, op) || simple_verdict(p, op) != 1 - i)
 				continue;
 			if (!e) {
 				e = entry(op, 1 - i, NULL);
