@@ -20,7 +20,7 @@ tools: $(URING_TRY)
 # ---- bash completion
 install: install-bash-completion
 uninstall: uninstall-bash-completion
-.PHONY: install-bash-completion uninstall-bash-completion check-cli-completion
+.PHONY: install-bash-completion uninstall-bash-completion check-cli-completion check-cli
 
 install-bash-completion:
 	install -d $(DESTDIR)$(BASHCOMPDIR)
@@ -28,6 +28,13 @@ install-bash-completion:
 
 uninstall-bash-completion:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/iour-restrict
+
+# make check's CLI step: the completion, and the CLI's test policies against
+# the JSON Schema (their behaviour is tested in tests/unit/test_cli_policy.c,
+# part of test-run).
+check-cli: check-cli-completion
+	$(Q)$(NEED) python3:python3 /usr/lib/python3/dist-packages/jsonschema:python3-jsonschema
+	$(Q)python3 scripts/check-policies.py doc/policy.schema.json $(sort $(wildcard tests/cli/policies/*.json))
 
 # Sources the completion in bash and checks what it offers for each
 # command, against the tool's own lists (tests/cli/completion.sh).
