@@ -762,7 +762,8 @@ Test(cli_policy, lint_findings_and_exit_status)
 		cr_assert_eq(count_id(r.out, risky_ids[i]), 1, "%s:\n%s", risky_ids[i], r.out);
 	cr_assert_eq(count_id(r.out, "openat-unfiltered"), 2, "OPENAT and OPENAT2: %s", r.out);
 	cr_assert_eq(count_id(r.out, "register-files"), 0);
-	cr_assert(has(r.out, "@file-read grew between kernels"), "%s", r.out);
+	cr_assert(has(r.out, "@file-read grew after Linux 6.1 (up to 6.15: READ_MULTISHOT, "
+			  "READV_FIXED)"), "%s", r.out);
 	cr_assert(has(r.err, "iour-restrict lint: 10 findings"), "%s", r.err);
 	run_free(&r);
 
@@ -788,6 +789,14 @@ Test(cli_policy, lint_findings_and_exit_status)
 	run_free(&r);
 	tool_run(&r, "lint", POL "nop-only.json");
 	cr_assert_eq(r.status, 0, "%s", r.out);
+	run_free(&r);
+
+	/* group-grew counts from --since: @file-read gained nothing after 6.15. */
+	tool_run(&r, "lint", POL "risky.json", "--since", "6.15");
+	cr_assert_eq(count_id(r.out, "group-grew"), 0, "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "lint", POL "risky.json", "--since", "6.7");
+	cr_assert(has(r.out, "(up to 6.15: READV_FIXED)"), "%s", r.out);
 	run_free(&r);
 
 	tool_run(&r, "lint", POL "client.json", "--ignore", "no-such-id");

@@ -164,11 +164,9 @@ int cmd_check(int argc, char **argv)
 	fields = calloc(1, flen + 1);
 	if (!fields)
 		return cli_fail(-ENOMEM, "check");
-	for (int i = optind; i < argc; i++) {
-		if (i > optind)
-			strcat(fields, ",");
-		strcat(fields, argv[i]);
-	}
+	for (int i = optind, used = 0; i < argc; i++)
+		used += snprintf(fields + used, flen + 1 - (size_t)used, "%s%s", i > optind ? "," : "",
+				 argv[i]);
 	memset(&e, 0, sizeof(e));
 	if (expr_build_ctx(fields, op, ctx, &e)) {
 		expr_report("request", fields, &e);

@@ -23,6 +23,7 @@
 
 const char cli_help_lint[] =
 "Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
+"                        [--since X.Y]\n"
 "\n"
 "Report risky choices in the policy file POLICY, one line each:\n"
 "  POLICY: ID: what is risky and why\n"
@@ -38,11 +39,14 @@ const char cli_help_lint[] =
 "  fallback-open        without argument filters, filtered opcodes are allowed\n"
 "  companion-off        before Linux 7.0 nothing restricts the task\n"
 "  compat-soft          where not exact, nothing at all is enforced\n"
-"  group-grew           a group named in the file has opcodes of several kernels\n"
+"  group-grew           a group named in the file gained opcodes after Linux\n"
+"                       6.1 (or --since X.Y)\n"
 "\n"
 "Options:\n"
 "  --ignore LIST          do not report these ids\n"
 "  --kernel X.Y           read minKernel conditions for Linux X.Y\n"
+"  --since X.Y            the oldest kernel the policy is meant for, for\n"
+"                         group-grew (default 6.1)\n"
 "  -h, --help             show this help\n"
 "\n"
 "Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
@@ -323,14 +327,14 @@ static char *slurp(const char *path)
  * Groups the file names (as the string "@name") whose opcodes came with
  * different kernels: on an older kernel the group means fewer requests.
  */
-static void check_groups(struct lint *l, const char *text)
+static void check_groups(struct lint *l, const char *text, uint32_t base)
 {
 	int cnt = iour_group_count();
 
 	for (int g = 0; g < cnt; g++) {
 		struct iour_group_info gi = { .sz = sizeof(gi) };
-		uint32_t ops[256], lo = UINT32_MAX, hi = 0;
-		char quoted[80], a[16], b[16], newer[160] = "";
+		uint32_t ops[256], hi = 0;
+		char quoted[80], a[16], b[16], newer[256] = "";
 		const char *s;
 		bool named = false;
 		int n;
@@ -348,38 +352,36 @@ static void check_groups(struct lint *l, const char *text)
 		n = iour_group_opcodes((size_t)g, 0, ops, 256);
 		for (int i = 0; i < n; i++) {
 			uint32_t since = (uint32_t)iour_opcode_since(ops[i]);
-
-			lo = since < lo ? since : lo;
-			hi = since > hi ? since : hi;
-		}
-		if (n <= 0 || lo == hi)
-			continue;
-		for (int i = 0; i < n; i++) {
 			size_t used = strlen(newer);
 
-			if ((uint32_t)iour_opcode_since(ops[i]) == hi)
-				snprintf(newer + used, sizeof(newer) - used, "%s%s", used ? ", " : "",
-					 iour_opcode_name(ops[i]));
+			if (since <= base)
+				continue;
+			hi = since > hi ? since : hi;
+			snprintf(newer + used, sizeof(newer) - used, "%s%s", used ? ", " : "",
+				 iour_opcode_name(ops[i]));
 		}
-		cli_kver_str(lo, a, sizeof(a));
+		if (!newer[0])
+			continue;
+		cli_kver_str(base, a, sizeof(a));
 		cli_kver_str(hi, b, sizeof(b));
-		finding(l, "group-grew", "%s grew between kernels: its opcodes came with Linux %s "
-			"to %s (%s only with %s); check that each is meant", gi.name, a, b, newer, b);
+		finding(l, "group-grew", "%s grew after Linux %s (up to %s: %s): on Linux %s it "
+			"means fewer requests; check that each is meant", gi.name, a, b, newer, a);
 	}
 }
 
 int cmd_lint(int argc, char **argv)
 {
-	enum { O_IGNORE = 256, O_KERNEL };
+	enum { O_IGNORE = 256, O_KERNEL, O_SINCE };
 	static const struct option lo[] = {
 		{ "ignore", required_argument, NULL, O_IGNORE },
+		{ "since", required_argument, NULL, O_SINCE },
 		{ "kernel", required_argument, NULL, O_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lint l = { 0 };
 	struct iour_policy *pol = NULL;
-	uint32_t kver = 0;
+	uint32_t kver = 0, since = IOUR_KVER(6, 1);
 	char *text;
 	int c, rc;
 
@@ -394,6 +396,10 @@ int cmd_lint(int argc, char **argv)
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
 				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case O_SINCE:
+			if (cli_parse_kver(optarg, &since))
+				return cli_usage("--since: '%s' is not a kernel version X.Y", optarg);
 			break;
 		case 'h':
 			return cli_help(cli_help_lint);
@@ -416,7 +422,7 @@ int cmd_lint(int argc, char **argv)
 		check_attrs(&l, pol);
 		text = slurp(l.path);
 		if (text)
-			check_groups(&l, text);
+			check_groups(&l, text, since);
 		free(text);
 	}
 	iour_policy__free(pol);

@@ -189,7 +189,7 @@ int cmd_run(int argc, char **argv)
 	if (!path)
 		return cli_usage("no policy file given (iour-restrict run POLICY [options] -- "
 				 "COMMAND [ARG]...)");
-	if (optind >= argc || strcmp(argv[optind - 1], "--"))
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return cli_usage("no command given: put it after '--' (iour-restrict run POLICY "
 				 "[options] -- COMMAND [ARG]...)");
 

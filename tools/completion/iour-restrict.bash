@@ -105,14 +105,14 @@ _iour_restrict()
                 [[ ${#COMPREPLY[@]} -gt 0 ]] && return
             fi ;;
         lint)
-            opts="--ignore --kernel --help"
+            opts="--ignore --kernel --since --help"
             case $prev in
                 --ignore)
                     _iour_restrict_list "$cur" uring-cmd msg-ring socket-unfiltered \
                         openat-unfiltered register-files default-allow fallback-open \
                         companion-off compat-soft group-grew
                     return ;;
-                --kernel) return ;;
+                --kernel|--since) return ;;
             esac ;;
         groups)
             opts="--kernel --help"
