@@ -340,6 +340,12 @@ Test(cli_policy, run_exit_status_quiet_and_usage)
 	tool_run(&r, "run", POL "nop-only.json", "--soft", "--hard", "--", "/bin/true");
 	cr_assert_eq(r.status, 2);
 	run_free(&r);
+	/* A ring policy is not for run: refused before anything is applied. */
+	tool_run(&r, "run", POL "ring.json", "--", "/bin/echo", "ran");
+	cr_assert_eq(r.status, 3);
+	cr_assert_str_eq(r.out, "");
+	cr_assert(has(r.err, "target ring"), "%s", r.err);
+	run_free(&r);
 }
 
 /* ---- bad policies: message, position, exit status 3 --------------------- */
