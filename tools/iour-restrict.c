@@ -30,6 +30,8 @@ static const struct subcommand cmds[] = {
 	{ "verify", cmd_verify, cli_help_verify,
 	  "check that the running kernel enforces a restricted ring" },
 	{ "exec", cmd_exec, cli_help_exec, "run a command that cannot create io_uring rings" },
+	{ "learn", cmd_learn, cli_help_learn,
+	  "run a command; write the policy file its io_uring use needs" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -90,6 +90,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_learn(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -99,6 +100,7 @@ extern const char cli_help_verify[];
 extern const char cli_help_filter[];
 extern const char cli_help_sim[];
 extern const char cli_help_exec[];
+extern const char cli_help_learn[];
 extern const char cli_help_rules[];
 
 #endif /* IOUR_CLI_H */
