@@ -618,9 +618,10 @@ static void summary(const struct learned *L)
 	char fl[256], nb[16];
 
 	cli_msg("%zu task%s followed, %" PRIu64 " ring%s (%" PRIu64 " SQPOLL), %" PRIu64
-		" requests, %" PRIu64 " register calls, %" PRIu64 " events lost",
+		" request%s, %" PRIu64 " register call%s, %" PRIu64 " events lost",
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
-		L->sqpoll_rings, L->nreq, L->nreg, L->lost);
+		L->sqpoll_rings, L->nreq, L->nreq == 1 ? "" : "s", L->nreg,
+		L->nreg == 1 ? "" : "s", L->lost);
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
 			continue;
