@@ -25,7 +25,8 @@ set -eu
 # clang-tidy, cppcheck, clang-format; iour-restrict learn's tests: fio.
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format fio"
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format \
+libjansson-dev python3-jsonschema fio"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \

@@ -30,5 +30,6 @@
 #include "policy.h"
 #include "plan.h"
 #include "report.h"
+#include "policyfile.h"
 
 #endif /* IOURING_RESTRICT_H */
