@@ -70,17 +70,26 @@ fi
 check "learn_prog: 3 tasks, 4 rings (1 SQPOLL), 9 requests, 3 register calls" \
 	grep -q '3 tasks followed, 4 rings (1 SQPOLL), 9 requests, 3 register calls, 0 events lost' \
 	"$work/prog.err"
-check "learn_prog: the policy is JSON with the learned names" python3 -c '
+check "learn_prog: the policy lists exactly what it used" python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1]))
-names = sorted(n for e in p["entries"] for n in e["names"])
 assert p["defaultAction"] == "deny", p
-assert all(e["action"] == "allow" and e["comment"] for e in p["entries"]), p
-want = sorted(["NOP", "READ", "WRITE", "FSYNC", "SYNC_FILE_RANGE", "FADVISE"])
-assert names == want, names
-assert sorted(p["registerOps"]) == sorted(["REGISTER_FILES", "UNREGISTER_FILES", "REGISTER_PROBE"]), p
-assert sorted(p["sqeFlags"]["allowed"]) == ["ASYNC", "IO_LINK"], p
+assert sorted(p["requestOps"]) == sorted(["NOP", "READ", "WRITE", "FSYNC", "SYNC_FILE_RANGE", "FADVISE"]), p
+# REGISTER_PROBE is the whole of the group @probe
+assert sorted(p["registerOps"]) == ["@probe", "REGISTER_FILES", "UNREGISTER_FILES"], p
+assert sorted(p["sqeFlags"]["allowed"]) == ["ASYNC", "IO_LINK"] and p["sqeFlags"]["required"] == [], p
+for s in ("NOP 3", "READ 2", "FADVISE 1 (1 by an SQPOLL thread)", "REGISTER_FILES 1"):
+    assert s in p["comment"], (s, p["comment"])
+assert "IO_LINK 1, ASYNC 1" in p["sqeFlags"]["comment"], p
 ' "$work/prog.json"
+if [ -f doc/policy.schema.json ] && python3 -c 'import jsonschema' 2>/dev/null; then
+	check "learn_prog, fio: the policies validate against doc/policy.schema.json" python3 -c '
+import json, sys, jsonschema
+schema = json.load(open("doc/policy.schema.json"))
+for f in sys.argv[1:]:
+    jsonschema.validate(json.load(open(f)), schema)
+' "$work/prog.json"
+fi
 check "learn_prog: tracefs instance removed" no_instance
 
 if command -v fio >/dev/null 2>&1; then

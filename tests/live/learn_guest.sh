@@ -29,6 +29,14 @@ skip() { echo "learn_guest: SKIP: $*"; exit 0; }
 # prints the first line of file $1
 first_line() { IFS= read -r l <"$1" || true; echo "${l:-}"; }
 
+# 0 if file $1 contains $2
+has() {
+	while IFS= read -r line; do
+		case $line in *"$2"*) return 0 ;; esac
+	done <"$1"
+	return 1
+}
+
 [ -d "$D" ] || mkdir -p "$D" || skip "cannot create $D"
 command -v fio >/dev/null 2>&1 || skip "fio is not installed"
 job="--name=learn --ioengine=io_uring --filename=$D/fio.dat --size=1m --bs=4k --rw=randrw \
@@ -44,18 +52,26 @@ if [ $rc -ne 0 ]; then
 	exit 1
 fi
 ok "learn fio: policy written"
-# the same policy without WRITE (its entry is one line)
-while IFS= read -r line; do
-	case $line in
-	*'"names": ["WRITE"]'*) ;;
-	*) printf '%s\n' "$line" ;;
-	esac
-done <"$D/learned.json" >"$D/nowrite.json"
+# the same policy without WRITE (learn writes "requestOps" on one line)
 haswrite=0
 while IFS= read -r line; do
-	case $line in *'"names": ["WRITE"]'*) haswrite=1 ;; esac
-done <"$D/learned.json"
+	case $line in
+	*'"requestOps"'*'"WRITE"'*)
+		haswrite=1
+		pre=${line%%'"WRITE"'*}
+		post=${line#*'"WRITE"'}
+		case $post in
+		', '*) post=${post#, } ;;
+		*) pre=${pre%, } ;;
+		esac
+		line="$pre$post"
+		;;
+	esac
+	printf '%s\n' "$line"
+done <"$D/learned.json" >"$D/nowrite.json"
 [ $haswrite -eq 1 ] && ok "learned policy allows WRITE" || bad "learned policy lacks WRITE"
+has "$D/nowrite.json" '"WRITE"' && bad "WRITE still in the policy without WRITE" ||
+	ok "policy without WRITE written"
 
 if "$T" probe --min-level 4 >/dev/null 2>&1; then level4=1; else level4=0; fi
 if "$T" run --help >/dev/null 2>&1; then how=run; else how=exec; fi
@@ -72,13 +88,6 @@ under() {
 		# shellcheck disable=SC2086
 		"$T" exec -- fio $job 2>"$D/run.err"
 	fi
-}
-# 0 if file $1 contains $2
-has() {
-	while IFS= read -r line; do
-		case $line in *"$2"*) return 0 ;; esac
-	done <"$1"
-	return 1
 }
 
 if [ $level4 -eq 1 ]; then

@@ -491,9 +491,9 @@ static ssize_t drain(struct tracer *t, int fd, char *buf, size_t size, size_t *h
 
 /* ---- the policy file ----------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
+/* The JSON string escapes of @s, without the quotes. */
+static void json_str_body(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
@@ -504,6 +504,12 @@ static void json_str(FILE *f, const char *s)
 		else
 			fputc(ch, f);
 	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	json_str_body(f, s);
 	fputc('"', f);
 }
 
@@ -528,71 +534,50 @@ static void flags_text(char *buf, size_t len, uint32_t mask, const uint64_t *cou
 			continue;
 		const char *n = iour_sqe_flag_name(1u << i);
 
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
 					n ? n : "?");
 		if (counts && off < len)
 			off += (size_t)snprintf(buf + off, len - off, " %" PRIu64, counts[i]);
 	}
 }
 
-static void write_policy(FILE *f, const struct learned *L, char **cmd, int status)
+/*
+ * Lists the seen opcodes of one kind (request or register) in a JSON
+ * array: first every group of the library's table all of whose opcodes of
+ * that kind (of every kernel version, so that the group adds nothing that
+ * was not seen) were seen, then the opcodes no chosen group covers.
+ */
+static void op_array(FILE *f, const bool *seen, bool reg)
 {
-	char cmdline[512], nb[16], fl[256];
-	size_t off = 0;
-	uint32_t allflags = 0;
+	bool covered[NOPS] = { false };
+	uint32_t ops[NOPS];
 	bool first = true;
-	struct utsname u;
+	char nb[16];
 
-	for (char **a = cmd; *a && off < sizeof(cmdline); a++)
-		off += (size_t)snprintf(cmdline + off, sizeof(cmdline) - off, "%s%s",
-					a == cmd ? "" : " ", *a);
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "?");
-	for (unsigned op = 0; op < NOPS; op++)
-		allflags |= L->op_flags[op];
+	for (int g = 0; g < iour_group_count(); g++) {
+		struct iour_group_info gi = { .sz = sizeof(gi) };
+		int n = reg ? iour_group_register_ops((size_t)g, 0, ops, NOPS) :
+			      iour_group_opcodes((size_t)g, 0, ops, NOPS);
+		bool fits = n > 0, adds = false;
 
-	fprintf(f, "{\n  \"comment\": ");
-	snprintf(fl, sizeof(fl),
-		 "learned by iour-restrict learn on Linux %s from one run of: ", u.release);
-	{
-		char full[1024];
-
-		snprintf(full, sizeof(full),
-			 "%s%s (%zu task%s, %" PRIu64 " ring%s of which %" PRIu64
-			 " SQPOLL; %" PRIu64 " requests, %" PRIu64 " register calls; %s%s)",
-			 fl, cmdline, L->ntasks, L->ntasks == 1 ? "" : "s", L->rings,
-			 L->rings == 1 ? "" : "s", L->sqpoll_rings, L->nreq, L->nreg,
-			 status == 0 ? "it exited with 0" : "it FAILED",
-			 L->lost ? "; EVENTS WERE LOST" : "");
-		json_str(f, full);
-	}
-	fprintf(f, ",\n  \"defaultAction\": \"deny\",\n  \"entries\": [");
-	for (unsigned op = 0; op < NOPS; op++) {
-		char c[512];
-
-		if (!L->op[op])
+		for (int i = 0; i < n && fits; i++) {
+			fits = ops[i] < NOPS && seen[ops[i]];
+			adds |= fits && !covered[ops[i]];
+		}
+		if (!fits || !adds || iour_group_get((size_t)g, &gi))
 			continue;
-		flags_text(fl, sizeof(fl), L->op_flags[op], NULL);
-		snprintf(c, sizeof(c), "seen %" PRIu64 " time%s%s%s%s%s", L->op[op],
-			 L->op[op] == 1 ? "" : "s", L->op_sqpoll[op] ? " (some by an SQPOLL thread)" : "",
-			 fl[0] ? ", with SQE flags " : "", fl,
-			 L->async_ambiguous[op] ? "; ASYNC not recorded (the kernel sets it itself "
-						  "for this opcode)" : "");
-		fprintf(f, "%s\n    { \"names\": [", first ? "" : ",");
-		json_str(f, op_name(op, nb, sizeof(nb)));
-		fprintf(f, "], \"action\": \"allow\", \"comment\": ");
-		json_str(f, c);
-		fprintf(f, " }");
+		for (int i = 0; i < n; i++)
+			covered[ops[i]] = true;
+		fprintf(f, "%s", first ? "" : ", ");
+		json_str(f, gi.name);
 		first = false;
 	}
-	fprintf(f, "\n  ],\n  \"registerOps\": [");
-	first = true;
-	for (unsigned op = 0; op < NREG; op++) {
+	for (unsigned op = 0; op < NOPS; op++) {
 		const char *n;
 
-		if (!L->reg_ok[op] && !L->reg_fail[op])
+		if (!seen[op] || covered[op])
 			continue;
-		n = iour_register_op_name(op);
+		n = reg ? iour_register_op_name(op) : iour_opcode_name(op);
 		if (!n) {
 			snprintf(nb, sizeof(nb), "%u", op);
 			n = nb;
@@ -601,16 +586,132 @@ static void write_policy(FILE *f, const struct learned *L, char **cmd, int statu
 		json_str(f, n);
 		first = false;
 	}
-	fprintf(f, "],\n  \"sqeFlags\": { \"allowed\": [");
-	first = true;
+}
+
+/* Appends to @f (a memory stream) the policy text. */
+static void policy_text(FILE *f, const struct learned *L, char **cmd, int status)
+{
+	bool seen[NOPS], rseen[NOPS];
+	char nb[16], fl[256];
+	uint32_t allflags = 0;
+	uint64_t flagcount[NFLAGS];
+	struct utsname u;
+	const char *sep = "";
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	for (unsigned op = 0; op < NOPS; op++) {
+		allflags |= L->op_flags[op];
+		seen[op] = L->op[op] > 0;
+		rseen[op] = L->reg_ok[op] + L->reg_fail[op] > 0;
+	}
+
+	/* the top-level comment: what ran, and what was seen how often */
+	fprintf(f, "{\n  \"comment\": \"learned by iour-restrict learn on Linux ");
+	json_str_body(f, u.release);
+	fprintf(f, " from one run of:");
+	for (char **a = cmd; *a; a++) {
+		fputc(' ', f);
+		json_str_body(f, *a);
+	}
+	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).",
+		status == 0 ? "it exited with 0" : "it FAILED: this run may not show all it needs",
+		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
+		L->sqpoll_rings, L->lost ? "; TRACE EVENTS WERE LOST" : "");
+	fprintf(f, " Requests seen (%" PRIu64 "):", L->nreq);
+	for (unsigned op = 0; op < NOPS; op++) {
+		if (!L->op[op])
+			continue;
+		fprintf(f, "%s %s %" PRIu64, sep, op_name(op, nb, sizeof(nb)), L->op[op]);
+		if (L->op_sqpoll[op])
+			fprintf(f, " (%" PRIu64 " by an SQPOLL thread)", L->op_sqpoll[op]);
+		sep = ",";
+	}
+	fprintf(f, "%s. Register calls seen (%" PRIu64 "):", L->nreq ? "" : " none", L->nreg);
+	sep = "";
+	for (unsigned op = 0; op < NREG; op++) {
+		const char *n = iour_register_op_name(op);
+
+		if (!rseen[op])
+			continue;
+		if (!n) {
+			snprintf(nb, sizeof(nb), "%u", op);
+			n = nb;
+		}
+		fprintf(f, "%s %s %" PRIu64, sep, n, L->reg_ok[op] + L->reg_fail[op]);
+		if (L->reg_fail[op])
+			fprintf(f, " (%" PRIu64 " failed)", L->reg_fail[op]);
+		sep = ",";
+	}
+	fprintf(f, "%s.\",\n  \"defaultAction\": \"deny\",\n  \"requestOps\": [",
+		L->nreg ? "" : " none");
+	op_array(f, seen, false);
+	fprintf(f, "],\n  \"registerOps\": [");
+	op_array(f, rseen, true);
+
+	/* SQE flags, with their counts and the ASYNC caveat */
+	for (unsigned i = 0; i < NFLAGS; i++)
+		flagcount[i] = L->flag[i];
+	flags_text(fl, sizeof(fl), allflags, flagcount);
+	fprintf(f, "],\n  \"sqeFlags\": {\n    \"comment\": \"");
+	if (fl[0]) {
+		fprintf(f, "requests carrying each flag: ");
+		json_str_body(f, fl);
+	} else {
+		fprintf(f, "no request carried an SQE flag");
+	}
+	sep = ". ASYNC cannot be told from the kernel's own for";
+	for (unsigned op = 0; op < NOPS; op++) {
+		if (!L->async_ambiguous[op])
+			continue;
+		fprintf(f, "%s %s", sep, op_name(op, nb, sizeof(nb)));
+		sep = ",";
+	}
+	fprintf(f, "%s.\",\n    \"allowed\": [", sep[0] == ',' ? ": not recorded for them" : "");
+	sep = "";
 	for (unsigned i = 0; i < NFLAGS; i++) {
 		if (!(allflags & (1u << i)))
 			continue;
-		fprintf(f, "%s", first ? "" : ", ");
+		fprintf(f, "%s", sep);
 		json_str(f, iour_sqe_flag_name(1u << i) ? iour_sqe_flag_name(1u << i) : "?");
-		first = false;
+		sep = ", ";
 	}
-	fprintf(f, "], \"required\": [] }\n}\n");
+	fprintf(f, "],\n    \"required\": []\n  }\n}\n");
+}
+
+/*
+ * Writes the policy to @out after checking that the library loads it back
+ * (doc/cli.md, "learn"); 0 or an exit code.
+ */
+static int write_policy(FILE *out, const struct learned *L, char **cmd, int status)
+{
+	struct iour_load_error le = { .sz = sizeof(le) };
+	struct iour_policy *p = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r;
+
+	if (!m)
+		return cli_fail(-ENOMEM, "writing the policy");
+	policy_text(m, L, cmd, status);
+	if (fclose(m) || !text) {
+		free(text);
+		return cli_fail(-ENOMEM, "writing the policy");
+	}
+	r = iour_policy__load_json(text, len, NULL, &p, &le);
+	if (r) {
+		cli_fail(r, "the learned policy does not load back (a bug): line %u, column %u: "
+			 "%s", le.line, le.column, le.message);
+		free(text);
+		return CLI_FAIL;
+	}
+	iour_policy__free(p);
+	r = fwrite(text, 1, len, out) == len ? CLI_OK : CLI_FAIL;
+	free(text);
+	if (r)
+		cli_fail(-EIO, "writing the policy");
+	return r;
 }
 
 static void summary(const struct learned *L)
@@ -840,8 +941,8 @@ int cmd_learn(int argc, char **argv)
 	if (L->lost)
 		cli_msg("%" PRIu64 " trace events were lost: the policy may miss what they "
 			"recorded (raise --buffer-kb)", L->lost);
-	write_policy(out, L, argv + optind,
-		     WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
+	if (write_policy(out, L, argv + optind, WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1))
+		goto out;
 	if (fflush(out) || ferror(out)) {
 		cli_fail(-EIO, "writing the policy");
 		goto out;
