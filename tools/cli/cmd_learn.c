@@ -52,53 +52,53 @@
 #define LEARN_NO_TRACING 4 /* not root, or no tracefs or tracepoints */
 
 const char cli_help_learn[] =
-"Usage: iour-restrict learn [--output FILE] [--buffer-kb N] [--quiet]\n"
-"                           -- COMMAND [ARG]...\n"
-"\n"
-"Run COMMAND and write the least-privilege policy file its io_uring use\n"
-"needs: the request opcodes, SQE flags and register opcodes that COMMAND,\n"
-"its threads, its child processes and the SQPOLL threads of their rings\n"
-"used, from the kernel's io_uring tracepoints (io_uring_submit_req,\n"
-"io_uring_register), recorded in a tracefs instance of its own that is\n"
-"removed afterwards.  Opcodes are grouped where a whole group was seen;\n"
-"every entry has a comment saying what was seen and how often.  A summary\n"
-"goes to stderr.\n"
-"\n"
-"Needs root (tracefs); tracefs is mounted on /sys/kernel/tracing if it is\n"
-"not mounted (and unmounted afterwards).\n"
-"\n"
-"Options:\n"
-"  -o, --output FILE   write the policy to FILE (default: stdout)\n"
-"  --buffer-kb N       trace buffer per CPU in KiB (default 8192); events\n"
-"                      lost to a full buffer are reported\n"
-"  -q, --quiet         no summary on stderr\n"
-"  -h, --help          show this help\n"
-"\n"
-"Example: iour-restrict learn -o fio.json -- fio --ioengine=io_uring job.fio\n"
-"\n"
-"Exit status: 0 the policy was written and COMMAND exited with 0;\n"
-"1 tracing failed or the policy could not be written; 2 usage error;\n"
-"3 COMMAND exited non-zero or was killed (the policy was written: it shows\n"
-"what that run used); 4 not root, or tracefs or the io_uring tracepoints\n"
-"are unavailable (nothing was run); 126 COMMAND could not be executed,\n"
-"127 COMMAND was not found.\n";
+	"Usage: iour-restrict learn [--output FILE] [--buffer-kb N] [--quiet]\n"
+	"                           -- COMMAND [ARG]...\n"
+	"\n"
+	"Run COMMAND and write the least-privilege policy file its io_uring use\n"
+	"needs: the request opcodes, SQE flags and register opcodes that COMMAND,\n"
+	"its threads, its child processes and the SQPOLL threads of their rings\n"
+	"used, from the kernel's io_uring tracepoints (io_uring_submit_req,\n"
+	"io_uring_register), recorded in a tracefs instance of its own that is\n"
+	"removed afterwards.  Opcodes are grouped where a whole group was seen;\n"
+	"every entry has a comment saying what was seen and how often.  A summary\n"
+	"goes to stderr.\n"
+	"\n"
+	"Needs root (tracefs); tracefs is mounted on /sys/kernel/tracing if it is\n"
+	"not mounted (and unmounted afterwards).\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE   write the policy to FILE (default: stdout)\n"
+	"  --buffer-kb N       trace buffer per CPU in KiB (default 8192); events\n"
+	"                      lost to a full buffer are reported\n"
+	"  -q, --quiet         no summary on stderr\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Example: iour-restrict learn -o fio.json -- fio --ioengine=io_uring job.fio\n"
+	"\n"
+	"Exit status: 0 the policy was written and COMMAND exited with 0;\n"
+	"1 tracing failed or the policy could not be written; 2 usage error;\n"
+	"3 COMMAND exited non-zero or was killed (the policy was written: it shows\n"
+	"what that run used); 4 not root, or tracefs or the io_uring tracepoints\n"
+	"are unavailable (nothing was run); 126 COMMAND could not be executed,\n"
+	"127 COMMAND was not found.\n";
 
-#define NOPS 256     /* request opcodes are one byte */
-#define NREG 256     /* register opcodes we count one by one */
-#define NFLAGS 7     /* IOSQE_* bits 0..6 */
+#define NOPS 256       /* request opcodes are one byte */
+#define NREG 256       /* register opcodes we count one by one */
+#define NFLAGS 7       /* IOSQE_* bits 0..6 */
 #define SQPOLL_FLAG 2u /* IORING_SETUP_SQPOLL */
 #define ASYNC_BIT 4u   /* IOSQE_ASYNC_BIT */
 
 struct learned {
 	uint64_t op[NOPS];
-	uint64_t op_sqpoll[NOPS];            /* of op[], by SQPOLL threads */
-	uint32_t op_flags[NOPS];             /* SQE flags seen, per opcode */
-	uint64_t flag[NFLAGS];               /* requests carrying each flag */
-	bool async_ambiguous[NOPS];          /* bit 4 seen, not recorded */
+	uint64_t op_sqpoll[NOPS];   /* of op[], by SQPOLL threads */
+	uint32_t op_flags[NOPS];    /* SQE flags seen, per opcode */
+	uint64_t flag[NFLAGS];      /* requests carrying each flag */
+	bool async_ambiguous[NOPS]; /* bit 4 seen, not recorded */
 	uint64_t reg_ok[NREG], reg_fail[NREG];
-	uint64_t reg_other;                  /* register opcodes >= NREG */
+	uint64_t reg_other; /* register opcodes >= NREG */
 	uint64_t nreq, nreg, rings, sqpoll_rings;
-	uint64_t lost;                       /* events overwritten or dropped */
+	uint64_t lost; /* events overwritten or dropped */
 	size_t ntasks;
 };
 
@@ -135,8 +135,8 @@ static int set_add(struct set *s, uint64_t x)
 
 /* ---- tracefs ------------------------------------------------------- */
 
-static char tracefs[64];     /* the tracefs mount */
-static char inst[PATH_MAX];  /* our instance; "" when there is none */
+static char tracefs[64];    /* the tracefs mount */
+static char inst[PATH_MAX]; /* our instance; "" when there is none */
 static bool mounted_by_us;
 static volatile sig_atomic_t got_signal;
 
@@ -185,13 +185,14 @@ static int inst_write(const char *rel, const char *val)
 static int tracefs_read(const char *rel, char *buf, size_t size)
 {
 	char p[PATH_MAX];
-	ssize_t n, got = 0;
+	ssize_t n = 0, got = 0;
 	int fd;
 
+	buf[0] = '\0';
 	snprintf(p, sizeof(p), "%s/%s", tracefs, rel);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return errno ? -errno : -EIO;
 	while ((size_t)got < size - 1 && (n = read(fd, buf + got, size - 1 - (size_t)got)) > 0)
 		got += n;
 	buf[got] = '\0';
@@ -228,7 +229,8 @@ static int check_format(const char *ev, const char *const *fields)
 		}
 		if (!found) {
 			cli_msg("tracepoint %s has no field '%s' (this kernel's tracepoints differ "
-				"from what learn reads)", ev, *fields);
+				"from what learn reads)",
+				ev, *fields);
 			return -EPROTO;
 		}
 	}
@@ -281,7 +283,8 @@ static int setup_instance(unsigned buffer_kb)
 		r = check_format(events[i], fields[i]);
 		if (r == -ENOENT) {
 			cli_msg("the kernel has no tracepoint %s (needs CONFIG_IO_URING and "
-				"tracepoints) or %s/events cannot be read", events[i], tracefs);
+				"tracepoints) or %s/events cannot be read",
+				events[i], tracefs);
 			return LEARN_NO_TRACING;
 		}
 		if (r)
@@ -534,8 +537,7 @@ static void flags_text(char *buf, size_t len, uint32_t mask, const uint64_t *cou
 			continue;
 		const char *n = iour_sqe_flag_name(1u << i);
 
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
-					n ? n : "?");
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", n ? n : "?");
 		if (counts && off < len)
 			off += (size_t)snprintf(buf + off, len - off, " %" PRIu64, counts[i]);
 	}
@@ -701,8 +703,10 @@ static int write_policy(FILE *out, const struct learned *L, char **cmd, int stat
 	}
 	r = iour_policy__load_json(text, len, NULL, &p, &le);
 	if (r) {
-		cli_fail(r, "the learned policy does not load back (a bug): line %u, column %u: "
-			 "%s", le.line, le.column, le.message);
+		cli_fail(r,
+			 "the learned policy does not load back (a bug): line %u, column %u: "
+			 "%s",
+			 le.line, le.column, le.message);
 		free(text);
 		return CLI_FAIL;
 	}
@@ -721,8 +725,8 @@ static void summary(const struct learned *L)
 	cli_msg("%zu task%s followed, %" PRIu64 " ring%s (%" PRIu64 " SQPOLL), %" PRIu64
 		" request%s, %" PRIu64 " register call%s, %" PRIu64 " events lost",
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
-		L->sqpoll_rings, L->nreq, L->nreq == 1 ? "" : "s", L->nreg,
-		L->nreg == 1 ? "" : "s", L->lost);
+		L->sqpoll_rings, L->nreq, L->nreq == 1 ? "" : "s", L->nreg, L->nreg == 1 ? "" : "s",
+		L->lost);
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
 			continue;
@@ -751,10 +755,9 @@ static void summary(const struct learned *L)
 static void mark_forced_async(struct tracer *t)
 {
 	static const char *const names[] = {
-		"FSYNC",     "SYNC_FILE_RANGE", "FALLOCATE", "FADVISE",   "MADVISE",
-		"OPENAT",    "OPENAT2",         "STATX",     "RENAMEAT",  "UNLINKAT",
-		"MKDIRAT",   "SYMLINKAT",       "LINKAT",    "FSETXATTR", "SETXATTR",
-		"FGETXATTR", "GETXATTR",        "FTRUNCATE",
+		"FSYNC",   "SYNC_FILE_RANGE", "FALLOCATE", "FADVISE",   "MADVISE",  "OPENAT",
+		"OPENAT2", "STATX",           "RENAMEAT",  "UNLINKAT",  "MKDIRAT",  "SYMLINKAT",
+		"LINKAT",  "FSETXATTR",       "SETXATTR",  "FGETXATTR", "GETXATTR", "FTRUNCATE",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -780,7 +783,7 @@ int cmd_learn(int argc, char **argv)
 	unsigned buffer_kb = 8192;
 	struct tracer t = { 0 };
 	struct learned *L = NULL;
-	bool quiet = false, forwarded = false, child_done = false, written = false;
+	bool quiet = false, forwarded = false, written = false;
 	int c, rc = CLI_FAIL, go[2] = { -1, -1 }, ex[2] = { -1, -1 }, fd = -1, st = 0;
 	char *buf = NULL;
 	size_t held = 0;
@@ -798,7 +801,8 @@ int cmd_learn(int argc, char **argv)
 		case 'b':
 			if (cli_parse_u64(optarg, &v) || v < 64 || v > 1048576)
 				return cli_usage("--buffer-kb: '%s' is not a number from 64 to "
-						 "1048576", optarg);
+						 "1048576",
+						 optarg);
 			buffer_kb = (unsigned)v;
 			break;
 		case 'q':
@@ -818,7 +822,7 @@ int cmd_learn(int argc, char **argv)
 			"tracefs");
 		return LEARN_NO_TRACING;
 	}
-	if (output && strcmp(output, "-")) {
+	if (output && strcmp(output, "-") != 0) {
 		out = fopen(output, "w");
 		if (!out)
 			return cli_fail(-errno, "cannot write '%s'", output);
@@ -899,7 +903,7 @@ int cmd_learn(int argc, char **argv)
 	close(go[1]);
 	go[1] = -1;
 
-	while (!child_done) {
+	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		n = drain(&t, fd, buf, 1 << 16, &held);
@@ -911,10 +915,8 @@ int cmd_learn(int argc, char **argv)
 			kill(child, got_signal);
 			forwarded = true;
 		}
-		if (waitpid(child, &st, WNOHANG) == child) {
-			child_done = true;
+		if (waitpid(child, &st, WNOHANG) == child)
 			break;
-		}
 		if (n == 0)
 			poll(&pfd, 1, 50);
 	}
@@ -940,7 +942,8 @@ int cmd_learn(int argc, char **argv)
 		summary(L);
 	if (L->lost)
 		cli_msg("%" PRIu64 " trace events were lost: the policy may miss what they "
-			"recorded (raise --buffer-kb)", L->lost);
+			"recorded (raise --buffer-kb)",
+			L->lost);
 	if (write_policy(out, L, argv + optind, WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1))
 		goto out;
 	if (fflush(out) || ferror(out)) {
@@ -956,7 +959,8 @@ int cmd_learn(int argc, char **argv)
 				WEXITSTATUS(st));
 		else
 			cli_msg("the command was killed by signal %d; the policy shows what this "
-				"run used", WTERMSIG(st));
+				"run used",
+				WTERMSIG(st));
 		rc = LEARN_CMD_FAILED;
 	}
 out:
