@@ -142,7 +142,8 @@ rc=$?
 check "no command: exit 2 (got $rc)" [ $rc -eq 2 ]
 "$T" learn -o "$work/f.json" -- sh -c 'exit 5' 2>/dev/null
 rc=$?
-check "command exits 5: exit 3 (got $rc), policy written" [ $rc -eq 3 ] && [ -s "$work/f.json" ]
+check "command exits 5: exit 3 (got $rc)" [ $rc -eq 3 ]
+check "command exits 5: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
 "$T" learn -o "$work/sig.json" -- sleep 30 2>"$work/sig.err" &
 lp=$!
 i=0
@@ -153,6 +154,20 @@ wait $lp
 rc=$?
 check "SIGTERM to learn: forwarded, exit 3 (got $rc)" [ $rc -eq 3 ]
 check "SIGTERM to learn: tracefs instance removed" no_instance
+if command -v unshare >/dev/null 2>&1; then
+	# in a mount namespace of its own without tracefs: learn mounts it,
+	# records, and unmounts it again
+	unshare -m sh -c 'umount /sys/kernel/tracing 2>/dev/null
+		umount /sys/kernel/debug/tracing 2>/dev/null
+		grep -q " tracefs " /proc/self/mounts && exit 10
+		"$1" learn -q -o "$2" -- "$3" 2>/dev/null || exit $?
+		grep -q " tracefs " /proc/self/mounts && exit 11
+		exit 0' sh "$T" "$work/mnt.json" "$P"
+	rc=$?
+	check "no tracefs mounted: learn mounts it and unmounts it again (got $rc)" [ $rc -eq 0 ]
+	check "no tracefs mounted: the policy is learned all the same" \
+		grep -q '"FADVISE"' "$work/mnt.json"
+fi
 if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$T" learn -- true 2>"$work/nr.err"
 	rc=$?
