@@ -32,6 +32,10 @@ struct iour_policy {
 	bool raw[IOUR__NOPCODES];
 };
 
+/* policyfile.c: the constant saving writes for a value of a non-bit field
+ * with a namespace (AF_INET for socket.family 2), or NULL. */
+IOUR_INTERNAL const char *iour__pf_const_name(uint32_t field, uint64_t v);
+
 /* ---- plans ---- */
 
 /* Executor hints of a filter step when the kernel answers -EMSGSIZE with a

@@ -764,6 +764,36 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 	return 0;
 }
 
+static const char *field_of(uint32_t field)
+{
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++)
+		if (fields[i].field == field)
+			return fields[i].name;
+	return "?";
+}
+
+/* The symbolic name saving writes for a value of a field that is not a
+ * bit set (policyfile_save.c), or NULL. */
+const char *iour__pf_const_name(uint32_t field, uint64_t v)
+{
+	const struct fdef *f = NULL;
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++)
+		if (fields[i].field == field)
+			f = &fields[i];
+	if (!f || f->kind != V_NUM || !f->ns)
+		return NULL;
+	for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
+		if (constants[i].value == v && in_ns(constants[i].name, f->ns) &&
+		    (field != IOUR_FIELD_OPEN_ACCMODE || v <= 3) &&
+		    strcmp(constants[i].name, "O_NDELAY") && strcmp(constants[i].name, "AF_LOCAL"))
+			return constants[i].name;
+	return NULL;
+}
+
 /* The message of an error iour_filter__add_rule() returned. */
 static int rule_error(struct ld *l, int rc, uint32_t op)
 {
@@ -783,6 +813,41 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	default:
 		return fail(l, "invalid condition (%s)", iour_strerror_desc(rc));
 	}
+}
+
+/* Checks one condition against every opcode of its entry, so that an
+ * error names the condition (and, for a range error, its value). */
+static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
+{
+	struct iour_filter *f;
+	uint32_t op;
+	int rc = 0;
+
+	if (iour_filter__new(NULL, &f))
+		return -ENOMEM;
+	for (op = 0; op < IOUR__NOPCODES && !rc; op++) {
+		if (!ops[op])
+			continue;
+		rc = iour_filter__add_rule(f, op, IOUR_ALLOW, c, 1);
+		if (rc == -ERANGE) {
+			push_key(l, c->op == IOUR_CMP_IN_SET || c->op == IOUR_CMP_NOT_IN_SET ?
+					    "values" :
+				    c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE ?
+					    "range" :
+					    "value");
+			rc = fail(l, "value out of range for %s (at most 0x%llx)",
+				  field_of(c->field),
+				  (unsigned long long)iour__field_valid_bits(c->field));
+		} else if (rc == -EDOM) {
+			push_key(l, "field");
+			rc = fail(l, "field %s does not exist for opcode %s", field_of(c->field),
+				  iour_opcode_name(op) ? iour_opcode_name(op) : "(unknown)");
+		} else if (rc) {
+			rc = rule_error(l, rc, op);
+		}
+	}
+	iour_filter__free(f);
+	return rc;
 }
 
 /* ---- entries ----------------------------------------------------------------- */
@@ -850,6 +915,8 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 			push_idx(l, i);
 			rc = parse_cond(l, v, &cmps[i], &sets[i]);
 			n = i + 1;
+			if (!rc)
+				rc = check_cond(l, ops, &cmps[i]);
 			if (rc)
 				goto out;
 			pop(l);
