@@ -231,6 +231,7 @@ check-run:
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
+	$(Q)$(CI_STEP) 'CLI bash completion (sourced in bash)' $(SUBMAKE) check-cli-completion
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
@@ -255,7 +256,7 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk mk/policyfile.mk mk/learn.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/policyfile.mk mk/cli.mk mk/learn.mk
 
 clean:
 	rm -rf $(O)

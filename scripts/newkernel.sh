@@ -105,15 +105,17 @@ echo "newkernel: kernel $pkg"
 t_kernel=$(now)
 
 # 3. the live binary, the examples, and every library they load
-$MAKE --no-print-directory O="$O" live-tests examples || fail "building the live tier failed"
+$MAKE --no-print-directory O="$O" live-tests examples tools || fail "building the live tier failed"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -static -DGUEST_TEST_TIMEOUT="$TIMEOUT" \
 	-o "$OUT/init" tests/oldkernel/init.c || fail "building the guest's /init failed"
 files="$O/libiouring-restrict.so.1=/libiouring-restrict.so.1"
 for e in "$O"/examples/*; do
 	files="$files $e=/examples/$(basename "$e")"
 done
+# The CLI and the program it runs under policies (tests/live/test_live_cli.c).
+files="$files $O/tools/iour-restrict=/tools/iour-restrict $O/tests/uring-try=/tests/uring-try"
 # shellcheck disable=SC2046
-libs=$(ldd "$O/tests/live" "$O"/examples/* |
+libs=$(ldd "$O/tests/live" "$O"/examples/* "$O/tools/iour-restrict" "$O/tests/uring-try" |
 	awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u)
 for l in $libs; do
 	case "$l" in

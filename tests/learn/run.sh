@@ -140,10 +140,10 @@ check "missing command: no policy file left" [ ! -e "$work/nf.json" ]
 "$T" learn 2>/dev/null
 rc=$?
 check "no command: exit 2 (got $rc)" [ $rc -eq 2 ]
-"$T" learn -o "$work/f.json" -- sh -c 'exit 5' 2>/dev/null
+"$T" learn -o "$work/f.json" -- sh -c 'exit 7' 2>/dev/null
 rc=$?
-check "command exits 5: exit 3 (got $rc)" [ $rc -eq 3 ]
-check "command exits 5: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
+check "command exits 7: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "command exits 7: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
 "$T" learn -o "$work/sig.json" -- sleep 30 2>"$work/sig.err" &
 lp=$!
 i=0
@@ -152,7 +152,7 @@ check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs
 kill -TERM $lp
 wait $lp
 rc=$?
-check "SIGTERM to learn: forwarded, exit 3 (got $rc)" [ $rc -eq 3 ]
+check "SIGTERM to learn: forwarded, exit 5 (got $rc)" [ $rc -eq 5 ]
 check "SIGTERM to learn: tracefs instance removed" no_instance
 if command -v unshare >/dev/null 2>&1; then
 	# in a mount namespace of its own without tracefs: learn mounts it,

@@ -48,8 +48,9 @@
 #include "cli.h"
 
 /* Exit codes of learn, beyond CLI_OK, CLI_FAIL and CLI_USAGE. */
-#define LEARN_CMD_FAILED 3 /* the command failed; the policy was written */
+/* 3 is the CLI's "policy file not valid", which learn never reads. */
 #define LEARN_NO_TRACING 4 /* not root, or no tracefs or tracepoints */
+#define LEARN_CMD_FAILED 5 /* the command failed; the policy was written */
 
 const char cli_help_learn[] =
 	"Usage: iour-restrict learn [--output FILE] [--buffer-kb N] [--quiet]\n"
@@ -74,14 +75,14 @@ const char cli_help_learn[] =
 	"  -q, --quiet         no summary on stderr\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Example: iour-restrict learn -o fio.json -- fio --ioengine=io_uring job.fio\n"
+	"Example: iour-restrict learn -o fio.json -- fio job.fio   (ioengine=io_uring)\n"
 	"\n"
 	"Exit status: 0 the policy was written and COMMAND exited with 0;\n"
 	"1 tracing failed or the policy could not be written; 2 usage error;\n"
-	"3 COMMAND exited non-zero or was killed (the policy was written: it shows\n"
-	"what that run used); 4 not root, or tracefs or the io_uring tracepoints\n"
-	"are unavailable (nothing was run); 126 COMMAND could not be executed,\n"
-	"127 COMMAND was not found.\n";
+	"4 not root, or tracefs or the io_uring tracepoints are unavailable\n"
+	"(nothing was run); 5 COMMAND exited non-zero or was killed (the policy\n"
+	"was written: it shows what that run used); 126 COMMAND could not be\n"
+	"executed, 127 COMMAND was not found.\n";
 
 #define NOPS 256       /* request opcodes are one byte */
 #define NREG 256       /* register opcodes we count one by one */
