@@ -140,10 +140,16 @@ static char tracefs[64];    /* the tracefs mount */
 static char inst[PATH_MAX]; /* our instance; "" when there is none */
 static bool mounted_by_us;
 static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t signal_from_tty;
 
-static void on_signal(int sig)
+/* A signal the terminal sent (SI_KERNEL: ^C, ^\, hangup) reached the
+ * command's process group already; one sent to learn alone (kill) is
+ * passed on. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	got_signal = sig;
+	signal_from_tty = si && si->si_code == SI_KERNEL;
 }
 
 static int find_tracefs(void)
@@ -824,7 +830,7 @@ int cmd_learn(int argc, char **argv)
 		return LEARN_NO_TRACING;
 	}
 	if (output && strcmp(output, "-") != 0) {
-		out = fopen(output, "w");
+		out = fopen(output, "we"); /* not inherited by the command */
 		if (!out)
 			return cli_fail(-errno, "cannot write '%s'", output);
 	} else {
@@ -833,7 +839,8 @@ int cmd_learn(int argc, char **argv)
 
 	/* From here on, every exit removes the instance. */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < 4; i++)
 		sigaction(sigs[i], &sa, &old[i]);
@@ -913,7 +920,8 @@ int cmd_learn(int argc, char **argv)
 			goto out;
 		}
 		if (got_signal && !forwarded) {
-			kill(child, got_signal);
+			if (!signal_from_tty)
+				kill(child, got_signal);
 			forwarded = true;
 		}
 		if (waitpid(child, &st, WNOHANG) == child)
