@@ -108,6 +108,17 @@ regs = re.findall(r"^  register (\S+) ", t, re.M)
 assert set(ops) == {"READ", "WRITE"} and sum(ops.values()) == 1024, ops
 assert regs == ["REGISTER_PROBE"], regs
 ' "$work/fio.err" || cat "$work/fio.err"
+	if "$T" compile --help >/dev/null 2>&1; then
+		"$T" compile "$work/fio.json" --kernel 7.0 >"$work/fio.plan" 2>&1
+		check "fio: the policy plans, for 7.0, to task restrictions of READ, WRITE, no SQE flag, REGISTER_PROBE" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+ent = re.findall(r"^\s+\[\s*\d+\]\s+(\S+)\s+(.*)$", t, re.M)
+got = sorted((k, v.split()[-1]) for k, v in ent)
+assert "mechanism: task" in t, t
+assert got == sorted([("SQE_OP", "READ"), ("SQE_OP", "WRITE"), ("SQE_FLAGS_ALLOWED", "0x00"), ("REGISTER_OP", "REGISTER_PROBE")]), got
+' "$work/fio.plan" || cat "$work/fio.plan"
+	fi
 	# shellcheck disable=SC2086
 	"$T" learn -o "$work/fio2.json" -- fio $job --fixedbufs --registerfiles \
 		--sqthread_poll=1 2>"$work/fio2.err"
