@@ -26,13 +26,13 @@ set -eu
 # groff-base (groff, tbl).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base libjansson-dev python3-jsonschema Python bindings: python3-pytest, python3-setuptools python3-venv (pip install offline into a venv). python3-pytest python3-setuptools python3-venv venv); Rust cargo rustc (1.63, checked by path: rustup toolchain in PATH does not count). cargo rustc"
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base libjansson-dev python3-jsonschema Python bindings: python3-pytest, python3-setuptools python3-venv (pip install offline into a venv). python3-pytest python3-setuptools python3-venv venv); Rust cargo rustc (1.63, checked by path: rustup toolchain in PATH does not count). cargo rustc iour-restrict learn's tests: fio. fio"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
 ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
 valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
-clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc"
+clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc fio:fio"
 for a in "$@"; do
 	case $a in
 	*:*) CMDS="$CMDS $a" ;;

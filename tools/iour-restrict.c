@@ -36,6 +36,8 @@ static const struct subcommand cmds[] = {
 	{ "check", cmd_check, cli_help_check, "the verdict of a policy file for one request" },
 	{ "lint", cmd_lint, cli_help_lint, "risky choices in a policy file" },
 	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
+	{ "learn", cmd_learn, cli_help_learn,
+	  "run a command; write the policy file its io_uring use needs" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -125,9 +125,10 @@ _iour_restrict()
             fi ;;
         learn)
             # learn: its options (the learn command's own; see its --help).
-            opts="--output --help --"
+            opts="--output --buffer-kb --quiet --help --"
             case $prev in
                 --output|-o) _iour_restrict_files "$cur" json; return ;;
+                --buffer-kb) COMPREPLY=($(compgen -W "1024 8192 65536" -- "$cur")); return ;;
             esac
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             return ;;
