@@ -75,6 +75,11 @@ SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=a
 	-fno-omit-frame-pointer
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
+# Libraries the library itself links (policy files are parsed with jansson,
+# Debian's libjansson-dev): every link of the shared or static library
+# appends them through LDFLAGS; the .pc lists them as Requires.private.
+LIB_LIBS := -ljansson
+override LDFLAGS += $(LIB_LIBS)
 
 ifeq ($(V),1)
 Q :=

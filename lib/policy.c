@@ -85,6 +85,7 @@ void iour_policy__free(struct iour_policy *p)
 	if (!p)
 		return;
 	iour_ruleset__free(p->rs);
+	iour_filter__free(p->src);
 	for (i = 0; i < IOUR__NOPCODES; i++)
 		iour_prog__free(p->progs[i]);
 	iour__free(p);
@@ -102,7 +103,10 @@ int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
 	if (!c)
 		return -ENOMEM;
 	memcpy(c->attr, p->attr, sizeof(c->attr));
+	memcpy(c->raw, p->raw, sizeof(c->raw));
 	if (p->rs && iour_ruleset__dup(p->rs, &c->rs))
+		goto oom;
+	if (p->src && iour_filter__dup(p->src, &c->src))
 		goto oom;
 	for (i = 0; i < IOUR__NOPCODES; i++) {
 		if (p->progs[i] && !(c->progs[i] = prog_dup(p->progs[i])))
@@ -155,6 +159,7 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	if (!insns) {
 		iour_prog__free(p->progs[opcode]);
 		p->progs[opcode] = NULL;
+		p->raw[opcode] = false;
 		return 0;
 	}
 	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
@@ -167,6 +172,7 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 		return -ENOMEM;
 	iour_prog__free(p->progs[opcode]);
 	p->progs[opcode] = pp;
+	p->raw[opcode] = true;
 	return 0;
 }
 
@@ -185,14 +191,19 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_pro
 int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 {
 	struct iour_prog **next;
+	struct iour_filter *copy = NULL;
 	uint32_t ops[IOUR__NOPCODES];
 	int n = 0, i, rc = 0;
 
 	if (!p)
 		return -EINVAL;
-	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour_prog *));
-	if (!next)
+	if (f && iour_filter__dup(f, &copy))
 		return -ENOMEM;
+	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour_prog *));
+	if (!next) {
+		iour_filter__free(copy);
+		return -ENOMEM;
+	}
 	if (f) {
 		n = iour_filter__opcodes(f, ops, IOUR__NOPCODES);
 		if (n < 0)
@@ -205,13 +216,17 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 		for (i = 0; i < IOUR__NOPCODES; i++)
 			iour_prog__free(next[i]);
 		iour__free(next);
+		iour_filter__free(copy);
 		return rc;
 	}
 	for (i = 0; i < IOUR__NOPCODES; i++) {
 		iour_prog__free(p->progs[i]);
 		p->progs[i] = next[i];
+		p->raw[i] = false;
 	}
 	iour__free(next);
+	iour_filter__free(p->src);
+	p->src = copy;
 	return 0;
 }
 

@@ -26,7 +26,8 @@ set -eu
 # checked by path: a rustup toolchain in PATH does not count).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format cargo rustc"
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format cargo rustc \
+libjansson-dev python3-jsonschema"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \

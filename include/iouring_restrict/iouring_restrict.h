@@ -31,5 +31,6 @@
 #include "plan.h"
 #include "report.h"
 #include "layout.h"
+#include "policyfile.h"
 
 #endif /* IOURING_RESTRICT_H */

@@ -13,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,48 @@ static int op_policy(const void *arg)
 	iour_filter__free(f);
 	iour_ruleset__free(rs);
 	return rc;
+}
+
+/* ---- policy files: load, save, decide ------------------------------------ */
+
+static int op_policyfile(const void *arg)
+{
+	static const char text[] =
+		"{\"defaultAction\":\"deny\",\"requestOps\":[\"socket\",\"connect\",\"read\"],"
+		"\"registerOps\":[\"@probe\"],\"sqeFlags\":{\"allowed\":[\"async\"]},"
+		"\"entries\":[{\"names\":[\"read\"],\"action\":\"allow\"},"
+		"{\"names\":[\"socket\"],\"action\":\"allow\",\"args\":[{\"field\":"
+		"\"socket.family\",\"op\":\"in\",\"values\":[\"AF_INET\",\"AF_INET6\"]}]},"
+		"{\"names\":[\"connect\"],\"action\":\"deny\",\"args\":[{\"field\":"
+		"\"connect.addr4\",\"op\":\"in\",\"value\":\"10.0.0.0/8\"}]},"
+		"{\"names\":[\"connect\"],\"action\":\"allow\"}],"
+		"\"programs\":[{\"name\":\"openat2\",\"insns\":[[6,0,0,1]]}]}";
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = { htonl(0x0a000001) } };
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+	struct iour_policy *p = NULL, *q = NULL;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	char buf[8192];
+	int rc = 0;
+
+	(void)arg;
+	TRY(rc, iour_policy__load_json(text, sizeof(text) - 1, &o, &p, NULL));
+	TRY(rc, nonneg(iour_policy__save_json(p, 0, NULL, 0)));
+	TRY(rc, nonneg(iour_policy__save_json(p, 0, buf, sizeof(buf))));
+	TRY(rc, iour_policy__load_json(buf, strlen(buf), &o, &q, NULL));
+	TRY(rc, iour_ctx_generic(ctx, sizeof(ctx), OP_CONNECT, 0, 0));
+	TRY(rc, iour_ctx_connect(ctx, sizeof(ctx), &sa, sizeof(sa)));
+	TRY(rc, iour_policy__decide(q, ctx, sizeof(ctx), &v));
+	if (!rc && (v.verdict != IOUR_DENY || v.reason != IOUR_DECIDE_RULE || v.rule != 0))
+		rc = -EPROTO;
+	iour_policy__free(q);
+	iour_policy__free(p);
+	return rc;
+}
+
+Test(alloc_faults, policyfile_load_save_decide)
+{
+	drive("policy file load + save + load + decide", op_policyfile, NULL);
 }
 
 Test(alloc_faults, policy_plan_describe_report)
