@@ -26,6 +26,7 @@
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
+#   check-python   Python bindings: pytest and examples/python (mk/python.mk)
 #   check-rust     the Rust bindings (bindings/rust/): cargo test --offline
 #                  and the examples, with rustc 1.63 and a newer toolchain
 
@@ -232,10 +233,12 @@ check-run:
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
+	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
+	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
@@ -256,7 +259,7 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk mk/rust.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/policyfile.mk mk/python.mk mk/rust.mk
 
 clean:
 	rm -rf $(O)

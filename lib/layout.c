@@ -21,9 +21,14 @@
 	  .align = 0,                                   \
 	  .resv = 0 },
 
+/* The size of a pointer member (struct iour_ring_report *report, ...) is
+ * the pointer's size on purpose: that is the member's layout. */
+/* NOLINTBEGIN(bugprone-sizeof-expression) */
 static const struct iour_layout_field layout_table[] = {
-	IOUR_LAYOUT_LIST(LAYOUT_STRUCT, LAYOUT_FIELD){ .type = NULL, .field = NULL },
+	IOUR_LAYOUT_LIST(LAYOUT_STRUCT, LAYOUT_FIELD) /* the end */
+	{ .type = NULL, .field = NULL },
 };
+/* NOLINTEND(bugprone-sizeof-expression) */
 
 /* Documented in include/iouring_restrict/layout.h */
 const struct iour_layout_field *iour_abi_layout(size_t *cnt)

@@ -22,12 +22,14 @@ set -eu
 # from elfutils and vtable-dumper), abi-compliance-checker (calls ctags from
 # universal-ctags, only recommended by its package); hardening:
 # libclang-rt-14-dev (libFuzzer and sanitizer runtimes), valgrind, gcovr,
-# clang-tidy, cppcheck, clang-format; Rust bindings: cargo and rustc (1.63,
-# checked by path: a rustup toolchain in PATH does not count).
+# clang-tidy, cppcheck, clang-format; Python bindings: python3-pytest,
+# python3-setuptools and python3-venv (pip install offline into a venv); Rust
+# bindings: cargo and rustc (1.63, checked by path: a rustup toolchain in
+# PATH does not count).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format cargo rustc \
-libjansson-dev python3-jsonschema"
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format \
+libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-venv cargo rustc"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \

@@ -7,7 +7,10 @@
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -438,4 +441,170 @@ Test(policyfile, decide_classic_gate_and_flags)
 	cr_expect_eq(v.verdict, IOUR_DENY);
 	round_trip(p);
 	iour_policy__free(p);
+}
+
+/* ---- the example policies (examples/policies/) ---------------------------- */
+
+static struct iour_policy *load_example(const char *name)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct iour_load_error e = { .sz = sizeof(e) };
+	const char *dir = getenv("IOUR_POLICIES_DIR");
+	struct iour_policy *p = NULL;
+	char path[512];
+	int lvl;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "examples/policies", name);
+	cr_assert_eq(iour_policy__load_file(path, &o, &p, &e), 0, "%s:%u:%u: %s", path, e.line,
+		     e.column, e.message);
+	/* Compiles for a kernel with filters (7.2) and one without (6.18). */
+	for (lvl = 3; lvl <= 5; lvl += 2) {
+		IOUR_OPTS(iour_plan_opts, po, .flags = IOUR_PLAN_FORCE_LEVEL, .level = (uint32_t)lvl);
+		struct iour_plan *pl = NULL;
+
+		cr_assert_eq(iour_policy__plan(p, &po, &pl), 0, "%s level %d", name, lvl);
+		cr_assert_gt(iour_plan__step_cnt(pl), 0);
+		iour_plan__free(pl);
+	}
+	round_trip(p);
+	return p;
+}
+
+static void expect(const struct iour_policy *p, const uint8_t *ctx, uint32_t verdict,
+		   uint32_t reason, uint32_t rule, const char *what)
+{
+	struct iour_request_verdict v = decide(p, ctx);
+
+	cr_expect_eq(v.verdict, verdict, "%s: verdict", what);
+	cr_expect_eq(v.reason, reason, "%s: reason %u", what, v.reason);
+	if (rule != IOUR_VERDICT_NO_RULE || reason != IOUR_DECIDE_RULE)
+		cr_expect_eq(v.rule, rule, "%s: rule %u", what, v.rule);
+}
+
+static void open_ctx(uint8_t *ctx, uint32_t op, uint64_t flags, uint64_t resolve)
+{
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, op, 0, 0), 0);
+	cr_assert_eq(iour_ctx_open(ctx, IOUR_CTX_SIZE, flags, 0, resolve), 0);
+}
+
+Test(policy_examples, tcp_client)
+{
+	struct iour_policy *p = load_example("tcp-client.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	connect_ctx(ctx, "10.9.8.7");
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, "connect 10/8");
+	connect_ctx(ctx, "169.254.169.254");
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 1, "connect metadata");
+	connect_ctx(ctx, "93.184.216.34");
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 2, "connect public");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_UNIX, SOCK_STREAM, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "AF_UNIX");
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_INET, SOCK_DGRAM, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "UDP");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, file_server)
+{
+	struct iour_policy *p = load_example("file-server.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	open_ctx(ctx, 28, O_RDONLY, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "openat2 beneath");
+	open_ctx(ctx, 28, O_RDONLY, RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE,
+	       "openat2 not beneath");
+	open_ctx(ctx, 28, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "O_PATH");
+	open_ctx(ctx, 18, O_RDONLY, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "openat");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "socket");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 23, 0, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "write");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, static_web_server)
+{
+	struct iour_policy *p = load_example("static-web-server.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	open_ctx(ctx, 18, O_RDONLY | O_CLOEXEC, 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "openat read-only");
+	open_ctx(ctx, 18, O_WRONLY, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "write open");
+	open_ctx(ctx, 28, O_RDONLY | O_CREAT, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "O_CREAT");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 23, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "write");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 22, 0x02, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_SQE_FLAGS, IOUR_VERDICT_NO_RULE, "IO_DRAIN");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 22, 0x01, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "read fixed file");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, fio_and_libuv)
+{
+	struct iour_policy *p = load_example("fio.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 1, 0x10, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "fio readv async");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 18, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "fio openat");
+	iour_policy__free(p);
+	p = load_example("libuv.json");
+	open_ctx(ctx, 18, O_PATH, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, "libuv O_PATH");
+	open_ctx(ctx, 18, O_RDONLY | O_CLOEXEC, 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 1, "libuv openat");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 29, 0, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "libuv epoll_ctl");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "libuv socket");
+	iour_policy__free(p);
+}
+
+/* Every test policy loads (tests/policies/good) or is refused with a
+ * position (tests/policies/bad); the schema check of the same files is
+ * scripts/check-policies.py (make check-policies). */
+Test(policy_examples, test_policies)
+{
+	static const char *const dirs[] = { "tests/policies/good", "tests/policies/bad" };
+	int d, seen = 0;
+
+	for (d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		cr_assert_not_null(dir, "%s", dirs[d]);
+		while ((de = readdir(dir))) {
+			struct iour_load_error e = { .sz = sizeof(e) };
+			struct iour_policy *p = NULL;
+			char path[512];
+			int rc;
+
+			if (!strstr(de->d_name, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], de->d_name);
+			rc = iour_policy__load_file(path, NULL, &p, &e);
+			if (d == 0) {
+				cr_expect_eq(rc, 0, "%s:%u:%u: %s", path, e.line, e.column,
+					     e.message);
+				if (!rc)
+					round_trip(p);
+			} else {
+				cr_expect_eq(rc, -EBADMSG, "%s: %d", path, rc);
+				cr_expect_geq(e.line, 1, "%s", path);
+			}
+			iour_policy__free(p);
+			seen++;
+		}
+		closedir(dir);
+	}
+	cr_assert_geq(seen, 3);
 }
