@@ -21,6 +21,9 @@ CARGO_NEW ?= $(firstword $(filter-out $(CARGO_163),$(shell command -v cargo 2>/d
 RUST_PC_DIR := $(RUST_OUT)/pkgconfig
 CARGO_FLAGS := --offline --locked --manifest-path $(RUST_DIR)/Cargo.toml
 RUST_EXAMPLES := restricted_ring socket_server
+# The library's own dependencies (LIB_LIBS), for the static link: the .pc
+# file does not list them (yet) in Libs.private.
+RUST_STATIC_LIBS := IOURING_RESTRICT_STATIC_LIBS='$(patsubst -l%,%,$(LIB_LIBS))'
 
 .PHONY: check-rust rust-163 rust-new
 
@@ -57,5 +60,5 @@ else
 		-e 's|@INCLUDEDIR@|$(abspath include)|g' -e 's|@VERSION@|$(VERSION)|g' \
 		iouring-restrict.pc.in > $(RUST_PC_DIR)/iouring-restrict.pc
 	$(call rust_run,$(CARGO_NEW),$(patsubst %/,%,$(dir $(CARGO_NEW))),new,\
-		PKG_CONFIG_PATH=$(RUST_PC_DIR) IOURING_RESTRICT_STATIC=1)
+		PKG_CONFIG_PATH=$(RUST_PC_DIR) IOURING_RESTRICT_STATIC=1 $(RUST_STATIC_LIBS))
 endif

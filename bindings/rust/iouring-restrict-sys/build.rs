@@ -6,6 +6,9 @@
 //! - `IOURING_RESTRICT_STATIC=1`: link `libiouring-restrict.a` (and the
 //!   private libraries it needs); otherwise the shared library.
 //!
+//! - `IOURING_RESTRICT_STATIC_LIBS="a b"`: more libraries a static link
+//!   needs, beyond those pkg-config's `Libs.private` names.
+//!
 //! A shared library outside the loader's path needs `LD_LIBRARY_PATH` (or
 //! an rpath) at run time, as for C programs.
 use std::env;
@@ -62,6 +65,12 @@ fn main() {
         println!("cargo:rustc-link-search=native={}", d);
     }
     println!("cargo:rustc-link-lib={}=iouring-restrict", kind);
+    println!("cargo:rerun-if-env-changed=IOURING_RESTRICT_STATIC_LIBS");
+    if stat {
+        if let Ok(extra) = env::var("IOURING_RESTRICT_STATIC_LIBS") {
+            others.extend(extra.split_whitespace().map(String::from));
+        }
+    }
     for l in others {
         println!("cargo:rustc-link-lib=dylib={}", l);
     }

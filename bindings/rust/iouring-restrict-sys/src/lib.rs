@@ -423,6 +423,20 @@ pub const IOUR_VERIFY_COV_FLAGS_UNSETTABLE: u32 = 1 << 2;
 pub const IOUR_VERIFY_COV_REGISTER_NOT_TRIED: u32 = 1 << 3;
 pub const IOUR_VERIFY_COV_KERNEL_UNKNOWN: u32 = 1 << 4;
 
+// ---- policyfile.h
+
+pub const IOUR_LOAD_ERROR_MSG: u32 = 256;
+pub const IOUR_LOAD_ERROR_PATH: u32 = 128;
+pub const IOUR_VERDICT_NO_RULE: u32 = u32::MAX;
+// enum iour_decide_reason
+pub const IOUR_DECIDE_CLASSIC_GATE: u32 = 1;
+pub const IOUR_DECIDE_SQE_FLAGS: u32 = 2;
+pub const IOUR_DECIDE_RULE: u32 = 3;
+pub const IOUR_DECIDE_OPCODE_DEFAULT: u32 = 4;
+pub const IOUR_DECIDE_PROGRAM: u32 = 5;
+pub const IOUR_DECIDE_CLASSIC_ALLOW: u32 = 6;
+pub const IOUR_DECIDE_POLICY_DEFAULT: u32 = 7;
+
 // opaque handles
 #[repr(C)]
 pub struct iour_filter {
@@ -786,6 +800,46 @@ pub struct iour_verify_opts {
     pub coverage: *mut iour_verify_coverage,
 }
 
+// ---- policyfile.h
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_policy_load_opts {
+    pub sz: usize,
+    pub flags: u64,
+    pub origin: *const c_char,
+    pub kernel: u32,
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_load_error {
+    pub sz: usize,
+    pub line: u32,
+    pub column: u32,
+    pub offset: u64,
+    pub path: [c_char; IOUR_LOAD_ERROR_PATH as usize],
+    pub message: [c_char; IOUR_LOAD_ERROR_MSG as usize],
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_request_verdict {
+    pub sz: usize,
+    pub verdict: u32,
+    pub reason: u32,
+    pub opcode: u32,
+    pub rule: u32,
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_group_info {
+    pub sz: usize,
+    pub name: *const c_char,
+    pub help: *const c_char,
+    pub source: *const c_char,
+    pub nops: u32,
+    pub nregister_ops: u32,
+}
+
 // ---- layout.h
 
 /// One row of the library's layout table (`iour_abi_layout()`).
@@ -843,7 +897,11 @@ zeroed_default!(iour_restriction, iour_insn, iour_verify_result, iour_layout_fie
     iour_companion_opts,
     iour_verify_req,
     iour_verify_coverage,
-    iour_verify_opts);
+    iour_verify_opts,
+    iour_policy_load_opts,
+    iour_load_error,
+    iour_request_verdict,
+    iour_group_info);
 extern "C" {
 
     // ---- version.h
@@ -1114,4 +1172,37 @@ extern "C" {
 
     // ---- layout.h
     pub fn iour_abi_layout(cnt: *mut usize) -> *const iour_layout_field;
+
+    // ---- policyfile.h
+
+    pub fn iour_policy__load_json(
+        text: *const c_char,
+        len: usize,
+        opts: *const iour_policy_load_opts,
+        out: *mut *mut iour_policy,
+        err: *mut iour_load_error,
+    ) -> c_int;
+    pub fn iour_policy__load_file(
+        path: *const c_char,
+        opts: *const iour_policy_load_opts,
+        out: *mut *mut iour_policy,
+        err: *mut iour_load_error,
+    ) -> c_int;
+    pub fn iour_policy__save_json(
+        p: *const iour_policy,
+        flags: u64,
+        buf: *mut c_char,
+        size: usize,
+    ) -> c_int;
+    pub fn iour_policy__decide(
+        p: *const iour_policy,
+        ctx: *const u8,
+        ctx_len: usize,
+        out: *mut iour_request_verdict,
+    ) -> c_int;
+    pub fn iour_group_count() -> c_int;
+    pub fn iour_group_get(idx: usize, info: *mut iour_group_info) -> c_int;
+    pub fn iour_group_find(name: *const c_char) -> c_int;
+    pub fn iour_group_opcodes(idx: usize, kver: u32, ops: *mut u32, cap: usize) -> c_int;
+    pub fn iour_group_register_ops(idx: usize, kver: u32, ops: *mut u32, cap: usize) -> c_int;
 }

@@ -9,6 +9,8 @@
 //! - [`Policy`] → [`Plan`] (the dry run for the running kernel) →
 //!   [`Report`] ([`RulesetStatus`]), with [`CompatLevel`]s named as in the
 //!   `landlock` crate;
+//! - policy files: [`Policy::from_json`], [`Policy::to_json`],
+//!   [`Policy::decide`], opcode [`Group`]s;
 //! - [`probe`]: what the running kernel supports.
 //!
 //! Every handle frees itself when dropped; every fallible call returns
@@ -34,6 +36,7 @@ mod error;
 mod filter;
 mod names;
 mod policy;
+mod policyfile;
 mod ruleset;
 
 use std::os::raw::c_char;
@@ -44,6 +47,7 @@ pub use error::{Error, LibraryError, Result};
 pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
 pub use names::{Opcode, RegisterOp, SqeFlags};
 pub use policy::{CompatLevel, Decision, Plan, Policy, Report, RulesetStatus, Target};
+pub use policyfile::{Group, LoadError, RequestVerdict};
 pub use ruleset::{enable_ring, RingParams, RingReport, Ruleset};
 
 use error::{check, static_string};

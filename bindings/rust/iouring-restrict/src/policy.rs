@@ -81,6 +81,14 @@ impl Policy {
         Ok(Policy { ptr })
     }
 
+    pub(crate) fn from_raw(ptr: *mut sys::iour_policy) -> Policy {
+        Policy { ptr }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const sys::iour_policy {
+        self.ptr
+    }
+
     /// Sets the restriction set (copied).
     pub fn ruleset(&mut self, rs: &Ruleset) -> Result<&mut Self> {
         // SAFETY: both handles valid; the set is copied.
