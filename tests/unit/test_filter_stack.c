@@ -437,7 +437,7 @@ Test(filter_stack, prefixes_merge_with_ranges)
 	cr_expect_leq(mixed, 48, "one range (and the IPv4-mapped branch): %zu", mixed);
 }
 
-/* Random addresses: a 20,000-entry deny-list on the policy, split. */
+/* Random addresses: a 12,000-entry deny-list on the policy, split. */
 static struct iour_policy *big_denylist(size_t n, uint64_t **setp, struct iour_filter **fp)
 {
 	uint64_t *set = malloc(n * sizeof(*set));
@@ -481,9 +481,9 @@ Test(filter_stack, policy_denylist_split_plan_and_emulated_kernel)
 	long fd;
 	uint8_t ctx[40];
 
-	pol = big_denylist(20000, &set, &f);
+	pol = big_denylist(12000, &set, &f);
 	n = iour_policy__prog_cnt(pol, OP_CONNECT);
-	cr_assert_gt(n, 1, "20,000 random addresses need several programs");
+	cr_assert_gt(n, 1, "12,000 random addresses need several programs");
 	cr_expect_eq(iour_policy__prog_cnt(pol, 0), 0);
 	cr_expect_eq(iour_policy__prog_cnt(pol, 256), -EINVAL);
 	cr_expect_eq(iour_policy__prog_cnt(NULL, OP_CONNECT), -EINVAL);
@@ -516,7 +516,7 @@ Test(filter_stack, policy_denylist_split_plan_and_emulated_kernel)
 	memset(&params, 0, sizeof(params));
 	fd = iour__setup(8, &params);
 	cr_assert_geq(fd, 0);
-	for (size_t k = 0; k < 20000; k += 997) {
+	for (size_t k = 0; k < 12000; k += 599) {
 		struct treq in = { .v4 = true, .addr = (uint32_t)set[k], .port = 80 };
 		struct treq out = { .v4 = true, .addr = (uint32_t)set[k] + 1, .port = 80 };
 
