@@ -143,7 +143,7 @@ struct iour__stack_stats {
  * At most IOUR__STACK_MAX programs.  Other errors as
  * iour__filter_compile_cfg().
  */
-#define IOUR__STACK_MAX 1024
+#define IOUR__STACK_MAX 1024U
 IOUR_INTERNAL int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 					     const struct iour__compile_cfg *cfg,
 					     struct iour__stack_stats *stats,

@@ -597,3 +597,33 @@ Test(filter_stack, raw_program_unsplittable)
 	cr_expect_not_null(strstr(why, "raw program"), "%s", why);
 	iour_filter__free(f);
 }
+
+/* More than IOUR__STACK_MAX programs: refused, saying so (six
+ * instructions hold one address: family, address, two returns). */
+Test(filter_stack, too_many_programs)
+{
+	static uint64_t set[1500];
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = set,
+			      .set_len = 1500 };
+	IOUR_OPTS(iour_filter_opts, fo, .default_verdict = IOUR_ALLOW,
+		  .flags = IOUR_FILTER_ADDR4_LITERAL);
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = 6 };
+	struct iour_filter *f;
+	struct iour_prog *p = NULL;
+	char why[256];
+	int rc;
+
+	for (size_t i = 0; i < 1500; i++)
+		set[i] = 0x0a000000U + (uint32_t)i * 3;
+	cr_assert_eq(iour_filter__new(&fo, &f), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+	rc = iour__filter_compile_stack(f, OP_CONNECT, &cfg, NULL, &p, why, sizeof(why));
+	cr_expect_eq(rc, -IOUR_ERRNO__PROG_TOO_LARGE, "got %s", iour_errname(rc));
+	cr_expect_null(p);
+	cr_expect_not_null(strstr(why, "more than 1024 stacked filters"), "%s", why);
+	iour_filter__free(f);
+}
