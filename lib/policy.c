@@ -43,15 +43,27 @@ static struct iour_prog *prog_new(uint32_t opcode, uint32_t kind, uint32_t pdu_s
 	pr->kind = kind;
 	pr->pdu_size = pdu_size;
 	pr->pad = 0;
+	pr->next = NULL;
 	pr->cnt = cnt;
 	if (cnt)
 		memcpy(pr->insns, insns, cnt * sizeof(*insns));
 	return pr;
 }
 
+/* A copy of a chain of stacked programs (iour__filter_compile_stack()). */
 static struct iour_prog *prog_dup(const struct iour_prog *src)
 {
-	return prog_new(src->opcode, src->kind, src->pdu_size, src->insns, src->cnt);
+	struct iour_prog *head = NULL, **tail = &head;
+
+	for (; src; src = src->next) {
+		*tail = prog_new(src->opcode, src->kind, src->pdu_size, src->insns, src->cnt);
+		if (!*tail) {
+			iour_prog__free(head);
+			return NULL;
+		}
+		tail = &(*tail)->next;
+	}
+	return head;
 }
 
 /* Documented in include/iouring_restrict/policy.h */
@@ -176,10 +188,13 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	return 0;
 }
 
-/* One compiled opcode of a filter set, kept as compiled. */
+/* One compiled opcode of a filter set, kept as compiled: one program, or
+ * a deny-list split across stacked programs (filter_internal.h). */
 static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out)
 {
-	int rc = iour_filter__compile(f, op, NULL, out);
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = IOUR_MAX_INSNS };
+	int rc = iour__filter_compile_stack(f, op, &cfg, NULL, out, NULL, 0);
 
 	if (rc)
 		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
@@ -228,6 +243,18 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 	iour_filter__free(p->src);
 	p->src = copy;
 	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__prog_cnt(const struct iour_policy *p, uint32_t opcode)
+{
+	int n = 0;
+
+	if (!p || opcode >= IOUR__NOPCODES)
+		return -EINVAL;
+	for (const struct iour_prog *pp = p->progs[opcode]; pp; pp = pp->next)
+		n++;
+	return n;
 }
 
 /* Documented in include/iouring_restrict/policy.h */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "filter_internal.h"
 #include "internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
@@ -235,6 +236,46 @@ static int op_filter(const void *arg)
 Test(alloc_faults, filter_build_dup_compile_every_field_kind)
 {
 	drive("filter build, dup, compile (every field and operator kind)", op_filter, NULL);
+}
+
+/* ---- stacked programs: a deny-list split under a small limit ------------ */
+static int op_stack(const void *arg)
+{
+	static uint64_t set[60];
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = 64 };
+	struct iour__stack_stats st;
+	struct iour_filter *f = NULL;
+	struct iour_prog *p = NULL;
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = set,
+			      .set_len = 60 };
+	struct iour_cmp port = { .sz = sizeof(port),
+				 .field = IOUR_FIELD_CONNECT_PORT,
+				 .op = IOUR_CMP_EQ,
+				 .value = 22 };
+	int rc;
+
+	(void)arg;
+	for (size_t i = 0; i < 60; i++)
+		set[i] = 0x0a000000U + (uint32_t)i * 5;
+	rc = iour_filter__new(NULL, &f);
+	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1));
+	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &port, 1));
+	TRY(rc, iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW));
+	TRY(rc, iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &p, NULL, 0));
+	if (!rc && st.progs < 2)
+		rc = -EINVAL; /* the split path must be taken */
+	iour_prog__free(p);
+	iour_filter__free(f);
+	return rc;
+}
+
+Test(alloc_faults, filter_stack_split)
+{
+	drive("deny-list split across stacked programs", op_stack, NULL);
 }
 
 /* ---- policy: plan, describe, report text ------------------------------- */
