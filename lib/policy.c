@@ -190,8 +190,8 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 
 /* One compiled opcode of a filter set, kept as compiled: one program, or
  * a deny-list split across stacked programs (filter_internal.h). */
-static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out,
-		       char *why, size_t whylen)
+static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out, char *why,
+		       size_t whylen)
 {
 	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 					 .max_insns = IOUR_MAX_INSNS };

@@ -86,12 +86,12 @@ static char *big_policy(const char *action, bool with_allow_tail)
 		len += (size_t)snprintf(t + len, cap - len, "%s\"%u.%u.%u.%u\"", i ? ", " : "",
 					scatter[i] >> 24, (scatter[i] >> 16) & 0xff,
 					(scatter[i] >> 8) & 0xff, scatter[i] & 0xff);
-	len += (size_t)snprintf(t + len, cap - len, "]}]}%s\n]}\n",
-				with_allow_tail ?
-					",\n {\"names\": [\"connect\"], \"action\": \"allow\", \"args\": "
-					"[{\"field\": \"connect.family\", \"op\": \"==\", "
-					"\"value\": \"AF_INET\"}]}" :
-					"");
+	len += (size_t)snprintf(
+		t + len, cap - len, "]}]}%s\n]}\n",
+		with_allow_tail ? ",\n {\"names\": [\"connect\"], \"action\": \"allow\", \"args\": "
+				  "[{\"field\": \"connect.family\", \"op\": \"==\", "
+				  "\"value\": \"AF_INET\"}]}" :
+				  "");
 	cr_assert_lt(len, cap);
 	return t;
 }
@@ -129,8 +129,7 @@ static bool sim_allows(const struct iour_policy *p, const uint8_t *ctx, uint32_t
 	return allow;
 }
 
-Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules,
-     .timeout = 600)
+Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules, .timeout = 600)
 {
 	struct iour_load_error err = { .sz = sizeof(err) };
 	struct iour_policy *p = NULL, *q = NULL;
@@ -177,9 +176,9 @@ Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules
 		if (i < NSCATTER)
 			a = scatter[i] + (i % 16) - 1; /* the address or a neighbour */
 		else if (i < NSCATTER + 8)
-			a = (uint32_t[]){ RANGE_LO - 1, RANGE_LO, RANGE_LO + RANGE_N - 1,
+			a = (uint32_t[]){ RANGE_LO - 1,       RANGE_LO,    RANGE_LO + RANGE_N - 1,
 					  RANGE_LO + RANGE_N, 0x09FFFFFFU, 0x0A000000U,
-					  0x0AFFFFFFU, 0x0B000000U }[i - NSCATTER];
+					  0x0AFFFFFFU,        0x0B000000U }[i - NSCATTER];
 		else
 			a = rnd(&s);
 		connect_ctx(ctx, a);
@@ -194,11 +193,12 @@ Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules
 			cr_assert_eq(iour_policy__decide(p, ctx, sizeof(ctx), &v), 0);
 			cr_assert_eq(v.verdict == IOUR_ALLOW, !rules_deny(a), "address %08x", a);
 			cr_assert_eq(v.reason, IOUR_DECIDE_RULE, "address %08x", a);
-			cr_assert_eq(v.rule, rules_deny(a) ? (a >> 24 == 10 ? 0U :
-							     a >= RANGE_LO && a < RANGE_LO + RANGE_N ?
-							     1U :
-							     2U) :
-							     3U,
+			cr_assert_eq(v.rule,
+				     rules_deny(a) ?
+					     (a >> 24 == 10                           ? 0U :
+					      a >= RANGE_LO && a < RANGE_LO + RANGE_N ? 1U :
+											2U) :
+					     3U,
 				     "address %08x: rule %u", a, v.rule);
 			decided++;
 		}
