@@ -111,6 +111,13 @@ IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iou
  * IOUR_RING_APPLY_NO_ENABLE: the caller enables the ring later). */
 IOUR_INTERNAL void iour__plan_drop_enable(struct iour_plan *pl);
 
+/* iour_policy__set_filter(), and when an opcode's rules are too large and
+ * cannot be split (-IOUR_ERRNO__PROG_TOO_LARGE), the reason naming the
+ * opcode in why (why may be NULL; an empty string when there is none):
+ * the policy-file loader puts it in its error message. */
+IOUR_INTERNAL int iour__policy_set_filter(struct iour_policy *p, const struct iour_filter *f,
+					  char *why, size_t whylen);
+
 /* ---- reports ---- */
 
 IOUR_INTERNAL void iour__report_init(struct iour_report *r);

@@ -190,11 +190,12 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 
 /* One compiled opcode of a filter set, kept as compiled: one program, or
  * a deny-list split across stacked programs (filter_internal.h). */
-static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out)
+static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out, char *why,
+		       size_t whylen)
 {
 	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 					 .max_insns = IOUR_MAX_INSNS };
-	int rc = iour__filter_compile_stack(f, op, &cfg, NULL, out, NULL, 0);
+	int rc = iour__filter_compile_stack(f, op, &cfg, NULL, out, why, whylen);
 
 	if (rc)
 		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
@@ -204,6 +205,13 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_pro
 
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
+{
+	return iour__policy_set_filter(p, f, NULL, 0);
+}
+
+/* Documented in lib/plan_internal.h */
+int iour__policy_set_filter(struct iour_policy *p, const struct iour_filter *f, char *why,
+			    size_t whylen)
 {
 	struct iour_prog **next;
 	struct iour_filter *copy = NULL;
@@ -226,7 +234,7 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 	}
 	for (i = 0; i < n && !rc; i++)
 		if (ops[i] < IOUR__NOPCODES)
-			rc = compile_one(f, ops[i], &next[ops[i]]);
+			rc = compile_one(f, ops[i], &next[ops[i]], why, whylen);
 	if (rc) {
 		for (i = 0; i < IOUR__NOPCODES; i++)
 			iour_prog__free(next[i]);

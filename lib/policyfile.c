@@ -1216,6 +1216,7 @@ static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 	uint32_t a, val = 0;
 	json_t *v;
 	size_t i;
+	char why[IOUR_LOAD_ERROR_MSG] = "";
 	int rc;
 
 	if (!json_is_object(root))
@@ -1280,11 +1281,15 @@ static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 	}
 	if ((rc = iour_policy__set_ruleset(p, rs)))
 		goto out;
-	rc = iour_policy__set_filter(p, f);
+	rc = iour__policy_set_filter(p, f, why, sizeof(why));
 	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE) {
 		l->depth = 0;
 		push_key(l, "entries");
-		fail(l, "the rules of an opcode need more than %d instructions", IOUR_MAX_INSNS);
+		if (why[0])
+			fail(l, "%s", why);
+		else
+			fail(l, "the rules of an opcode need more than %d instructions",
+			     IOUR_MAX_INSNS);
 		goto out;
 	}
 	if (rc)

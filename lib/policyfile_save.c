@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "filter_internal.h"
 #include "plan_internal.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
@@ -481,17 +482,23 @@ int iour_policy__save_json(const struct iour_policy *p, uint64_t flags, char *bu
 
 /* ---- decide ---------------------------------------------------------------- */
 
+/* The verdict of a program, or of a deny-list split across stacked
+ * programs (->next): the kernel runs every one and the request runs only
+ * if all allow (doc/design.md, "Stacked filters"). */
 static int run(const struct iour_prog *pr, const uint8_t *ctx, uint32_t *verdict)
 {
-	struct iour_sim_result r = { .sz = sizeof(r) };
+	*verdict = IOUR_ALLOW;
+	for (; pr && *verdict == IOUR_ALLOW; pr = pr->next) {
+		struct iour_sim_result r = { .sz = sizeof(r) };
 
-	if (pr->kind != IOUR_PROG_FILTER) {
-		*verdict = pr->kind == IOUR_PROG_ALWAYS_ALLOW ? IOUR_ALLOW : IOUR_DENY;
-		return 0;
+		if (pr->kind != IOUR_PROG_FILTER) {
+			*verdict = pr->kind == IOUR_PROG_ALWAYS_ALLOW ? IOUR_ALLOW : IOUR_DENY;
+			continue;
+		}
+		if (iour_cbpf_run(pr->insns, pr->cnt, ctx, IOUR_CTX_SIZE, &r))
+			return -IOUR_ERRNO__INTERNAL;
+		*verdict = r.allowed ? IOUR_ALLOW : IOUR_DENY;
 	}
-	if (iour_cbpf_run(pr->insns, pr->cnt, ctx, IOUR_CTX_SIZE, &r))
-		return -IOUR_ERRNO__INTERNAL;
-	*verdict = r.allowed ? IOUR_ALLOW : IOUR_DENY;
 	return 0;
 }
 
@@ -501,6 +508,8 @@ static int rule_holds(const struct iour_filter *src, uint32_t op, const struct i
 		      const uint8_t *ctx, bool *holds)
 {
 	IOUR_OPTS(iour_filter_opts, fo, .default_verdict = !r->verdict, .flags = src->flags);
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = IOUR_MAX_INSNS };
 	struct iour_cmp cmps[IOUR_FILTER_MAX_CMPS];
 	struct iour_filter *f;
 	struct iour_prog *pr = NULL;
@@ -523,8 +532,9 @@ static int rule_holds(const struct iour_filter *src, uint32_t op, const struct i
 	if (rc)
 		return rc;
 	rc = iour_filter__add_rule(f, op, r->verdict, cmps, r->ncmps);
+	/* A deny rule of a large deny-list may need stacked programs alone. */
 	if (!rc)
-		rc = iour_filter__compile(f, op, NULL, &pr);
+		rc = iour__filter_compile_stack(f, op, &cfg, NULL, &pr, NULL, 0);
 	if (!rc)
 		rc = run(pr, ctx, &v);
 	iour_prog__free(pr);

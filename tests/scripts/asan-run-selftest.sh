@@ -33,6 +33,17 @@ expect() { # WANT(0|1) NAME SCRIPT
 lib=/lib/x86_64-linux-gnu/libcriterion.so.3
 expect 0 "runner's own Criterion leak is forgiven" ". $dir/report.sh
 report \$\$ $lib"
+expect 0 "the runner's exit 1 from its own forgiven leak passes when no test failed" ". $dir/report.sh
+report \$\$ $lib
+echo '[====] Synthesis: Tested: 2 | Passing: 2 | Failing: 0 | Crashing: 0 '
+exit 1"
+expect 1 "the same exit 1 with a failing test fails" ". $dir/report.sh
+report \$\$ $lib
+echo '[====] Synthesis: Tested: 2 | Passing: 1 | Failing: 1 | Crashing: 0 '
+exit 1"
+expect 1 "the same exit 1 without a synthesis line fails" ". $dir/report.sh
+report \$\$ $lib
+exit 1"
 expect 1 "the same leak in another process (a worker) fails" ". $dir/report.sh
 report 999999 $lib"
 expect 1 "a runner leak with a frame outside libcriterion fails" ". $dir/report.sh
@@ -45,5 +56,5 @@ expect 1 "an AddressSanitizer error fails" "echo '==1==ERROR: AddressSanitizer: 
 expect 1 "a UBSan runtime error fails" "echo 'x.c:1:2: runtime error: signed integer overflow'"
 expect 1 "a failing exit status fails" "exit 3"
 expect 0 "a clean run passes" "echo fine"
-[ $fails -eq 0 ] && echo "asan-run selftest: 9 cases ok"
+[ $fails -eq 0 ] && echo "asan-run selftest: 12 cases ok"
 exit $fails

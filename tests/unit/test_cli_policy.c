@@ -865,3 +865,103 @@ Test(cli_policy, groups_lists_the_library_table)
 	cr_assert_str_eq(r.out, "");
 	run_free(&r);
 }
+
+/* ---- large deny-lists: stacked programs ---------------------------------- */
+
+/* A policy whose CONNECT rule holds n scattered (never adjacent) IPv4
+ * addresses 10.x.y.(2k), with the given action; allows the rest over IPv4. */
+static char *scattered_policy(const char *action, unsigned n)
+{
+	size_t cap = (size_t)n * 20 + 1024, len = 0;
+	char *t = malloc(cap);
+
+	cr_assert_not_null(t);
+	len += (size_t)snprintf(t, cap,
+				"{\"defaultAction\": \"deny\", \"entries\": [\n"
+				" {\"names\": [\"connect\"], \"action\": \"%s\", \"args\": [{\"field\": "
+				"\"connect.addr4\", \"op\": \"in\", \"values\": [",
+				action);
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(t + len, cap - len, "%s\"10.%u.%u.%u\"", i ? ", " : "",
+					i >> 14, (i >> 6) & 0xff, (i & 0x3f) * 2);
+	len += (size_t)snprintf(t + len, cap - len, "]}]}%s\n]}\n",
+				strcmp(action, "deny") ?
+					"" :
+					",\n {\"names\": [\"connect\"], \"action\": \"allow\", "
+					"\"args\": [{\"field\": \"connect.family\", \"op\": \"==\", "
+					"\"value\": \"AF_INET\"}]}");
+	cr_assert_lt(len, cap);
+	return t;
+}
+
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+Test(cli_policy, compile_and_check_show_every_stacked_program)
+{
+	static const char *const fmts[] = { "text", "json", "c" };
+	static const char *const marks[] = { "opcode 16 (CONNECT)", "\"op\": \"bpf_filter\"",
+					     "opcode 16 (CONNECT)" };
+	struct iour_policy *p = NULL;
+	char *text = scattered_policy("deny", 12000);
+	struct run r;
+	int cnt;
+
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), NULL, &p, NULL), 0);
+	cnt = iour_policy__prog_cnt(p, 16);
+	iour_policy__free(p);
+	cr_assert_gt(cnt, 1);
+	for (size_t i = 0; i < 3; i++) {
+		run_tool(&r, text, "compile", "-", "--kernel", "7.2", "--format", fmts[i],
+			 (const char *)NULL);
+		cr_assert_eq(r.status, 0, "%s: %s", fmts[i], r.err);
+		cr_assert_eq(count_str(r.out, marks[i]), cnt, "%s: %d programs shown, %d held",
+			     fmts[i], count_str(r.out, marks[i]), cnt);
+		if (i == 0)
+			cr_assert(has(r.out, "split across"), "%s", r.out);
+		if (i == 1)
+			assert_valid_json(r.out);
+		run_free(&r);
+	}
+	/* i = 11999: 10.0.187.62, denied by a late program; .63 is not listed */
+	run_tool(&r, text, "check", "-", "--op", "connect", "family=AF_INET", "addr4=10.0.187.62",
+		 (const char *)NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "verdict: deny") && has(r.out, "rule: 1"), "%s", r.out);
+	run_free(&r);
+	run_tool(&r, text, "check", "-", "--op", "connect", "family=AF_INET", "addr4=10.0.187.63",
+		 (const char *)NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "verdict: allow") && has(r.out, "rule: 2"), "%s", r.out);
+	run_free(&r);
+	free(text);
+}
+
+Test(cli_policy, unsplittable_allow_list_names_the_opcode_and_why)
+{
+	static const char *const cmds[] = { "compile", "check", "run" };
+	char *text = scattered_policy("allow", 12000);
+	struct run r;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 1)
+			run_tool(&r, text, "check", "-", "--op", "connect", (const char *)NULL);
+		else if (i == 2)
+			run_tool(&r, text, "run", "-", "--", "/bin/echo", "ran", (const char *)NULL);
+		else
+			run_tool(&r, text, "compile", "-", (const char *)NULL);
+		cr_assert_eq(r.status, 3, "%s: status %d", cmds[i], r.status);
+		cr_assert_str_eq(r.out, "", "%s", cmds[i]);
+		cr_assert(has(r.err, "<stdin>:") && has(r.err, "CONNECT") &&
+				  has(r.err, "an allow-list cannot be split across stacked filters"),
+			  "%s: %s", cmds[i], r.err);
+		run_free(&r);
+	}
+	free(text);
+}

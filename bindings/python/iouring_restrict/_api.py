@@ -819,6 +819,12 @@ class Policy(_Handle):
                "iour_policy__get_attr")
         return v.value
 
+    def prog_cnt(self, op) -> int:
+        """How many argument-filter programs the policy holds for ``op``:
+        0 (none), 1, or more for a deny-list split across stacked filters
+        (the kernel runs them all; the request runs only if all allow)."""
+        return _check(lib.iour_policy__prog_cnt(self, opcode(op)), "iour_policy__prog_cnt")
+
     def plan(self, level: Optional[int] = None) -> "Plan":
         """Plans the policy for the running kernel (or, with ``level``, for
         a forced feature level)."""

@@ -234,6 +234,7 @@ FUNCS = {
     "iour_policy__set_prog": (c_int, ["policy", u32, POINTER(iour_insn), c_size_t, u32]),
     "iour_policy__set_attr": (c_int, ["policy", u32, u32]),
     "iour_policy__get_attr": (c_int, ["policy", u32, POINTER(u32)]),
+    "iour_policy__prog_cnt": (c_int, ["policy", u32]),
     "iour_policy_attr_bounds": (c_int, [u32, POINTER(u32), POINTER(u32), POINTER(u32)]),
     "iour_policy__plan": (c_int, ["policy", POINTER(iour_plan_opts), POINTER(c_void_p)]),
     "iour_plan__free": (V, ["plan"]),

@@ -46,3 +46,24 @@ def test_groups():
     assert set(ir.group("@file-read", kver=ir.kver(5, 1)).ops) <= set(fr.ops)
     with pytest.raises(FileNotFoundError):
         ir.group("no-such-group")
+
+
+def _connect4(a, b, c, d):
+    return socket.AF_INET.to_bytes(2, "little") + (80).to_bytes(2, "big") + bytes([a, b, c, d]) + bytes(8)
+
+
+def test_a_large_deny_list_is_split_across_stacked_filters():
+    # 6000 scattered addresses (every other one, so nothing merges) need
+    # more than one 4096-instruction program: the policy stacks several.
+    addrs = ["10.%d.%d.%d" % (i >> 14, (i >> 6) & 0xFF, (i & 0x3F) * 2) for i in range(6000)]
+    text = ('{"defaultAction": "allow", "entries": [{"names": ["connect"], "action": "deny", '
+            '"args": [{"field": "connect.addr4", "op": "in", "values": [%s]}]}]}'
+            % ", ".join('"%s"' % a for a in addrs))
+    with ir.Policy.from_json(text) as p:
+        assert p.prog_cnt(ir.Op.CONNECT) > 1
+        assert p.prog_cnt("read") == 0
+        assert not p.decide(ir.ctx_connect(_connect4(10, 0, 0, 2))).allowed
+        assert not p.decide(ir.ctx_connect(_connect4(10, 0, 93, 94))).allowed  # i = 5999
+        assert p.decide(ir.ctx_connect(_connect4(10, 0, 0, 3))).allowed
+        with pytest.raises(TypeError):
+            p.prog_cnt(1.5)

@@ -1084,6 +1084,7 @@ extern "C" {
     ) -> c_int;
     pub fn iour_policy__set_attr(p: *mut iour_policy, attr: u32, value: u32) -> c_int;
     pub fn iour_policy__get_attr(p: *const iour_policy, attr: u32, value: *mut u32) -> c_int;
+    pub fn iour_policy__prog_cnt(p: *const iour_policy, opcode: u32) -> c_int;
     pub fn iour_policy_attr_bounds(attr: u32, min: *mut u32, max: *mut u32, def: *mut u32)
         -> c_int;
 

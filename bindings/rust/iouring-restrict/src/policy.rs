@@ -7,6 +7,7 @@ use iouring_restrict_sys as sys;
 
 use crate::error::{check, static_string, Error, Result};
 use crate::filter::Filter;
+use crate::names::Opcode;
 use crate::ruleset::{RingParams, Ruleset};
 
 /// What to do when the kernel cannot enforce a policy exactly (named as in
@@ -116,6 +117,14 @@ impl Policy {
         // SAFETY: valid handle, v outlives the call.
         check(unsafe { sys::iour_policy__get_attr(self.ptr, attr, &mut v) })?;
         Ok(v)
+    }
+
+    /// How many argument-filter programs the policy holds for `op`: 0
+    /// (none), 1, or more for a deny-list split across stacked filters
+    /// (the kernel runs them all; the request runs only if all allow).
+    pub fn prog_cnt(&self, op: Opcode) -> Result<u32> {
+        // SAFETY: valid handle.
+        check(unsafe { sys::iour_policy__prog_cnt(self.ptr, op.0) })
     }
 
     /// What the policy restricts.

@@ -79,3 +79,34 @@ fn groups_are_listed_and_found() {
     assert!(!old.contains(&Opcode::READ_MULTISHOT));
     assert_eq!(Group::find("@nothing").unwrap_err().errno(), 2);
 }
+
+fn connect4_ctx(a: [u8; 4]) -> [u8; 40] {
+    // the CONNECT context (cbpf.h): u32 family, be16 port, the address
+    let mut ctx = [0u8; 40];
+    ctx[8] = Opcode::CONNECT.0 as u8;
+    ctx[16..20].copy_from_slice(&2u32.to_ne_bytes());
+    ctx[20..22].copy_from_slice(&80u16.to_be_bytes());
+    ctx[24..28].copy_from_slice(&a);
+    ctx
+}
+
+#[test]
+fn a_large_deny_list_is_split_across_stacked_filters() {
+    // 6000 scattered addresses (every other one: nothing merges) need more
+    // than one 4096-instruction program.
+    let addrs: Vec<String> = (0..6000u32)
+        .map(|i| format!("\"10.{}.{}.{}\"", i >> 14, (i >> 6) & 0xff, (i & 0x3f) * 2))
+        .collect();
+    let text = format!(
+        r#"{{"defaultAction": "allow", "entries": [{{"names": ["connect"], "action": "deny",
+            "args": [{{"field": "connect.addr4", "op": "in", "values": [{}]}}]}}]}}"#,
+        addrs.join(", ")
+    );
+    let p = Policy::from_json(&text).unwrap();
+    assert!(p.prog_cnt(Opcode::CONNECT).unwrap() > 1);
+    assert_eq!(p.prog_cnt(Opcode::READ).unwrap(), 0);
+    assert!(p.prog_cnt(Opcode(300)).is_err());
+    assert_eq!(p.decide(&connect4_ctx([10, 0, 0, 2])).unwrap().verdict, Verdict::Deny);
+    assert_eq!(p.decide(&connect4_ctx([10, 0, 93, 94])).unwrap().verdict, Verdict::Deny);
+    assert_eq!(p.decide(&connect4_ctx([10, 0, 0, 3])).unwrap().verdict, Verdict::Allow);
+}
