@@ -187,7 +187,7 @@ Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules
 		simulated++;
 		/* iour_policy__decide() on a sample (it compiles the rule that
 		 * held, so it is slower than the simulator alone). */
-		if (i % 3000 < 2 || (i >= NSCATTER && i < NSCATTER + 8)) {
+		if (i % 12000 == 0 || (i >= NSCATTER && i < NSCATTER + 8)) {
 			struct iour_request_verdict v = { .sz = sizeof(v) };
 
 			cr_assert_eq(iour_policy__decide(p, ctx, sizeof(ctx), &v), 0);
@@ -203,7 +203,7 @@ Test(policyfile_stack, json_100k_deny_list_is_stacked_and_decides_like_the_rules
 			decided++;
 		}
 	}
-	cr_assert_geq(decided, 20);
+	cr_assert_geq(decided, 12);
 	cr_log_info("policyfile_stack: %d stacked CONNECT programs; %u contexts simulated, %u "
 		    "decided",
 		    cnt, simulated, decided);
