@@ -16,8 +16,10 @@
 #                  kernels without task restrictions); also run by check
 #   bench          benchmarks; writes $(O)/bench.json
 #   doc            doxygen with warnings as errors
+#   man / check-docs   manual pages (sections 1, 3, 7) and the tutorial
+#                  programs, rendered and run (mk/docs.mk)
 #   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
-#                         BINDIR
+#                         BINDIR, MANDIR
 # Hardening (all run by `make check` unless noted):
 #   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes)
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
@@ -201,6 +203,7 @@ doc:
 	$(call msg,DOXYGEN,doc/Doxyfile)
 	@mkdir -p $(O)/doc
 	$(Q)( cat doc/Doxyfile; echo "OUTPUT_DIRECTORY = $(O)/doc" ) | $(DOXYGEN) - > $(O)/doc/doxygen.log
+	@echo "doc: HTML reference: $(abspath $(O))/doc/html/index.html (main page: README.md; tutorial: doc/tutorial.md)"
 
 deps:
 	$(Q)scripts/deps.sh
@@ -222,6 +225,7 @@ check-run:
 	$(Q)mkdir -p $(O) && rm -f $(O)/check-times.txt
 	$(Q)$(CI_STEP) 'build (gcc: library, examples)' $(SUBMAKE) all
 	$(Q)$(CI_STEP) 'documentation (doxygen)' $(SUBMAKE) doc
+	$(Q)$(CI_STEP) 'manual pages and tutorial (man -l, examples/tutorial)' $(SUBMAKE) check-docs
 	$(Q)$(CI_STEP) 'public headers (C99, C11, C++)' $(SUBMAKE) check-headers
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
@@ -248,7 +252,7 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk
 
 clean:
 	rm -rf $(O)

@@ -4,10 +4,10 @@
 # ---- install check: DESTDIR staging with PREFIX=/usr, a consumer built
 # with pkg-config (shared, and --static), then uninstall leaves nothing.
 check-install: lib
-	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils
+	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils man:man-db python3:python3
 	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' scripts/check-install.sh
 
-install: lib tools
+install: lib tools man
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(BINDIR)
 	install -m 644 include/iouring_restrict/*.h $(DESTDIR)$(INCLUDEDIR)/iouring_restrict/
@@ -17,6 +17,10 @@ install: lib tools
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libiouring-restrict.so
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 644 $(MAN1_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN_OUT)/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(MAN7_PAGES) $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libiouring-restrict.a $(DESTDIR)$(LIBDIR)/libiouring-restrict.so \
@@ -24,3 +28,6 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/iouring-restrict.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/iouring_restrict
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1_PAGES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7_PAGES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(addsuffix .3,$(MAN3_NAMES)))

@@ -67,7 +67,7 @@ VALGRIND_REPLAY_MAX ?= 300
 test-valgrind: $(UNIT) examples tools $(REPLAY_BINS)
 	$(Q)$(NEED) valgrind:valgrind
 	$(call msg,VALGRIND,$(UNIT) $(VALGRIND_FILTER))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools VALGRIND='$(VALGRIND)' \
+	$(Q)IOUR_TEST_QUICK=1 IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools VALGRIND='$(VALGRIND)' \
 		scripts/valgrind-run.sh --criterion $(O)/valgrind/unit $(UNIT) -j2 \
 		$(if $(VALGRIND_FILTER),--filter '$(VALGRIND_FILTER)') $(TEST_ARGS)
 	$(Q)for n in $(FUZZ_TARGETS); do \

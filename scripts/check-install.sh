@@ -34,6 +34,17 @@ done
 	fail "libiouring-restrict.so.1 does not link to the real file"
 readelf -d "$stage/usr/lib/libiouring-restrict.so.$VERSION" | grep -q 'SONAME.*\[libiouring-restrict\.so\.1\]' ||
 	fail "SONAME is not libiouring-restrict.so.1"
+# The manual pages: iour-restrict(1), iouring-restrict(7) and one section 3
+# page per public function, under MANDIR (default PREFIX/share/man), and
+# man finds them there.
+for f in usr/share/man/man1/iour-restrict.1 usr/share/man/man7/iouring-restrict.7; do
+	[ -s "$stage/$f" ] || fail "missing $f"
+done
+for fn in $(python3 scripts/gen-man3.py --list include/iouring_restrict/*.h); do
+	[ -s "$stage/usr/share/man/man3/$fn.3" ] || fail "no installed man page for $fn"
+done
+MANPATH="$stage/usr/share/man" man -w iour_ring_apply > /dev/null 2>&1 ||
+	fail "man does not find iour_ring_apply(3) under the staged MANDIR"
 grep -qx 'prefix=/usr' "$stage/usr/lib/pkgconfig/iouring-restrict.pc" ||
 	fail "the installed .pc does not say prefix=/usr"
 # Every tool is installed in BINDIR and finds the staged library.
@@ -84,7 +95,8 @@ left=$(find "$stage" ! -type d)
 # ---- 5. LIBDIR / INCLUDEDIR / PKGCONFIGDIR overrides
 alt=$base/alt
 m install DESTDIR="$alt" PREFIX=/opt/iour LIBDIR=/opt/iour/lib64 INCLUDEDIR=/opt/iour/inc \
-	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin
+	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin MANDIR=/opt/iour/man
+[ -s "$alt/opt/iour/man/man7/iouring-restrict.7" ] || fail "MANDIR not honoured"
 [ -e "$alt/opt/iour/lib64/libiouring-restrict.so.$VERSION" ] || fail "LIBDIR not honoured"
 [ -e "$alt/opt/iour/inc/iouring_restrict/iouring_restrict.h" ] || fail "INCLUDEDIR not honoured"
 pc=$alt/opt/iour/share/pkgconfig/iouring-restrict.pc
@@ -95,10 +107,10 @@ fi
 grep -qx 'libdir=/opt/iour/lib64' "$pc" && grep -qx 'includedir=/opt/iour/inc' "$pc" ||
 	fail "the .pc does not follow LIBDIR/INCLUDEDIR"
 m uninstall DESTDIR="$alt" PREFIX=/opt/iour LIBDIR=/opt/iour/lib64 INCLUDEDIR=/opt/iour/inc \
-	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin
+	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin MANDIR=/opt/iour/man
 left=$(find "$alt" ! -type d)
 [ -z "$left" ] || fail "uninstall (overridden paths) left files behind: $left"
 
 # The build tree's .pc is back to the default paths for the next `make`.
 m lib
-echo "check-install: ok: staged install, shared + static consumers, tools, uninstall clean, path overrides"
+echo "check-install: ok: staged install, shared + static consumers, tools, man pages, uninstall clean, path overrides"

@@ -22,16 +22,17 @@ set -eu
 # from elfutils and vtable-dumper), abi-compliance-checker (calls ctags from
 # universal-ctags, only recommended by its package); hardening:
 # libclang-rt-14-dev (libFuzzer and sanitizer runtimes), valgrind, gcovr,
-# clang-tidy, cppcheck, clang-format.
+# clang-tidy, cppcheck, clang-format; manual pages: man-db (man -l) and
+# groff-base (groff, tbl).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format"
+libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
 ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
 valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
-clang-format:clang-format"
+clang-format:clang-format man:man-db groff:groff-base"
 for a in "$@"; do
 	case $a in
 	*:*) CMDS="$CMDS $a" ;;

@@ -3,15 +3,15 @@
  * @file iouring_restrict.h
  * @brief Umbrella header of libiouring-restrict: include this one.
  *
- * @mainpage libiouring-restrict
- *
  * libiouring-restrict restricts what io_uring may do, for a ring or for the
  * calling task and its children: allow-lists of request opcodes, register
  * opcodes and SQE flags (Linux 5.10+), and argument filters compiled to
  * classic BPF (Linux 7.0+).  It probes what the running kernel supports and
  * reports exactly what is enforced.
  *
- * Build with `pkg-config --cflags --libs iouring-restrict`.
+ * Build with `pkg-config --cflags --libs iouring-restrict`.  The main page
+ * of this reference is the README; the tutorial (doc/tutorial.md) is
+ * under Related Pages.
  */
 #ifndef IOURING_RESTRICT_H
 #define IOURING_RESTRICT_H

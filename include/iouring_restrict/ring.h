@@ -22,6 +22,12 @@
  * #IOUR_RING_APPLY_NO_ENABLE and enable the ring from that thread with
  * iour_ring_enable() (or liburing's `io_uring_enable_rings()`).
  *
+ * **liburing 2.3 (Debian 12)** has no `io_uring_enable_rings()`.  With it,
+ * let iour_ring_apply() enable the ring, or call iour_ring_enable() with
+ * the ring's fd (`ring.ring_fd`), which makes the same
+ * `IORING_REGISTER_ENABLE_RINGS` call (or make that call yourself:
+ * `io_uring_register(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0)`).
+ *
  * **Scope.** Ring restrictions bind that ring only: a process that may
  * create rings can still create an unrestricted one.  They confine what is
  * submitted through rings handed to less trusted code.

@@ -53,6 +53,17 @@ int gen_test_long(void)
 	return s && *s && strcmp(s, "0") != 0;
 }
 
+uint64_t gen_test_count(uint64_t dflt, uint64_t lng)
+{
+	const char *q = getenv("IOUR_TEST_QUICK");
+
+	if (gen_test_long())
+		return lng;
+	if (q && *q && strcmp(q, "0") != 0)
+		return dflt / 10 ? dflt / 10 : 1;
+	return dflt;
+}
+
 #define PICK(r, arr) ((arr)[gen_below((r), (uint32_t)(sizeof(arr) / sizeof((arr)[0])))])
 
 /* Every code io_uring's checker accepts. */

@@ -29,6 +29,15 @@ bool gen_chance(struct gen_rng *r, unsigned pct);
 uint64_t gen_test_seed(uint64_t def);
 /* 1 if IOUR_TEST_LONG is set to a non-empty value other than "0". */
 int gen_test_long(void);
+/*
+ * How many random cases a differential or robustness test runs: `dflt`
+ * normally, `lng` under IOUR_TEST_LONG, and dflt / 10 (at least 1) under
+ * IOUR_TEST_QUICK.  The quick count is for valgrind (mk/valgrind.mk), where
+ * a case costs some thirty times more: valgrind looks for memory errors on
+ * the same paths, while the full counts run natively and under ASan+UBSan
+ * in the same make check.
+ */
+uint64_t gen_test_count(uint64_t dflt, uint64_t lng);
 
 /*
  * A program "near" the acceptance boundary of the kernel's checkers: codes

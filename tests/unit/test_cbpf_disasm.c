@@ -274,7 +274,7 @@ Test(cbpf_disasm, random_programs)
 	size_t i, n;
 
 	gen_seed(&r, gen_test_seed(0xd15a5ULL));
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < gen_test_count(2000, 20000); i++) {
 		static const uint32_t ops[] = { 45, 18, 28, 16, 0, IOUR_OPCODE_ANY };
 		uint32_t op = ops[gen_below(&r, 6)], fmt = gen_below(&r, 3);
 		char *a, *b;

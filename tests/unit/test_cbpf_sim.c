@@ -222,7 +222,7 @@ Test(cbpf_sim, differential_vs_kernel, .timeout = 600)
 	struct kernel_oracle o;
 	struct gen_rng r;
 	uint64_t seed = gen_test_seed(0x5eed5157ULL);
-	size_t want = gen_test_long() ? 2000000 : 200000;
+	size_t want = gen_test_count(200000, 2000000);
 	size_t per_prog = 100, runs = 0, progs = 0, tried = 0, mism = 0;
 	size_t allowed = 0, div0 = 0, ret_a = 0;
 	uint8_t ctx[40];

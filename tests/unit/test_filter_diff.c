@@ -157,7 +157,7 @@ Test(filter_diff, three_way_random_policies, .timeout = 600)
 	struct gen_rng r;
 	struct diff_counts dc = { 0 };
 	uint64_t seed = gen_test_seed(0x5eed0f11e7ULL);
-	uint64_t npol = gen_test_long() ? 22000 : 2200;
+	uint64_t npol = gen_test_count(2200, 22000);
 	struct ref_req reqs[CTX_PER_POLICY];
 
 	cr_assert_eq(oracle_open(&o), 0);
@@ -192,5 +192,5 @@ Test(filter_diff, three_way_random_policies, .timeout = 600)
 		(unsigned long long)dc.insns_max, (unsigned long long)dc.long_jumps);
 	cr_assert_eq(dc.mismatches, 0);
 	cr_assert_gt(dc.unspec_aborted, dc.policies / 8, "the fallback path was hardly exercised");
-	cr_assert_geq(dc.cases, gen_test_long() ? 1000000 : 100000);
+	cr_assert_geq(dc.cases, gen_test_count(100000, 1000000));
 }

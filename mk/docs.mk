@@ -1,0 +1,68 @@
+# mk/docs.mk: manual pages (sections 1, 3, 7) and the tutorial programs.
+# Included by the top-level Makefile, whose variables (O, Q, NEED, msg,
+# ALL_CFLAGS, SHARED_LIB, ...) it uses.
+#
+#   man            $(O)/man/man3/FUNCTION.3 for every public function (from
+#                  the headers' Doxygen comments: scripts/gen-man3.py),
+#                  man1/iour-restrict.1 from doc/cli.md and
+#                  man7/iouring-restrict.7 from doc/iouring-restrict.7.md
+#                  (scripts/md2man.py)
+#   check-man      every public function has a page; every page renders
+#                  with `man --warnings -l` without a single warning
+#   tutorial       builds examples/tutorial/*.c
+#   check-tutorial runs them and checks their output (scripts/check-tutorial.sh)
+#   check-docs     check-man and check-tutorial (the step of `make check`)
+
+MANDIR ?= $(prefix)/share/man
+MAN_HDRS := $(sort $(wildcard include/iouring_restrict/*.h))
+MAN_OUT := $(O)/man
+MAN3_STAMP := $(MAN_OUT)/man3/.stamp
+MAN1_PAGES := $(MAN_OUT)/man1/iour-restrict.1
+MAN7_PAGES := $(MAN_OUT)/man7/iouring-restrict.7
+# The public functions, from the headers (not from doxygen): used by
+# uninstall, so that it needs neither doxygen nor a build.
+MAN3_NAMES = $(shell python3 scripts/gen-man3.py --list $(MAN_HDRS))
+
+TUTORIAL_SRCS := $(sort $(wildcard examples/tutorial/*.c))
+TUTORIAL := $(patsubst examples/tutorial/%.c,$(O)/examples/tutorial/%,$(TUTORIAL_SRCS))
+
+.PHONY: man check-man tutorial check-tutorial check-docs
+
+man: $(MAN3_STAMP) $(MAN1_PAGES) $(MAN7_PAGES)
+
+# doxygen's XML of the headers alone (the HTML run of `make doc` checks the
+# warnings), then one page per function.
+$(MAN3_STAMP): $(MAN_HDRS) doc/Doxyfile scripts/gen-man3.py
+	$(Q)$(NEED) doxygen:doxygen python3:python3
+	$(call msg,GEN,$(MAN_OUT)/man3)
+	$(Q)rm -rf $(O)/man-xml $(MAN_OUT)/man3 && mkdir -p $(O)/man-xml $(MAN_OUT)/man3
+	$(Q)( cat doc/Doxyfile; echo "INPUT = include/iouring_restrict"; \
+		echo "USE_MDFILE_AS_MAINPAGE ="; echo "OUTPUT_DIRECTORY = $(O)/man-xml"; \
+		echo "GENERATE_XML = YES"; echo "GENERATE_HTML = NO"; echo "WARN_AS_ERROR = NO" ) | \
+		$(DOXYGEN) - > $(O)/man-xml/doxygen.log 2>&1
+	$(Q)python3 scripts/gen-man3.py $(O)/man-xml/xml $(MAN_OUT)/man3 $(MAN_HDRS)
+	$(Q)touch $@
+
+$(MAN_OUT)/man1/%.1: doc/cli.md scripts/md2man.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D) && python3 scripts/md2man.py $< $@
+
+$(MAN_OUT)/man7/%.7: doc/%.7.md scripts/md2man.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D) && python3 scripts/md2man.py $< $@
+
+check-man: man
+	$(Q)$(NEED) man:man-db groff:groff-base
+	$(Q)scripts/check-man.sh $(MAN_OUT) $(MAN_HDRS)
+
+tutorial: $(TUTORIAL)
+$(O)/examples/tutorial/%: examples/tutorial/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,'$$ORIGIN/../..' \
+		-liouring-restrict -luring $(LDFLAGS)
+
+check-tutorial: $(TUTORIAL)
+	$(Q)scripts/check-tutorial.sh $(O)/examples/tutorial
+
+check-docs: check-man check-tutorial
