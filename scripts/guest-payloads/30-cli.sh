@@ -13,6 +13,7 @@ guest_file "$O/tests/uring-try" /progs/uring-try
 mkdir -p "$GB/tutorial"
 for src in examples/tutorial/step*.c; do
 	name=$(basename "$src" .c)
+	# shellcheck disable=SC2016 # $ORIGIN is for the linker
 	${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -o "$GB/tutorial/$name" \
 		"$src" -L"$O" -Wl,-rpath,'$ORIGIN/..' -liouring-restrict -luring ||
 		fail "building $src failed"

@@ -22,13 +22,15 @@ if [ "$(cat "$LU/version" 2>/dev/null)" != "$lu_ver" ]; then
 		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$lu_apt/lists" \
 		-o Dir::Cache="$lu_apt/cache" -o Debug::NoLocking=1 download -q liburing-dev 2>&1) |
 		grep -v '^W: Download is performed unsandboxed' >&2 || true
-	deb=$(ls "$LU"/dl/liburing-dev_*.deb 2>/dev/null | head -n 1)
+	deb=
+	for f in "$LU"/dl/liburing-dev_*.deb; do [ -f "$f" ] && deb=$f; done
 	[ -n "$deb" ] || fail "apt-get download liburing-dev (sid) failed"
 	dpkg-deb -x "$deb" "$LU/root" || fail "dpkg-deb -x $deb failed"
 	echo "$lu_ver" >"$LU/version"
 fi
 lu_a=$(find "$LU/root" -name liburing.a | head -n 1)
 [ -n "$lu_a" ] || fail "no liburing.a in sid's liburing-dev $lu_ver"
+# shellcheck disable=SC2016 # $ORIGIN is for the linker
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$LU/root/usr/include" -Iinclude \
 	-idirafter tests/guest/compat -o "$GB/liburing_coexist" tests/guest/liburing_coexist.c \
 	"$lu_a" -L"$O" -Wl,-rpath,'$ORIGIN/..' -liouring-restrict ||

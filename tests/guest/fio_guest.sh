@@ -21,6 +21,8 @@
 # fio_guest.sh [IOUR_RESTRICT [POLICY_DIR [DIR]]].  Every check counts; the
 # last line is "N passed, M failed" (the guest's /init adds it up); exit 0
 # when nothing failed.
+# ok and bad always succeed, so "A && ok || bad" is an if-then-else here
+# shellcheck disable=SC2015
 set -u
 PATH=/usr/bin:/bin:/progs:/tools:$PATH
 export PATH

@@ -48,8 +48,7 @@
 #include <unistd.h>
 #include <iouring_restrict/iouring_restrict.h>
 
-#if !defined(IO_URING_VERSION_MAJOR) ||                                                   \
-	(IO_URING_VERSION_MAJOR == 2 && IO_URING_VERSION_MINOR < 14)
+#if !defined(IO_URING_VERSION_MAJOR) || (IO_URING_VERSION_MAJOR == 2 && IO_URING_VERSION_MINOR < 14)
 #error "needs liburing 2.14 or newer (io_uring_register_bpf_filter_task)"
 #endif
 
