@@ -670,18 +670,6 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 			iour_plan__free(pl);
 			return -EPERM;
 		}
-		/* The task's filters are registered after its set, and Linux
-		 * 7.3.4 gates that registration by the set's register side
-		 * (doc/kernel.md 3.3): the set lets BPF_FILTER through.  A
-		 * filter can only add denials. */
-		if (any_filter && !em.via_filters && eff.reg_restricted &&
-		    !iour__bm_test(&eff.reg_ops, KIO_REGISTER_BPF_FILTER)) {
-			iour__bm_set(&eff.reg_ops, KIO_REGISTER_BPF_FILTER);
-			note(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE, IOUR_DECISION_NO_OPCODE, "%s",
-			     "register opcode BPF_FILTER is allowed in the task's set so that "
-			     "its argument filters can be registered after it (Linux 7.3.4 "
-			     "gates that registration by the set); a filter only adds denials");
-		}
 		emit_rules(&b, IOUR_STEP_TASK, &em);
 		enforcing_step = em.enforcing;
 		loosened |= em.loosened;

@@ -213,12 +213,10 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 	struct iour_plan *pl = plan_level(p, 4);
 	static const uint16_t ents[][2] = {
 		{ 1, OP_NOP }, { 1, OP_OPENAT }, { 1, OP_READ }, { 1, OP_SOCKET },
-		{ 2, SQE_IO_LINK }, { 0, 2 }, { 0, 37 },
+		{ 2, SQE_IO_LINK }, { 0, 2 },
 	};
 	uint8_t want[256];
-	/* REGISTER_OP 37 (BPF_FILTER): the task's filters come after its set,
-	 * which Linux 7.3.4 gates (doc/kernel.md 3.3) */
-	size_t n = entries_bytes(want, true, ents, 7);
+	size_t n = entries_bytes(want, true, ents, 6);
 	struct iour_plan_step s;
 	struct iour_plan_info info = { .sz = sizeof(info) };
 
@@ -242,7 +240,7 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(s.call_op, 11);
 	cr_expect_eq(s.nr_args, 1, "emulated: task set nr_args is 1, not the count");
-	cr_expect_eq(s.entries, 7);
+	cr_expect_eq(s.entries, 6);
 	expect_arg(pl, 1, want, n, "task restriction header + entries");
 	/* 3-4. filters in opcode order; no DENY_REST (NOP and READ are
 	 * allowed without a filter, DENY_REST would close them). */
