@@ -46,6 +46,7 @@ struct iour__kernel {
 	bool nnp;                    /* no_new_privs already set */
 	uint32_t priv;               /* IOUR__PRIV_*: may the task path be used */
 	uint8_t pdu[IOUR__NOPCODES]; /* payload size K per request opcode */
+	bool sock_flags_hidden;      /* SOCKET type word without SOCK_* flags (7.3.4) */
 	char name[96];               /* "Linux 7.0 (forced level 4)" and the like */
 };
 

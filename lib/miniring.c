@@ -224,36 +224,64 @@ void iour__ring_exit(struct iour__ring *r)
 }
 
 /*
- * The io_rings layout of Linux 6.x (measured on 6.18: sq head 0, tail 4,
- * cq head 8, tail 12, masks 16/20, entries 24/28, dropped 32, sq flags 36,
- * cq flags 40, overflow 44, cqes 64, SQ array after the CQEs aligned to 64
- * bytes).  Used only when a twin ring cannot be created; ring_map() checks
- * the mapped header against it.
+ * The io_rings layouts, used only when a twin ring cannot be created (a
+ * seccomp companion refusing io_uring_setup, for example); doc/kernel.md
+ * "Ring header layouts".  line 0: the compact layout (measured on 6.12 and
+ * 6.18: sq head 0, tail 4, cq head 8, tail 12, masks 16/20, entries 24/28,
+ * dropped 32, sq flags 36, cq flags 40, overflow 44, cqes 64).  line L > 0:
+ * the older layout where each head and tail sits on its own L-byte cache
+ * line (measured on 5.10 and 6.1 with L = 64): heads and tails at 0, L, 2L,
+ * 3L, the same eight words from 4L, cqes at 5L.  The SQ array follows the
+ * CQEs, aligned to the line (64 for the compact layout).  ring_map() and
+ * iour__ring_learn() check the mapped header against the layout chosen.
  */
-static void compact_layout(struct kio_params *p, uint32_t flags)
+static void known_layout(struct kio_params *p, uint32_t flags, uint32_t line)
 {
+	uint32_t l = line ? line : 4, w = line ? 4 * line : 16, al = line ? line : 64;
 	size_t cqes_end;
 
 	memset(&p->sq_off, 0, sizeof(p->sq_off));
 	memset(&p->cq_off, 0, sizeof(p->cq_off));
 	p->sq_off.head = 0;
-	p->sq_off.tail = 4;
-	p->cq_off.head = 8;
-	p->cq_off.tail = 12;
-	p->sq_off.ring_mask = 16;
-	p->cq_off.ring_mask = 20;
-	p->sq_off.ring_entries = 24;
-	p->cq_off.ring_entries = 28;
-	p->sq_off.dropped = 32;
-	p->sq_off.flags = 36;
-	p->cq_off.flags = 40;
-	p->cq_off.overflow = 44;
-	p->cq_off.cqes = 64;
-	cqes_end = 64 + (size_t)p->cq_entries *
-				(sizeof(struct kio_cqe) << ((flags & IOUR__SETUP_CQE32) ? 1 : 0));
+	p->sq_off.tail = l;
+	p->cq_off.head = 2 * l;
+	p->cq_off.tail = 3 * l;
+	p->sq_off.ring_mask = w;
+	p->cq_off.ring_mask = w + 4;
+	p->sq_off.ring_entries = w + 8;
+	p->cq_off.ring_entries = w + 12;
+	p->sq_off.dropped = w + 16;
+	p->sq_off.flags = w + 20;
+	p->cq_off.flags = w + 24;
+	p->cq_off.overflow = w + 28;
+	p->cq_off.cqes = line ? 5 * line : 64;
+	cqes_end =
+		p->cq_off.cqes + (size_t)p->cq_entries * (sizeof(struct kio_cqe)
+							  << ((flags & IOUR__SETUP_CQE32) ? 1 : 0));
 	if (!(flags & KIO_SETUP_NO_SQARRAY))
-		p->sq_off.array = (uint32_t)((cqes_end + 63) & ~(size_t)63);
+		p->sq_off.array = (uint32_t)((cqes_end + al - 1) & ~(size_t)(al - 1));
 	p->features = KIO_FEAT_SINGLE_MMAP;
+}
+
+/* The layouts tried, compact first; cache lines of 64, 128 and 256 bytes. */
+static const uint32_t known_lines[] = { 0, 64, 128, 256 };
+
+/* Whether the header mapped at m reads as a consistent ring in layout p:
+ * power-of-two entries, masks one less, at least as many CQEs as SQEs. */
+static int header_consistent(void *m, const struct kio_params *p, uint32_t *sq, uint32_t *cq)
+{
+	uint32_t s, c, sm, cm;
+
+	s = *(uint32_t *)off_ptr(m, p->sq_off.ring_entries);
+	sm = *(uint32_t *)off_ptr(m, p->sq_off.ring_mask);
+	c = *(uint32_t *)off_ptr(m, p->cq_off.ring_entries);
+	cm = *(uint32_t *)off_ptr(m, p->cq_off.ring_mask);
+	if (!pow2(s) || s > MAX_SQ_ENTRIES || sm != s - 1 || !pow2(c) || c > MAX_CQ_ENTRIES ||
+	    cm != c - 1 || c < s)
+		return 0;
+	*sq = s;
+	*cq = c;
+	return 1;
 }
 
 /* A disabled twin ring with the given sizes and layout flags: the kernel
@@ -281,11 +309,12 @@ int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p)
 {
 	char path[64], link[64];
 	struct kio_params hdr;
-	uint32_t sq, cq, sqm, cqm;
+	uint32_t sq = 0, cq = 0, line = 0;
+	int ok = 0, twin, rc;
 	ssize_t n;
+	size_t i;
 	void *m = NULL;
 	long mrc;
-	int rc;
 
 	if (!p || fd < 0)
 		return -EINVAL;
@@ -302,31 +331,34 @@ int iour__ring_learn(int fd, uint32_t flags, struct kio_params *p)
 			return -ENOTTY;
 	}
 
-	/* Where the header fields are: from a one-entry twin, else 6.x. */
+	/* Where the header fields are: from a one-entry twin, else the first
+	 * known layout the mapped header is consistent with. */
 	memset(&hdr, 0, sizeof(hdr));
-	if (twin_params(1, 0, flags, &hdr) != 0) {
-		hdr.sq_entries = 1;
-		hdr.cq_entries = 2;
-		compact_layout(&hdr, flags);
-	}
+	twin = twin_params(1, 0, flags, &hdr) == 0;
 	mrc = iour__mmap(&m, PAGE_GUESS, PROT_READ, MAP_SHARED, fd, (off_t)KIO_OFF_SQ_RING);
 	if (mrc < 0)
 		return mrc == -ENODEV || mrc == -EACCES ? -ENOTTY : (int)mrc;
-	sq = *(uint32_t *)off_ptr(m, hdr.sq_off.ring_entries);
-	sqm = *(uint32_t *)off_ptr(m, hdr.sq_off.ring_mask);
-	cq = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_entries);
-	cqm = *(uint32_t *)off_ptr(m, hdr.cq_off.ring_mask);
+	if (twin) {
+		ok = header_consistent(m, &hdr, &sq, &cq);
+	} else {
+		for (i = 0; !ok && i < sizeof(known_lines) / sizeof(known_lines[0]); i++) {
+			line = known_lines[i];
+			hdr.sq_entries = 1;
+			hdr.cq_entries = 2;
+			known_layout(&hdr, flags, line);
+			ok = header_consistent(m, &hdr, &sq, &cq);
+		}
+	}
 	iour__munmap(m, PAGE_GUESS);
-	if (!pow2(sq) || sq > MAX_SQ_ENTRIES || sqm != sq - 1 || !pow2(cq) || cq > MAX_CQ_ENTRIES ||
-	    cqm != cq - 1 || cq < sq)
+	if (!ok)
 		return -ENOTTY;
 
 	memset(p, 0, sizeof(*p));
-	if (twin_params(sq, cq, flags, p) != 0) {
+	if (!twin || twin_params(sq, cq, flags, p) != 0) {
 		memset(p, 0, sizeof(*p));
 		p->sq_entries = sq;
 		p->cq_entries = cq;
-		compact_layout(p, flags);
+		known_layout(p, flags, line);
 	}
 	p->flags = flags;
 	if (p->sq_entries != sq || p->cq_entries != cq)

@@ -218,6 +218,67 @@ static void note(struct iour_report *r, uint32_t kind, uint32_t reason, uint32_t
 	iour__report_add(r, kind, reason, op, UINT32_MAX, 0, fmt, arg);
 }
 
+/*
+ * Does a SOCKET program's verdict depend on bits of the payload's type word
+ * above the socket type (SOCK_NONBLOCK, SOCK_CLOEXEC)?  Forward dataflow on
+ * A (cBPF jumps only forward): the type word loaded at offset 20 is "raw"
+ * until an AND with a mask within 0xf; any other use of a raw A (compare,
+ * arithmetic, TAX, ST, RET A) counts as reading the flags.  Conservative:
+ * true when unsure.
+ */
+static bool reads_socket_flags(const struct iour_insn *in, size_t cnt)
+{
+	uint8_t raw[KBPF_MAXINSNS + 1];
+	size_t i;
+
+	if (cnt > KBPF_MAXINSNS)
+		return true;
+	memset(raw, 0, cnt + 1);
+	for (i = 0; i < cnt; i++) {
+		uint16_t c = in[i].code;
+		bool a = raw[i] != 0, na = a;
+
+		switch (KBPF_CLASS(c)) {
+		case KBPF_LD:
+			na = KBPF_MODE(c) == KBPF_ABS && in[i].k == IOUR_CTX_OFF_SOCKET_TYPE;
+			break;
+		case KBPF_ALU:
+			if (a && !(KBPF_OP(c) == KBPF_AND && KBPF_SRC(c) == KBPF_K &&
+				   (in[i].k & ~0xfU) == 0))
+				return true;
+			na = false;
+			break;
+		case KBPF_MISC:
+			if (a && KBPF_MISCOP(c) == KBPF_TAX)
+				return true;
+			if (KBPF_MISCOP(c) == KBPF_TXA)
+				na = false;
+			break;
+		case KBPF_ST:
+		case KBPF_RET:
+			if (a && (KBPF_CLASS(c) == KBPF_ST || KBPF_RVAL(c) == KBPF_A))
+				return true;
+			break;
+		case KBPF_JMP:
+			if (KBPF_OP(c) == KBPF_JA) {
+				if (i + 1 + in[i].k <= cnt)
+					raw[i + 1 + in[i].k] |= a;
+				continue;
+			}
+			if (a)
+				return true;
+			raw[i + 1 + in[i].jt <= cnt ? i + 1 + in[i].jt : cnt] |= a;
+			raw[i + 1 + in[i].jf <= cnt ? i + 1 + in[i].jf : cnt] |= a;
+			continue;
+		default: /* LDX, STX: A unchanged */
+			break;
+		}
+		if (KBPF_CLASS(c) != KBPF_RET)
+			raw[i + 1] |= na;
+	}
+	return false;
+}
+
 /* Pass 3 for one filtered opcode: can the path run its program? */
 static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *pdu_out,
 		       uint32_t *flags_out)
@@ -262,6 +323,23 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 				 name, need, k, open ? "allowed unconditionally" : "denied",
 				 open ? "open" : "closed");
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
+	}
+	if (op == KIO_OP_SOCKET && kern->sock_flags_hidden) {
+		bool reads = false;
+
+		for (const struct iour_prog *q = pp; q; q = q->next)
+			reads = reads || reads_socket_flags(q->insns, q->cnt);
+		if (reads) {
+			iour__report_add(
+				r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
+				IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
+				"%s: the program decides on SOCK_NONBLOCK or SOCK_CLOEXEC, "
+				"which this kernel leaves out of the payload's type; opcode %s "
+				"(fallback %s)",
+				name, open ? "allowed unconditionally" : "denied",
+				open ? "open" : "closed");
+			return open ? IOUR__V_ALLOW : IOUR__V_DENY;
+		}
 	}
 	*pdu_out = need;
 	if (need == k) {

@@ -12,16 +12,17 @@
 #include "iouring_restrict/probe.h"
 
 /* Bits of iour__probe_raw::done: the steps the probe child completed. */
-#define IOUR__RAW_SETUP (1U << 0)    /* setup(1, NULL) */
-#define IOUR__RAW_RDIS (1U << 1)     /* disabled ring: create, RESTRICTIONS(NULL) */
-#define IOUR__RAW_PROBE (1U << 2)    /* PROBE (disabled ring, else the enabled one) */
-#define IOUR__RAW_BPF_RING (1U << 3) /* BPF_FILTER(NULL) and payload sizes */
-#define IOUR__RAW_PLAIN (1U << 4)    /* enabled ring: create, ENABLE_RINGS */
-#define IOUR__RAW_QUERY (1U << 5)    /* QUERY on fd -1 */
-#define IOUR__RAW_TASK (1U << 6)     /* RESTRICTIONS(NULL) on fd -1 */
-#define IOUR__RAW_BPF_TASK (1U << 7) /* BPF_FILTER(NULL) on fd -1 */
-#define IOUR__RAW_RANGE (1U << 8)    /* register-opcode range test */
-#define IOUR__RAW_END (1U << 9)      /* the child reached its end */
+#define IOUR__RAW_SETUP (1U << 0)       /* setup(1, NULL) */
+#define IOUR__RAW_RDIS (1U << 1)        /* disabled ring: create, RESTRICTIONS(NULL) */
+#define IOUR__RAW_PROBE (1U << 2)       /* PROBE (disabled ring, else the enabled one) */
+#define IOUR__RAW_BPF_RING (1U << 3)    /* BPF_FILTER(NULL) and payload sizes */
+#define IOUR__RAW_PLAIN (1U << 4)       /* enabled ring: create, ENABLE_RINGS */
+#define IOUR__RAW_QUERY (1U << 5)       /* QUERY on fd -1 */
+#define IOUR__RAW_TASK (1U << 6)        /* RESTRICTIONS(NULL) on fd -1 */
+#define IOUR__RAW_BPF_TASK (1U << 7)    /* BPF_FILTER(NULL) on fd -1 */
+#define IOUR__RAW_RANGE (1U << 8)       /* register-opcode range test */
+#define IOUR__RAW_END (1U << 9)         /* the child reached its end */
+#define IOUR__RAW_SOCK_FLAGS (1U << 10) /* SOCKET type flags seen by a filter */
 
 /* Payload-size probes, in this order. */
 enum { IOUR__PDU_SOCKET, IOUR__PDU_OPENAT, IOUR__PDU_OPENAT2, IOUR__PDU_CONNECT, IOUR__PDU_N };
@@ -46,6 +47,9 @@ struct iour__probe_raw {
 	int32_t bpf_ring; /* register(rdis, BPF_FILTER, NULL, 1) */
 	int32_t pdu_err[IOUR__PDU_N];
 	uint32_t pdu[IOUR__PDU_N]; /* written-back pdu_size */
+	int32_t sock_flags;        /* SOCKET(bad family, DGRAM|NONBLOCK) under a filter
+			     * denying SOCK_NONBLOCK in the type: -EACCES if
+			     * the payload carries the flag */
 	int32_t plain;             /* setup(1, {0}): 0 or -errno */
 	int32_t enable;            /* register(plain, ENABLE_RINGS, NULL, 0) */
 	int32_t query;             /* register(-1, QUERY, &hdr, 0) */

@@ -851,6 +851,11 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 		bool sigsys = have_status && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS &&
 			      (phase == PHASE_RING || phase == PHASE_RUN);
 
+		struct iour__kernel_limits lim;
+		uint32_t op_last = 0;
+
+		if (iour__probe_limits(&lim) == 0)
+			op_last = lim.op_last;
 		for (i = 0; i < nr; i++) {
 			struct iour_verify_result r = cres[i];
 
@@ -858,6 +863,16 @@ static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
 				memset(&r, 0, sizeof(r));
 			}
 			r.resv = 0;
+			/* An opcode the kernel does not know is refused with
+			 * -EINVAL before any restriction (doc/kernel.md 1.7):
+			 * it did not run, so it is observed as denied. */
+			if ((r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) &&
+			    op_last && creqs[i].opcode >= op_last && r.res == -EINVAL) {
+				r.observed = IOUR_EXPECT_DENY;
+				r.status = creqs[i].expect == IOUR_EXPECT_DENY ?
+						   IOUR_VERIFY_MATCH :
+						   IOUR_VERIFY_MISMATCH;
+			}
 			if (r.status == IOUR_VERIFY_NOT_RUN && !r.res) {
 				if (h->exec_err)
 					r.res = h->exec_err;

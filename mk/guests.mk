@@ -1,17 +1,23 @@
 # mk/guests.mk: real kernels booted under qemu.  Included by the top-level Makefile, whose
-# variables (O, Q, NEED, SUBMAKE, LIB_SRCS, ...) it uses.
+# variables (O, Q, ...) it uses.
+#
+# One guest suite (scripts/guest-initramfs.sh: the payloads in
+# scripts/guest-payloads/, today the kernel-generation checks of
+# tests/oldkernel/t_*.c and the live tier) booted by one helper
+# (scripts/guest.sh) on the newest cloud kernel of each Debian suite
+# (scripts/kernels.py: bullseye 5.10, bookworm 6.1, trixie 6.12,
+# trixie-backports, sid 7.x, experimental if newer than sid), two guests at
+# a time (KERNELS_JOBS).  Prints a table and writes $(O)/kernels.json.  It
+# downloads kernel packages (private apt lists in $(O)/guests/apt) and
+# installs qemu-system-x86; `make check` runs it last (GUESTS=0 leaves it
+# out, and says so).  KERNELS="bookworm sid" picks suites.
+KERNELS ?=
+check-kernels:
+	$(Q)O=$(O) MAKE="$(MAKE)" scripts/kernels.py $(KERNELS)
 
-# Boot Debian's Linux 6.1 cloud kernel under qemu (software emulation) and
-# run tests/oldkernel/t_*.c inside it as static binaries.  It downloads a
-# kernel package and installs qemu-system-x86; `make check` runs it last
-# (GUESTS=0 leaves both guests out, and says so).
-# The guest programs link their own static build of the library in
-# $(O)/oldkernel/lib, independent of the flags $(O) was built with.
+# One kernel alone, with the same suite: Debian 12's 6.1 and sid's 7.x.
 check-oldkernel:
-	$(Q)O=$(O) MAKE="$(MAKE)" scripts/oldkernel.sh
+	$(Q)O=$(O) MAKE="$(MAKE)" scripts/kernels.py bookworm
 
-# The live tier inside Debian's newest Linux 7.x cloud kernel under qemu,
-# where its task-level tests run for real.  It downloads a kernel package
-# from Debian unstable (private apt lists in $(O)); `make check` runs it.
 check-newkernel:
-	$(Q)O=$(O) MAKE="$(MAKE)" scripts/newkernel.sh
+	$(Q)O=$(O) MAKE="$(MAKE)" scripts/kernels.py sid

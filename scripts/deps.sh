@@ -12,7 +12,7 @@
 # After installing, every command of CMDS must be found; otherwise the script
 # names the command and the package, and fails.
 #
-# Extra package names may be given as arguments (make check-oldkernel runs
+# Extra package names may be given as arguments (scripts/guest.sh runs
 # `scripts/deps.sh qemu-system-x86`); "command:package" arguments add to CMDS.
 set -eu
 

@@ -135,6 +135,13 @@ enum iour_avail {
  *  finished, e.g. by a seccomp policy that kills on io_uring calls;
  *  features it did not reach are #IOUR_AVAIL_UNKNOWN. */
 #define IOUR_FEATURES_CHILD_DIED (1ULL << 3)
+/** The SOCKET filter payload's type word does not carry `SOCK_NONBLOCK`
+ *  and `SOCK_CLOEXEC` (measured on Debian's Linux 7.3.4; 7.0 to 7.3-rc7
+ *  carry them): rules on #IOUR_FIELD_SOCKET_TYPE_FLAGS or
+ *  #IOUR_FIELD_SOCKET_TYPE_RAW cannot be enforced, and plans use the
+ *  filter fallback for such SOCKET programs.  Measured when ring filters
+ *  work.  @since 1.1 */
+#define IOUR_FEATURES_SOCKET_FLAGS_HIDDEN (1ULL << 4)
 /** @} */
 
 /** @brief Where iour_features::op_last and iour_features::reg_last come

@@ -147,7 +147,10 @@ struct iour_verify_result {
 			        error), or 0 if unknown */
 	uint32_t status;   /**< IOUR_VERIFY_* outcome */
 	uint32_t observed; /**< #IOUR_EXPECT_ALLOW or #IOUR_EXPECT_DENY as the
-			        kernel answered; 0 when not answered */
+			        kernel answered (-EACCES is a denial; so is
+			        -EINVAL for an opcode at or above the running
+			        kernel's IORING_OP_LAST, which the kernel
+			        refuses unrun: since 1.1); 0 when not answered */
 	uint32_t resv;     /**< reserved, set to 0 */
 };
 

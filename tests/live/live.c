@@ -376,8 +376,8 @@ ReportHook(POST_ALL)(struct criterion_global_stats *st)
 		"%zu crashed, %zu skipped (filtered out, or lacking kernel support: reasons above)\n",
 		f ? f->level : 0, st->nb_tests, st->tests_passed, st->tests_failed,
 		st->tests_crashed, st->tests_skipped);
-	fprintf(stderr, "%zu passed, %zu failed\n", st->tests_passed,
-		st->tests_failed + st->tests_crashed);
+	fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", st->tests_passed,
+		st->tests_failed + st->tests_crashed, st->tests_skipped);
 }
 
 /* Verbose by default (every test and every skip with its reason), one

@@ -10,7 +10,7 @@
  *
  * The tool and uring-try are found next to the examples' directory:
  * ../tools/iour-restrict, and ../tests/uring-try in the build tree or
- * ../progs/uring-try in the guest's initramfs (scripts/newkernel.sh; its
+ * ../progs/uring-try in the guest's initramfs (scripts/guest-payloads/30-cli.sh; its
  * /init runs every program of /tests as a test).  The policy goes through
  * standard input, so the guest needs no writable file system.
  */

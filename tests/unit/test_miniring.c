@@ -256,7 +256,7 @@ static long setup_enosys(void *ctx, uint32_t entries, void *params)
 }
 
 /* Without io_uring_setup (a companion filter is active) the offsets come
- * from the 6.x layout and are checked against the mapping. */
+ * from the known layout the mapped header matches (compact here). */
 Test(miniring, learn_without_setup_uses_checked_layout)
 {
 	struct iour_sys_ops ops = *iour__sys_real();
@@ -275,6 +275,67 @@ Test(miniring, learn_without_setup_uses_checked_layout)
 	/* a wrong geometry is refused by the header check */
 	kp.sq_entries = 8;
 	cr_assert_eq(iour__ring_from_fd(&r, lr.ring_fd, &kp), -EOPNOTSUPP);
+	iour__sys_set(NULL);
+	io_uring_queue_exit(&lr);
+}
+
+/* A ring header in the layout of Linux 5.10 and 6.1 (doc/kernel.md "Ring
+ * header layouts": head and tail each on their own 64-byte line, masks from
+ * 256, CQEs from 320), served by the mmap seam: emulated, since this host's
+ * kernel has the compact layout. */
+static uint32_t old_hdr[1024] __attribute__((aligned(4096)));
+
+static long mmap_old_header(void *ctx, void **out, size_t len, int prot, int flags, int fd,
+			    off_t off)
+{
+	(void)ctx;
+	(void)prot;
+	(void)flags;
+	(void)fd;
+	if (off != 0 || len > sizeof(old_hdr))
+		return -EINVAL;
+	*out = old_hdr;
+	return 0;
+}
+
+static long munmap_old_header(void *ctx, void *addr, size_t len)
+{
+	(void)ctx;
+	(void)len;
+	return addr == old_hdr ? 0 : -EINVAL;
+}
+
+Test(miniring, learn_without_setup_reads_emulated_cacheline_layout)
+{
+	struct iour_sys_ops ops = *iour__sys_real();
+	struct kio_params kp;
+	struct io_uring lr;
+
+	memset(old_hdr, 0, sizeof(old_hdr));
+	old_hdr[256 / 4] = 15; /* sq mask */
+	old_hdr[260 / 4] = 31; /* cq mask */
+	old_hdr[264 / 4] = 16; /* sq entries */
+	old_hdr[268 / 4] = 32; /* cq entries */
+	cr_assert_eq(io_uring_queue_init(16, &lr, 0), 0);
+	ops.io_uring_setup = setup_enosys;
+	ops.mmap = mmap_old_header;
+	ops.munmap = munmap_old_header;
+	iour__sys_set(&ops);
+	cr_assert_eq(iour__ring_learn(lr.ring_fd, 0, &kp), 0, "the 5.10/6.1 header is recognised");
+	iour__sys_set(NULL);
+	cr_assert_eq(kp.sq_entries, 16);
+	cr_assert_eq(kp.cq_entries, 32);
+	cr_assert_eq(kp.sq_off.tail, 64);
+	cr_assert_eq(kp.cq_off.head, 128);
+	cr_assert_eq(kp.cq_off.tail, 192);
+	cr_assert_eq(kp.sq_off.ring_entries, 264);
+	cr_assert_eq(kp.cq_off.overflow, 284);
+	cr_assert_eq(kp.cq_off.cqes, 320);
+	cr_assert_eq(kp.sq_off.array, 320 + 32 * 16, "SQ array after the CQEs, line-aligned");
+	/* a header that fits no known layout is refused */
+	memset(old_hdr, 0, sizeof(old_hdr));
+	iour__sys_set(&ops);
+	cr_assert_eq(iour__ring_learn(lr.ring_fd, 0, &kp), -ENOTTY);
 	iour__sys_set(NULL);
 	io_uring_queue_exit(&lr);
 }

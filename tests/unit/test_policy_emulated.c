@@ -978,3 +978,88 @@ Test(policy_emulated, emulated_7_0_filter_set_rules)
 	emu_free(e);
 	iour_policy__free(p);
 }
+
+/* A SOCKET filter step in the plan? */
+static bool socket_filtered(const struct iour_plan *pl)
+{
+	size_t i, n = iour_plan__step_cnt(pl);
+
+	for (i = 0; i < n; i++) {
+		struct iour_plan_step s = step_of(pl, i);
+
+		if (s.op == IOUR_STEP_BPF_FILTER && s.opcode == OP_SOCKET)
+			return true;
+	}
+	return false;
+}
+
+static size_t tightened_no_payload(const struct iour_plan *pl)
+{
+	const struct iour_report *r = iour_plan__report(pl);
+	size_t i, n = 0, cnt = (size_t)iour_report__decision_cnt(r);
+
+	for (i = 0; i < cnt; i++) {
+		struct iour_decision d = { .sz = sizeof(d) };
+
+		if (!iour_report__decision(r, i, &d) && d.kind == IOUR_DECISION_TIGHTENED &&
+		    d.reason == IOUR_REASON_NO_PAYLOAD && d.opcode == OP_SOCKET)
+			n++;
+	}
+	return n;
+}
+
+/* Linux 7.3.4 leaves SOCK_NONBLOCK/SOCK_CLOEXEC out of the SOCKET payload
+ * (doc/kernel.md 4.3): a program deciding on them falls back (closed); one
+ * that masks the type to 0xf, or reads the family, still runs.  Emulated
+ * 7.0 kernel, the probe's flag set by hand. */
+Test(policy_emulated, emulated_socket_flags_hidden_fallback)
+{
+	static const struct iour_insn flags_prog[] = {
+		{ 0x20, 0, 0, 20 }, { 0x45, 0, 1, 04000 }, { 0x06, 0, 0, 0 }, { 0x06, 0, 0, 1 },
+	};
+	static const struct iour_insn type_prog[] = {
+		{ 0x20, 0, 0, 20 }, { 0x54, 0, 0, 0xf }, { 0x15, 0, 1, 1 },
+		{ 0x06, 0, 0, 1 },  { 0x06, 0, 0, 0 },
+	};
+	static const struct iour_insn raw_prog[] = {
+		{ 0x20, 0, 0, 20 }, { 0x15, 0, 1, 1 }, { 0x06, 0, 0, 1 }, { 0x06, 0, 0, 0 },
+	};
+	struct emu_config cfg = { .gen = EMU_GEN_7_0 };
+	const struct {
+		const struct iour_insn *prog;
+		size_t cnt;
+		bool reads_flags;
+	} cases[] = { { flags_prog, 4, true }, { type_prog, 5, false }, { raw_prog, 4, true } };
+	struct iour_features f;
+	struct emu *e;
+	size_t i;
+
+	cr_assert_eq(emu_new(&cfg, &e), 0);
+	emu_install(e);
+	f = probe_emu();
+	emu_uninstall();
+	emu_free(e);
+	cr_assert_eq(f.flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN, 0, "the 7.0 emulation shows flags");
+	for (i = 0; i < IOUR_ARRAY_SIZE(cases); i++) {
+		struct iour_policy *p;
+		struct iour_plan *pl;
+
+		cr_assert_eq(iour_policy__new(NULL, &p), 0);
+		cr_assert_eq(iour_policy__set_prog(p, OP_SOCKET, cases[i].prog, cases[i].cnt, 12), 0);
+		cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET,
+						   IOUR_POLICY_TARGET_RING),
+			     0);
+		f.flags &= ~IOUR_FEATURES_SOCKET_FLAGS_HIDDEN;
+		pl = plan_features(p, &f);
+		cr_expect(socket_filtered(pl), "case %zu: filtered where flags are visible", i);
+		cr_expect_eq(tightened_no_payload(pl), 0);
+		iour_plan__free(pl);
+		f.flags |= IOUR_FEATURES_SOCKET_FLAGS_HIDDEN;
+		pl = plan_features(p, &f);
+		cr_expect_eq(socket_filtered(pl), !cases[i].reads_flags,
+			     "case %zu: a program reading the flags is not registered", i);
+		cr_expect_eq(tightened_no_payload(pl), cases[i].reads_flags ? 1 : 0, "case %zu", i);
+		iour_plan__free(pl);
+		iour_policy__free(p);
+	}
+}
