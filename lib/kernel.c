@@ -67,7 +67,8 @@ static bool features_in_range(const struct iour_features *f)
 	const uint32_t pdus[] = { f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect };
 	const uint64_t known = IOUR_FEATURES_FORCED | IOUR_FEATURES_FORCE_IGNORED |
 			       IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED |
-			       IOUR_FEATURES_SOCKET_FLAGS_HIDDEN;
+			       IOUR_FEATURES_SOCKET_FLAGS_HIDDEN |
+			       IOUR_FEATURES_TASK_SET_GATES_FILTERS;
 	size_t i;
 
 	if (f->level > IOUR_LEVEL_MAX || f->kernel_level > IOUR_LEVEL_MAX || (f->flags & ~known) ||
@@ -120,6 +121,7 @@ int iour__kernel_from_features(const struct iour_features *f, struct iour__kerne
 	k->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
 	k->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
 	k->sock_flags_hidden = (f->flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN) != 0;
+	k->task_gates_filters = (f->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS) != 0;
 	snprintf(k->name, sizeof(k->name), "the described kernel (level %u%s)", k->level,
 		 (f->flags & IOUR_FEATURES_FORCED) ? ", lowered" : "");
 	return 0;

@@ -47,6 +47,7 @@ struct iour__kernel {
 	uint32_t priv;               /* IOUR__PRIV_*: may the task path be used */
 	uint8_t pdu[IOUR__NOPCODES]; /* payload size K per request opcode */
 	bool sock_flags_hidden;      /* SOCKET type word without SOCK_* flags (7.3.4) */
+	bool task_gates_filters;     /* a task set's register list gates fd -1 (7.3.4) */
 	char name[96];               /* "Linux 7.0 (forced level 4)" and the like */
 };
 

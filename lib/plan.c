@@ -652,6 +652,40 @@ static void task_without_task_path(struct iour_plan *pl, bool companion)
 			 "io_uring_setup fail instead)");
 }
 
+/*
+ * The task's filters are registered after its classic set, and where the
+ * probe saw IOUR_FEATURES_TASK_SET_GATES_FILTERS (Debian's 7.3.4) a set
+ * with register entries gates those fd -1 registrations by its register
+ * list (doc/kernel.md 3.3).  The set then also lists BPF_FILTER; a set
+ * whose only register entry would have been the ENABLE_RINGS sentinel
+ * keeps it, so disabled rings are still enabled by their owner and every
+ * other register opcode stays gated.  A filter can only add denials
+ * (doc/security.md 3).
+ */
+static void allow_task_filters(struct iour_report *r, struct iour_ruleset *eff,
+			       const struct iour__kernel *kern)
+{
+	bool none = true;
+	uint32_t op;
+
+	if (!eff->reg_restricted || kern->reg_last <= KIO_REGISTER_BPF_FILTER ||
+	    iour__bm_test(&eff->reg_ops, KIO_REGISTER_BPF_FILTER))
+		return;
+	for (op = 0; op < kern->reg_last && none; op++)
+		none = !iour__bm_test(&eff->reg_ops, op);
+	iour__bm_set(&eff->reg_ops, KIO_REGISTER_BPF_FILTER);
+	if (none)
+		iour__bm_set(&eff->reg_ops, KIO_REGISTER_ENABLE_RINGS);
+	iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE, IOUR_DECISION_NO_OPCODE,
+			 UINT32_MAX, 0, "%s%s%s", "the task's set lists register opcode BPF_FILTER",
+			 none ? " (and ENABLE_RINGS, which a set allowing no register opcode "
+				"lists anyway)" :
+				"",
+			 ": this kernel gates the task's own filter registrations by the set's "
+			 "register list, and the filters come after the set; a filter can only "
+			 "add denials (the task and its rings may register more of them)");
+}
+
 int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *kern,
 		     struct iour_plan **out)
 {
@@ -764,6 +798,8 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 			iour_plan__free(pl);
 			return -EPERM;
 		}
+		if (any_filter && !em.via_filters && kern->task_gates_filters)
+			allow_task_filters(r, &eff, kern);
 		emit_rules(&b, IOUR_STEP_TASK, &em);
 		enforcing_step = em.enforcing;
 		loosened |= em.loosened;

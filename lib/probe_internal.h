@@ -23,6 +23,7 @@
 #define IOUR__RAW_RANGE (1U << 8)       /* register-opcode range test */
 #define IOUR__RAW_END (1U << 9)         /* the child reached its end */
 #define IOUR__RAW_SOCK_FLAGS (1U << 10) /* SOCKET type flags seen by a filter */
+#define IOUR__RAW_TASK_GATE (1U << 11)  /* task set {ENABLE_RINGS}, then BPF_FILTER(NULL) */
 
 /* Payload-size probes, in this order. */
 enum { IOUR__PDU_SOCKET, IOUR__PDU_OPENAT, IOUR__PDU_OPENAT2, IOUR__PDU_CONNECT, IOUR__PDU_N };
@@ -56,9 +57,11 @@ struct iour__probe_raw {
 	int32_t query_result;      /* hdr.result */
 	uint32_t query_size;       /* hdr.size after the call */
 	struct kio_query_opcode q;
-	int32_t task;     /* register(-1, RESTRICTIONS, NULL, 1) */
-	int32_t bpf_task; /* register(-1, BPF_FILTER, NULL, 1) */
-	int32_t range;    /* 0, or the unexpected -errno that stopped it */
+	int32_t task;      /* register(-1, RESTRICTIONS, NULL, 1) */
+	int32_t bpf_task;  /* register(-1, BPF_FILTER, NULL, 1) */
+	int32_t task_gate; /* the same after a task set {REGISTER_OP ENABLE_RINGS}:
+			    * -EACCES if the set gates the blind path */
+	int32_t range;     /* 0, or the unexpected -errno that stopped it */
 	uint32_t range_reg_last;
 	/* Filled by the parent. */
 	int32_t sysctl_disabled;

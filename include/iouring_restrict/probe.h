@@ -142,6 +142,15 @@ enum iour_avail {
  *  filter fallback for such SOCKET programs.  Measured when ring filters
  *  work.  @since 1.1 */
 #define IOUR_FEATURES_SOCKET_FLAGS_HIDDEN (1ULL << 4)
+/** A task-level classic set with register-opcode entries also gates the
+ *  task's own registrations on fd -1 (`BPF_FILTER`, `QUERY`) by its
+ *  register list (measured on Debian's Linux 7.3.4; 7.0 to 7.3-rc7 do not
+ *  gate them): task plans whose set restricts register opcodes and that
+ *  register task filters after it list `BPF_FILTER` in the set (and keep
+ *  `ENABLE_RINGS` where they list it), so that the filters can be
+ *  registered; a filter can only add denials.  Measured in the probe's
+ *  child when task restrictions and task filters work.  @since 1.1 */
+#define IOUR_FEATURES_TASK_SET_GATES_FILTERS (1ULL << 5)
 /** @} */
 
 /** @brief Where iour_features::op_last and iour_features::reg_last come

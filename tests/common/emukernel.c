@@ -818,6 +818,10 @@ static long do_register(struct emu *e, int fd, uint32_t opcode, void *argp, uint
 	if (opcode >= e->reg_last)                                 /* 2 */
 		return -EINVAL;
 	if (fd == -1 && e->g->blind) {                             /* 3 */
+		if (e->cfg.task_set_gates_blind && opcode != KIO_REGISTER_RESTRICTIONS &&
+		    e->rs && e->rs->registered && e->rs->reg_registered &&
+		    !bit_test(e->rs->reg_op, opcode))
+			return -EACCES;
 		switch (opcode) {
 		case 31: /* IORING_REGISTER_SEND_MSG_RING */
 			return blind_send_msg_ring(e, arg, nr);

@@ -79,6 +79,10 @@ struct emu_config {
 	 * source table: a parent's later task filter leaks into children and
 	 * rings that already exist (doc/kernel.md 3.5 and 7.3). */
 	bool cow_source_unmarked;
+	/* Model Debian's 7.3.4 (doc/kernel.md 3.3): a task set with a
+	 * register gate also gates the task's own fd -1 registrations
+	 * (BPF_FILTER, QUERY, SEND_MSG_RING) by its register list. */
+	bool task_set_gates_blind;
 };
 
 /* Kinds of seam calls (struct emu_call.kind, struct emu_fault.kind). */

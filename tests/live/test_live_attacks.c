@@ -538,12 +538,88 @@ static int task_apply(struct iour_ruleset *rs, struct iour_filter *flt, uint32_t
 	return 0;
 }
 
+/* An allow-everything task filter for `op` on fd -1: 0 or -errno. */
+static int task_allow_filter(uint32_t op)
+{
+	static const struct iour_insn allow[] = { { 0x06, 0, 0, 1 } };
+	struct {
+		uint16_t cmd_type, cmd_flags;
+		uint32_t resv;
+		uint32_t opcode, flags, filter_len;
+		uint8_t pdu_size, resv1[3];
+		uint64_t filter_ptr, resv2[5];
+	} bpf;
+
+	_Static_assert(sizeof(bpf) == 72, "struct io_uring_bpf");
+	memset(&bpf, 0, sizeof(bpf));
+	bpf.cmd_type = 1; /* IO_URING_BPF_CMD_FILTER */
+	bpf.opcode = op;
+	bpf.filter_len = 1;
+	bpf.filter_ptr = (uint64_t)(uintptr_t)allow;
+	return syscall(__NR_io_uring_register, -1, 37 /* BPF_FILTER */, &bpf, 1) ? -errno : 0;
+}
+
+/* The task plan of disabled_child: its report's BPF_FILTER note and its
+ * set's register entries, against what the probe measured (doc/kernel.md
+ * 3.3). */
+static int check_gate_plan(struct child_msg *m)
+{
+	static const uint32_t ops[] = { OP_NOP, OP_SOCKET };
+	const bool gated =
+		(live_features()->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS) != 0;
+	const struct iour_report *r;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	bool note = false, bpf = false, enable = false, other = false;
+	size_t i, k;
+	int rc;
+
+	rc = live_policy(&p, IOUR_POLICY_TARGET_TASK, rs_make(ops, 2, 0, 0, NULL, 0), inet_only(),
+			 IOUR_POLICY_DEFAULT_DENY);
+	CHKF(m, rc == 0, "policy: %s", iour_errname(rc));
+	CHK(m, iour_policy__plan(p, NULL, &pl) == 0);
+	r = iour_plan__report(pl);
+	for (i = 0; i < (size_t)iour_report__decision_cnt(r); i++) {
+		struct iour_decision d = { .sz = sizeof(d) };
+
+		if (!iour_report__decision(r, i, &d) && d.text &&
+		    strstr(d.text, "lists register opcode BPF_FILTER"))
+			note = true;
+	}
+	for (i = 0; i < (size_t)iour_plan__step_cnt(pl); i++) {
+		struct iour_plan_step s = { .sz = sizeof(s) };
+		uint8_t arg[4096];
+		size_t len = sizeof(arg);
+
+		CHK(m, iour_plan__step(pl, i, &s) == 0);
+		if (s.op != IOUR_STEP_RESTRICTIONS || s.side != IOUR_STEP_TASK)
+			continue;
+		CHK(m, iour_plan__step_arg(pl, i, arg, &len) == 0);
+		for (k = 16; k + 16 <= len; k += 16) { /* header, then 16-byte entries */
+			if (arg[k] != 0 || arg[k + 1] != 0) /* IORING_RESTRICTION_REGISTER_OP */
+				continue;
+			bpf |= arg[k + 2] == 37;
+			enable |= arg[k + 2] == REG_ENABLE_RINGS;
+			other |= arg[k + 2] != 37 && arg[k + 2] != REG_ENABLE_RINGS;
+		}
+	}
+	CHKF(m, note == gated && bpf == gated, "kernel %s the task's filters: note %d, BPF_FILTER %d",
+	     gated ? "gates" : "does not gate", note, bpf);
+	CHKF(m, enable && !other, "register entries: ENABLE_RINGS %d, others %d", enable, other);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return 0;
+}
+
 /*
  * security.md §3, a ring created disabled under task restrictions: a task
  * set {NOP, SOCKET} with no register opcode and an AF_INET-only SOCKET
  * filter; the disabled ring cannot register files (Linux 7.2 gates the
  * inherited register set before the ring is enabled), is enabled, and then
- * denies WRITE, SOCKET(AF_INET6) and REGISTER_BUFFERS.
+ * denies WRITE, SOCKET(AF_INET6) and REGISTER_BUFFERS.  Where the kernel
+ * gates the task's filters by its set (7.3.4, doc/kernel.md 3.3) the set
+ * lists BPF_FILTER: the task then adds allow-everything filters for WRITE
+ * and SOCKET, which change nothing (a filter only adds denials).
  */
 static int disabled_child(void *arg, struct child_msg *m)
 {
@@ -559,9 +635,15 @@ static int disabled_child(void *arg, struct child_msg *m)
 	int pfd[2], rc;
 
 	(void)arg;
+	if (check_gate_plan(m))
+		return 1;
 	if (task_apply(rs_make(ops, 2, 0, 0, NULL, 0), inet_only(), IOUR_POLICY_THREADS_REPORT, 0,
 		       NULL, m))
 		return 1;
+	rc = task_allow_filter(OP_WRITE);
+	CHKF(m, rc == 0, "the task's own WRITE filter: %d", rc);
+	rc = task_allow_filter(OP_SOCKET);
+	CHKF(m, rc == 0, "the task's own SOCKET filter: %d", rc);
 	CHK(m, pipe(pfd) == 0);
 	rc = ring_init_disabled(&ring, 0);
 	CHKF(m, rc == 0, "a disabled ring: %d", rc);
@@ -596,9 +678,11 @@ Test(live_task, disabled_ring_still_gated)
 {
 	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF);
 	LIVE_CHILD(disabled_child, NULL);
-	live_log("task {NOP, SOCKET} + AF_INET filter: a ring created disabled: REGISTER_FILES "
+	live_log("task {NOP, SOCKET} + AF_INET filter (set lists BPF_FILTER: %s), then the task's "
+		 "own allow-all WRITE and SOCKET filters: a ring created disabled: REGISTER_FILES "
 		 "-EACCES while disabled; once enabled WRITE, SOCKET(AF_INET6), REGISTER_BUFFERS "
-		 "denied");
+		 "denied",
+		 (live_features()->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS) ? "yes" : "no");
 }
 
 /* ring.h: -EBUSY when new rings inherit the task's restrictions. */

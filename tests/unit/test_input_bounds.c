@@ -197,7 +197,7 @@ Test(input_bounds, out_of_range_features_are_refused)
 		C(level, 99),
 		C(level, IOUR_LEVEL_MAX + 1),
 		C(kernel_level, 6),
-		C(flags, 1 << 5),
+		C(flags, 1 << 6),
 		C(io_uring, 5),
 		C(ring_restrictions, 77),
 		C(query, 5),

@@ -1063,3 +1063,120 @@ Test(policy_emulated, emulated_socket_flags_hidden_fallback)
 		iour_policy__free(p);
 	}
 }
+
+/* The report's note on a task set listing BPF_FILTER for its filters. */
+static bool gate_note(const struct iour_report *r)
+{
+	size_t i, cnt = (size_t)iour_report__decision_cnt(r);
+
+	for (i = 0; i < cnt; i++) {
+		struct iour_decision d = { .sz = sizeof(d) };
+
+		if (!iour_report__decision(r, i, &d) && d.kind == IOUR_DECISION_NOTE &&
+		    d.text && strstr(d.text, "lists register opcode BPF_FILTER"))
+			return true;
+	}
+	return false;
+}
+
+/* Task {NOP, SOCKET} + an AF_INET SOCKET filter, register side either
+ * closed or allowing only REGISTER_FILES, applied on a fresh emulated
+ * kernel; returns the status and the task's state. */
+static uint32_t gated_apply(bool gates, bool flag, int reg_op, struct emu_state *st,
+			    bool *note_seen, long *enable)
+{
+	static const uint32_t ops[] = { OP_NOP, OP_SOCKET };
+	struct emu_config cfg = { .gen = EMU_GEN_7_0, .task_set_gates_blind = gates };
+	struct iour_ruleset *rs = rs_of(ops, 2, reg_op, 0);
+	struct iour_report *rep = NULL;
+	struct kio_params params;
+	struct iour_features f;
+	struct iour_policy *p;
+	struct iour_plan *pl;
+	uint32_t status;
+	struct emu *e;
+	long fd;
+
+	if (reg_op < 0)
+		cr_assert_eq(iour_ruleset__deny_all_register_ops(rs), 0);
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	iour_ruleset__free(rs);
+	cr_assert_eq(iour_policy__set_prog(p, OP_SOCKET, inet_only, 4, 12), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_TASK),
+		     0);
+	cr_assert_eq(emu_new(&cfg, &e), 0);
+	emu_install(e);
+	f = probe_emu();
+	cr_expect_eq(!!(f.flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS), gates,
+		     "emulated: the probe sees the gate exactly when it is modelled");
+	emu_task_state(e, st);
+	cr_expect(!st->exists, "emulated: the probe's task set stayed in its child");
+	if (!flag)
+		f.flags &= ~IOUR_FEATURES_TASK_SET_GATES_FILTERS;
+	pl = plan_features(p, &f);
+	*note_seen = gate_note(iour_plan__report(pl));
+	(void)iour_plan__apply_task(pl, NULL, &rep);
+	cr_assert(rep != NULL, "emulated: apply_task gives a report");
+	status = iour_report__status(rep);
+	emu_task_state(e, st);
+	memset(&params, 0, sizeof(params));
+	params.flags = KIO_SETUP_R_DISABLED;
+	fd = iour__setup(4, &params);
+	cr_assert_geq(fd, 0);
+	*enable = iour__register((int)fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0);
+	iour__close((int)fd);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	emu_uninstall();
+	emu_free(e);
+	return status;
+}
+
+static bool bm_has(const uint64_t *bm, unsigned n)
+{
+	return (bm[n >> 6] >> (n & 63)) & 1;
+}
+
+/* Debian's 7.3.4 gates a task's fd -1 filter registration by the register
+ * list of the task's set (doc/kernel.md 3.3).  Emulated 7.0 kernel with that
+ * gate modelled: the probe flags it; the plan's set lists BPF_FILTER, keeps
+ * ENABLE_RINGS where it was the only register entry, and the policy is
+ * applied in full; without the flag the same kernel leaves the filter out
+ * (PARTIAL), and without the gate nothing changes. */
+Test(policy_emulated, emulated_task_set_gates_filters)
+{
+	const int regs[] = { -1, 2 /* REGISTER_FILES */ };
+	struct emu_state st;
+	bool note_seen;
+	long enable;
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(regs); i++) {
+		uint32_t s = gated_apply(true, true, regs[i], &st, &note_seen, &enable);
+
+		cr_expect_eq(s, IOUR_STATUS_FULLY, "case %zu: applied in full", i);
+		cr_expect(note_seen, "case %zu: the report says why BPF_FILTER is listed", i);
+		cr_expect(bm_has(st.reg_ops, KIO_REGISTER_BPF_FILTER), "case %zu", i);
+		cr_expect_eq(bm_has(st.reg_ops, KIO_REGISTER_ENABLE_RINGS), regs[i] < 0,
+			     "case %zu: ENABLE_RINGS only where it was the sentinel", i);
+		cr_expect_eq(bm_has(st.reg_ops, 2), regs[i] == 2, "case %zu", i);
+		cr_expect(!bm_has(st.reg_ops, 0) && !bm_has(st.reg_ops, KIO_REGISTER_QUERY),
+			  "case %zu: nothing else", i);
+		cr_expect_eq(st.nr_filters[OP_SOCKET], 1, "case %zu: the filter is in", i);
+		if (regs[i] < 0)
+			cr_expect_eq(enable, 0, "case %zu: the owner enables a disabled ring", i);
+
+		s = gated_apply(true, false, regs[i], &st, &note_seen, &enable);
+		cr_expect_eq(s, IOUR_STATUS_PARTIALLY, "case %zu: gated, unflagged: partial", i);
+		cr_expect(!note_seen);
+		cr_expect_eq(st.nr_filters[OP_SOCKET], 0);
+
+		s = gated_apply(false, false, regs[i], &st, &note_seen, &enable);
+		cr_expect_eq(s, IOUR_STATUS_FULLY, "case %zu: no gate: full as before", i);
+		cr_expect(!note_seen);
+		cr_expect(!bm_has(st.reg_ops, KIO_REGISTER_BPF_FILTER), "case %zu: unchanged", i);
+		cr_expect_eq(st.nr_filters[OP_SOCKET], 1);
+	}
+}
