@@ -29,6 +29,9 @@
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
+#   check-python   Python bindings: pytest and examples/python (mk/python.mk)
+#   check-rust     the Rust bindings (bindings/rust/): cargo test --offline
+#                  and the examples, with rustc 1.63 and a newer toolchain
 
 # ---- version: the single source of truth is include/iouring_restrict/version.h
 VERSION_H := include/iouring_restrict/version.h
@@ -76,6 +79,12 @@ SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=a
 	-fno-omit-frame-pointer
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(SAN_FLAGS) $(CPPFLAGS) $(EXTRA_CFLAGS)
+# Libraries the library itself links (policy files are parsed with jansson,
+# Debian's libjansson-dev): every link of the shared or static library
+# appends them through LDFLAGS; the .pc lists them in Libs.private (not Requires.private: the
+# install check resolves .pc files only inside its staging tree).
+LIB_LIBS := -ljansson
+override LDFLAGS += $(LIB_LIBS)
 
 ifeq ($(V),1)
 Q :=
@@ -230,11 +239,16 @@ check-run:
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
+	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
+	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
+	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
+	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
+	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)
 	$(Q)$(CI_STEP) 'Debian kernels 5.10 to 7.x (qemu: the guest suite)' $(SUBMAKE) check-kernels
@@ -252,7 +266,8 @@ check-long: deps
 # Every target there picks up new files by wildcard: lib/*.c, lib/*.h,
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
-	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk
+	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
+	mk/cli.mk mk/learn.mk
 
 clean:
 	rm -rf $(O)

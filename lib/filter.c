@@ -670,5 +670,10 @@ uint32_t iour_prog__pdu_size(const struct iour_prog *p)
 /* Documented in include/iouring_restrict/filter.h */
 void iour_prog__free(struct iour_prog *p)
 {
-	iour__free(p);
+	while (p) {
+		struct iour_prog *next = p->next;
+
+		iour__free(p);
+		p = next;
+	}
 }

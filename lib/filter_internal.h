@@ -55,6 +55,10 @@ struct iour_prog {
 	uint32_t kind;
 	uint32_t pdu_size;
 	uint32_t pad;
+	/* The next program stacked for the same opcode (a policy's split
+	 * deny-list, iour__filter_compile_stack()); NULL for a program the
+	 * public compile returns.  iour_prog__free() releases the chain. */
+	struct iour_prog *next;
 	size_t cnt;
 	struct iour_insn insns[];
 };
@@ -105,5 +109,44 @@ IOUR_INTERNAL int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t
 					   const struct iour__compile_cfg *cfg,
 					   struct iour__compile_stats *stats,
 					   struct iour_prog **out);
+
+/* What a stacked compile did (tests and benchmarks). */
+struct iour__stack_stats {
+	uint32_t progs;      /* programs in the chain */
+	uint64_t insns;      /* instructions over all of them */
+	uint32_t split;      /* 1 if the rules were split */
+	uint32_t deny_units; /* entries of the deny run that was split */
+};
+
+/*
+ * Compile one opcode into one program, or, when that needs more than
+ * cfg->max_insns instructions and the rules hold a run of deny rules, into
+ * a chain of programs (linked by ->next) whose conjunction of "allow"
+ * verdicts is the rule list's verdict: the kernel runs every filter of an
+ * opcode and the request runs only if all allow (doc/kernel.md, 4.6).
+ *
+ * The rules are P, D, S: D the heaviest run of consecutive deny rules, P
+ * the rules before it and S those after.  Every program is P, a part of
+ * D, then S, with the opcode's default.  A request that P decides gets
+ * P's verdict from every program; one that matches a deny rule of D is
+ * denied by the program holding it; otherwise every program goes on to S
+ * and the default, as the original does.  A one-comparison IN_SET deny
+ * rule is cut into slices of its (sorted) set; the deny rules of D are
+ * ordered by field and value first, which changes nothing (any of them
+ * denies) and keeps each part's values adjacent, so that runs merge into
+ * ranges (filter_lower.c, compile_run()).
+ *
+ * Not splittable, -IOUR_ERRNO__PROG_TOO_LARGE with the reason in `why`
+ * (may be NULL): a raw program, rules without deny rules (an allow-list:
+ * stacked filters can only narrow, so its parts would each deny what the
+ * others allow), or P and S with a single deny entry already too large.
+ * At most IOUR__STACK_MAX programs.  Other errors as
+ * iour__filter_compile_cfg().
+ */
+#define IOUR__STACK_MAX 1024U
+IOUR_INTERNAL int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
+					     const struct iour__compile_cfg *cfg,
+					     struct iour__stack_stats *stats,
+					     struct iour_prog **out, char *why, size_t whylen);
 
 #endif /* IOUR_LIB_FILTER_INTERNAL_H */

@@ -420,6 +420,14 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 		/* fall through */
 	case IOUR_CMP_IN_SET:
 		break;
+	case IOUR_CMP_NOT_IN_PREFIX:
+		negate = true;
+		/* fall through */
+	case IOUR_CMP_IN_PREFIX:
+		/* IPv4 only (rule_mergeable()); the builder cleared the host
+		 * bits of value (filter.c) */
+		b = a | (cmp->arg ? ~(UINT32_MAX << (32 - cmp->arg)) & UINT32_MAX : UINT32_MAX);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -821,10 +829,19 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 	return node;
 }
 
+/* An IPv4 prefix is an interval of host-order addresses too: runs of
+ * address rules mixing single addresses, ranges and prefixes are merged
+ * into one map (compile_run()). */
+static bool cmp_is_prefix4(const struct iour__cmp *cmp)
+{
+	return cmp->field == IOUR_FIELD_CONNECT_ADDR4 &&
+	       (cmp->op == IOUR_CMP_IN_PREFIX || cmp->op == IOUR_CMP_NOT_IN_PREFIX);
+}
+
 static bool rule_mergeable(const struct cc *c, const struct iour__rule *r)
 {
 	return r->ncmps == 1 && r->cmps[0].field != IOUR_FIELD_CONNECT_ADDR6 &&
-	       op_is_interval(r->cmps[0].op) &&
+	       (op_is_interval(r->cmps[0].op) || cmp_is_prefix4(&r->cmps[0])) &&
 	       (c->view == VIEW_PLAIN || r->cmps[0].field != IOUR_FIELD_CONNECT_FAMILY);
 }
 

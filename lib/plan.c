@@ -229,6 +229,7 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 	char tmp[24];
 	const char *name = iour__op_label(op, tmp, sizeof(tmp));
 	uint32_t k = kern->pdu[op];
+	uint32_t need = 0, nprogs = 0;
 
 	if (!filters) {
 		if (open)
@@ -243,17 +244,27 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 			     name);
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
 	}
-	if (pp->pdu_size > k) {
+	for (const struct iour_prog *q = pp; q; q = q->next) {
+		need = q->pdu_size > need ? q->pdu_size : need;
+		nprogs++;
+	}
+	if (nprogs > 1)
+		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE, op, UINT32_MAX,
+				 (int32_t)nprogs,
+				 "%s: the deny-list is split across %u stacked filters (all must "
+				 "allow)",
+				 name, nprogs);
+	if (need > k) {
 		iour__report_add(r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
 				 IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
 				 "%s: the program reads %u payload bytes but the kernel fills %u; "
 				 "opcode %s (fallback %s)",
-				 name, pp->pdu_size, k, open ? "allowed unconditionally" : "denied",
+				 name, need, k, open ? "allowed unconditionally" : "denied",
 				 open ? "open" : "closed");
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
 	}
-	*pdu_out = pp->pdu_size;
-	if (pp->pdu_size == k) {
+	*pdu_out = need;
+	if (need == k) {
 		*flags_out = KIO_BPF_FILTER_SZ_STRICT;
 	} else {
 		*flags_out = 0;
@@ -261,7 +272,7 @@ static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *p
 				 (int32_t)k,
 				 "%s: the program reads the first %u of the kernel's %u payload "
 				 "bytes; registered without SZ_STRICT",
-				 name, pp->pdu_size, k);
+				 name, need, k);
 	}
 	return IOUR__V_FILTER;
 }
@@ -510,12 +521,17 @@ static void emit_rules(struct builder *b, uint32_t side, struct emit *e)
 		uint8_t v = b->plan->achieved[op];
 
 		if (v == IOUR__V_FILTER) {
-			add_filter(b, side, op, b->p->progs[op]->insns, b->p->progs[op]->cnt,
-				   e->fflags[op] | (e->deny_rest && !e->via_filters &&
-								    (int)op == e->last_filter ?
+			/* every program of a split deny-list; DENY_REST on the
+			 * very last registration only */
+			for (const struct iour_prog *q = b->p->progs[op]; q; q = q->next)
+				add_filter(b, side, op, q->insns, q->cnt,
+					   e->fflags[op] |
+						   (e->deny_rest && !e->via_filters &&
+								    (int)op == e->last_filter &&
+								    !q->next ?
 							    KIO_BPF_FILTER_DENY_REST :
 							    0),
-				   e->pdu[op]);
+					   e->pdu[op]);
 			e->enforcing = true;
 		} else if (v == IOUR__V_DENY && e->via_filters) {
 			add_filter(b, side, op, deny_insn, 1, 0, 0);

@@ -24,7 +24,17 @@ struct iour_policy {
 	struct iour_ruleset *rs;                 /* classic part, NULL = none */
 	struct iour_prog *progs[IOUR__NOPCODES]; /* argument filters, NULL = none */
 	uint32_t attr[IOUR_POLICY_ATTR__MAX];
+	/* The filter set of the last iour_policy__set_filter() (a copy; NULL
+	 * = none), kept so that a policy can be saved as a policy file and
+	 * iour_policy__decide() can name the deciding rule (policyfile.c). */
+	struct iour_filter *src;
+	/* raw[op]: progs[op] came from iour_policy__set_prog(), not from src. */
+	bool raw[IOUR__NOPCODES];
 };
+
+/* policyfile.c: the constant saving writes for a value of a non-bit field
+ * with a namespace (AF_INET for socket.family 2), or NULL. */
+IOUR_INTERNAL const char *iour__pf_const_name(uint32_t field, uint64_t v);
 
 /* ---- plans ---- */
 

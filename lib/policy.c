@@ -43,15 +43,27 @@ static struct iour_prog *prog_new(uint32_t opcode, uint32_t kind, uint32_t pdu_s
 	pr->kind = kind;
 	pr->pdu_size = pdu_size;
 	pr->pad = 0;
+	pr->next = NULL;
 	pr->cnt = cnt;
 	if (cnt)
 		memcpy(pr->insns, insns, cnt * sizeof(*insns));
 	return pr;
 }
 
+/* A copy of a chain of stacked programs (iour__filter_compile_stack()). */
 static struct iour_prog *prog_dup(const struct iour_prog *src)
 {
-	return prog_new(src->opcode, src->kind, src->pdu_size, src->insns, src->cnt);
+	struct iour_prog *head = NULL, **tail = &head;
+
+	for (; src; src = src->next) {
+		*tail = prog_new(src->opcode, src->kind, src->pdu_size, src->insns, src->cnt);
+		if (!*tail) {
+			iour_prog__free(head);
+			return NULL;
+		}
+		tail = &(*tail)->next;
+	}
+	return head;
 }
 
 /* Documented in include/iouring_restrict/policy.h */
@@ -85,6 +97,7 @@ void iour_policy__free(struct iour_policy *p)
 	if (!p)
 		return;
 	iour_ruleset__free(p->rs);
+	iour_filter__free(p->src);
 	for (i = 0; i < IOUR__NOPCODES; i++)
 		iour_prog__free(p->progs[i]);
 	iour__free(p);
@@ -102,7 +115,10 @@ int iour_policy__dup(const struct iour_policy *p, struct iour_policy **out)
 	if (!c)
 		return -ENOMEM;
 	memcpy(c->attr, p->attr, sizeof(c->attr));
+	memcpy(c->raw, p->raw, sizeof(c->raw));
 	if (p->rs && iour_ruleset__dup(p->rs, &c->rs))
+		goto oom;
+	if (p->src && iour_filter__dup(p->src, &c->src))
 		goto oom;
 	for (i = 0; i < IOUR__NOPCODES; i++) {
 		if (p->progs[i] && !(c->progs[i] = prog_dup(p->progs[i])))
@@ -155,6 +171,7 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	if (!insns) {
 		iour_prog__free(p->progs[opcode]);
 		p->progs[opcode] = NULL;
+		p->raw[opcode] = false;
 		return 0;
 	}
 	rc = iour_cbpf_validate(insns, cnt, 0, NULL);
@@ -167,13 +184,17 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 		return -ENOMEM;
 	iour_prog__free(p->progs[opcode]);
 	p->progs[opcode] = pp;
+	p->raw[opcode] = true;
 	return 0;
 }
 
-/* One compiled opcode of a filter set, kept as compiled. */
+/* One compiled opcode of a filter set, kept as compiled: one program, or
+ * a deny-list split across stacked programs (filter_internal.h). */
 static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_prog **out)
 {
-	int rc = iour_filter__compile(f, op, NULL, out);
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = IOUR_MAX_INSNS };
+	int rc = iour__filter_compile_stack(f, op, &cfg, NULL, out, NULL, 0);
 
 	if (rc)
 		return rc == -ENOMEM || rc == -IOUR_ERRNO__PROG_TOO_LARGE ? rc :
@@ -185,14 +206,19 @@ static int compile_one(const struct iour_filter *f, uint32_t op, struct iour_pro
 int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 {
 	struct iour_prog **next;
+	struct iour_filter *copy = NULL;
 	uint32_t ops[IOUR__NOPCODES];
 	int n = 0, i, rc = 0;
 
 	if (!p)
 		return -EINVAL;
-	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour_prog *));
-	if (!next)
+	if (f && iour_filter__dup(f, &copy))
 		return -ENOMEM;
+	next = iour__calloc(IOUR__NOPCODES, sizeof(struct iour_prog *));
+	if (!next) {
+		iour_filter__free(copy);
+		return -ENOMEM;
+	}
 	if (f) {
 		n = iour_filter__opcodes(f, ops, IOUR__NOPCODES);
 		if (n < 0)
@@ -205,14 +231,30 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 		for (i = 0; i < IOUR__NOPCODES; i++)
 			iour_prog__free(next[i]);
 		iour__free(next);
+		iour_filter__free(copy);
 		return rc;
 	}
 	for (i = 0; i < IOUR__NOPCODES; i++) {
 		iour_prog__free(p->progs[i]);
 		p->progs[i] = next[i];
+		p->raw[i] = false;
 	}
 	iour__free(next);
+	iour_filter__free(p->src);
+	p->src = copy;
 	return 0;
+}
+
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__prog_cnt(const struct iour_policy *p, uint32_t opcode)
+{
+	int n = 0;
+
+	if (!p || opcode >= IOUR__NOPCODES)
+		return -EINVAL;
+	for (const struct iour_prog *pp = p->progs[opcode]; pp; pp = pp->next)
+		n++;
+	return n;
 }
 
 /* Documented in include/iouring_restrict/policy.h */

@@ -32,7 +32,7 @@ fuzz-bins: $(patsubst %,$(FUZZ_O)/bin/%,$(FUZZ_TARGETS))
 $(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_LIB) $(FUZZ_COMMON) $(wildcard tests/fuzz/*.h) $(HDRS)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
-	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_COMMON) $(FUZZ_LIB) -lm
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_COMMON) $(FUZZ_LIB) -lm $(LIB_LIBS)
 
 fuzz: fuzz-build
 	$(Q)scripts/fuzz-run.sh $(FUZZ_TIME) $(FUZZ_O) '$(FUZZ_TARGETS)' \

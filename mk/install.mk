@@ -4,8 +4,9 @@
 # ---- install check: DESTDIR staging with PREFIX=/usr, a consumer built
 # with pkg-config (shared, and --static), then uninstall leaves nothing.
 check-install: lib
-	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils man:man-db python3:python3
-	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' scripts/check-install.sh
+	$(Q)$(NEED) pkg-config:pkgconf readelf:binutils man:man-db $(PY_NEED)
+	$(Q)MAKE='$(MAKE)' CC='$(CC)' O='$(O)' VERSION='$(VERSION)' PYTHON='$(PYTHON)' \
+		scripts/check-install.sh
 
 install: lib tools man
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/iouring_restrict $(DESTDIR)$(PKGCONFIGDIR) \

@@ -2,10 +2,12 @@
 # `make check-install`: install into a DESTDIR staging tree the way a
 # distribution package does (PREFIX=/usr), build a consumer program with
 # pkg-config against it (shared, and fully static with --static), run both,
-# run the installed tools, check that LIBDIR/INCLUDEDIR/PKGCONFIGDIR/BINDIR
-# overrides are honoured, then uninstall and check that none of our files
+# run the installed tools, pip-install the Python bindings and run their
+# tests and examples against the staged library, check that
+# LIBDIR/INCLUDEDIR/PKGCONFIGDIR/BINDIR overrides are honoured, then
+# uninstall and check that none of our files
 # are left.
-# Environment: MAKE, CC, O (build directory), VERSION.
+# Environment: MAKE, CC, O (build directory), VERSION, PYTHON.
 set -eu
 MAKE=${MAKE:-make}
 CC=${CC:-cc}
@@ -86,6 +88,9 @@ if readelf -d "$base/consumer-static" 2>/dev/null | grep -q NEEDED; then
 	fail "the static consumer still needs shared libraries"
 fi
 "$base/consumer-static" || fail "running the static consumer"
+
+# ---- 3b. the Python bindings, pip-installed, against the staged library
+scripts/check-install-python.sh "$stage/usr/lib" "$base/python"
 
 # ---- 4. uninstall leaves none of our files
 m uninstall DESTDIR="$stage" PREFIX=/usr

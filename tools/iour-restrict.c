@@ -30,6 +30,14 @@ static const struct subcommand cmds[] = {
 	{ "verify", cmd_verify, cli_help_verify,
 	  "check that the running kernel enforces a restricted ring" },
 	{ "exec", cmd_exec, cli_help_exec, "run a command that cannot create io_uring rings" },
+	{ "run", cmd_run, cli_help_run, "run a command under a policy file" },
+	{ "compile", cmd_compile, cli_help_compile,
+	  "plan a policy file for a kernel; print the plan and its report" },
+	{ "check", cmd_check, cli_help_check, "the verdict of a policy file for one request" },
+	{ "lint", cmd_lint, cli_help_lint, "risky choices in a policy file" },
+	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
+	{ "learn", cmd_learn, cli_help_learn,
+	  "run a command; write the policy file its io_uring use needs" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -45,8 +53,9 @@ static int usage_main(FILE *out)
 		fprintf(out, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(out, "  %-9s %s\n", "help", "this text, a command's help, or the rule language");
 	fprintf(out, "\n'%s COMMAND --help' describes each command.\n"
-		     "Exit status: 0 success; 1 a check failed or a restriction is not enforced;\n"
-		     "2 usage error ('exec' passes on its command's status).\n",
+		     "Exit status: 0 success; 1 a check failed, a restriction is not enforced\n"
+		     "or 'lint' has findings; 2 usage error; 3 the policy file cannot be read or\n"
+		     "is not valid ('exec' and 'run' pass on their command's status).\n",
 		CLI_PROG);
 	return 0;
 }

@@ -453,6 +453,17 @@ enum iour_prog_kind {
  * loads; constants for the network-order port and addresses are
  * converted for the host.  The compiler relies on the kernel zeroing the
  * two padding bytes after the connect port.
+ *
+ * Values, ranges and IPv4 prefixes of one field in consecutive
+ * one-comparison rules are merged into the fewest ranges first.  This
+ * function always returns one program: a deny-list above the limit fails
+ * here with -IOUR_ERRNO__PROG_TOO_LARGE, while iour_policy__set_filter()
+ * splits it across programs stacked for the opcode (the kernel runs them
+ * all; a request runs only if every one allows).  Splitting keeps the
+ * rules before and after the heaviest run of deny rules in every program
+ * and spreads that run's entries over them, so it never applies to an
+ * allow-list, which must stay in one program (iour_policy__prog_cnt(),
+ * doc/design.md "Stacked filters").
  * @param f the filter.
  * @param opcode request opcode, 0..255.
  * @param opts options, or NULL.

@@ -30,5 +30,7 @@
 #include "policy.h"
 #include "plan.h"
 #include "report.h"
+#include "policyfile.h"
+#include "layout.h"
 
 #endif /* IOURING_RESTRICT_H */

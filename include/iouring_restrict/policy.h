@@ -128,14 +128,46 @@ IOUR_API int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_r
  * classic allow-list, not through a registered program.  Later changes to
  * @p f do not affect the policy.
  *
+ * **Large deny-lists (1.1).**  An opcode whose rules need more than 4096
+ * instructions is split across several programs stacked for that opcode
+ * when its rules hold deny rules: the kernel runs every filter of an
+ * opcode and the request runs only if all allow, so programs that each
+ * hold the rules before the heaviest run of deny rules, a part of that
+ * run, and the rules after it decide together exactly as the whole list
+ * (doc/design.md, "Stacked filters").  Values, ranges and IPv4 prefixes
+ * of one field are merged into ranges first, so a blocklist of many
+ * adjacent addresses may still fit one program.
+ * iour_policy__prog_cnt() tells how many programs an opcode got; a plan
+ * registers each of them.  An allow-list (rules without a deny rule), a
+ * raw program, or rules around the deny run that alone exceed the limit
+ * cannot be split and fail with -IOUR_ERRNO__PROG_TOO_LARGE, as do more
+ * than 1024 programs for one opcode.
+ *
  * @param p the policy.
  * @param f the filter set, or NULL to remove every argument filter.
  * @return 0 on success; -EINVAL if @p p is NULL;
  *         -IOUR_ERRNO__PROG_TOO_LARGE if an opcode's rules need more than
- *         4096 instructions; -ENOMEM.  On error the policy is unchanged.
+ *         4096 instructions and cannot be split (above); -ENOMEM.  On
+ *         error the policy is unchanged.
  * @since 1.0
  */
 IOUR_API int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f);
+
+/**
+ * @brief **iour_policy__prog_cnt()** tells how many argument-filter
+ *        programs the policy holds for a request opcode.
+ *
+ * 0: the opcode has no argument filter; 1: one program; more: a deny-list
+ * split across stacked programs by iour_policy__set_filter(), each of
+ * which a plan registers (the request runs only if all allow).
+ *
+ * @param p the policy.
+ * @param opcode the request opcode, 0 to 255.
+ * @return the count (0 or more); -EINVAL if @p p is NULL or @p opcode is
+ *         above 255.
+ * @since 1.1
+ */
+IOUR_API int iour_policy__prog_cnt(const struct iour_policy *p, uint32_t opcode);
 
 /**
  * @brief **iour_policy__set_prog()** sets the argument filter of one

@@ -13,11 +13,13 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "filter_internal.h"
 #include "internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
@@ -236,6 +238,46 @@ Test(alloc_faults, filter_build_dup_compile_every_field_kind)
 	drive("filter build, dup, compile (every field and operator kind)", op_filter, NULL);
 }
 
+/* ---- stacked programs: a deny-list split under a small limit ------------ */
+static int op_stack(const void *arg)
+{
+	static uint64_t set[60];
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = 64 };
+	struct iour__stack_stats st;
+	struct iour_filter *f = NULL;
+	struct iour_prog *p = NULL;
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = set,
+			      .set_len = 60 };
+	struct iour_cmp port = { .sz = sizeof(port),
+				 .field = IOUR_FIELD_CONNECT_PORT,
+				 .op = IOUR_CMP_EQ,
+				 .value = 22 };
+	int rc;
+
+	(void)arg;
+	for (size_t i = 0; i < 60; i++)
+		set[i] = 0x0a000000U + (uint32_t)i * 5;
+	rc = iour_filter__new(NULL, &f);
+	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1));
+	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &port, 1));
+	TRY(rc, iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW));
+	TRY(rc, iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &p, NULL, 0));
+	if (!rc && st.progs < 2)
+		rc = -EINVAL; /* the split path must be taken */
+	iour_prog__free(p);
+	iour_filter__free(f);
+	return rc;
+}
+
+Test(alloc_faults, filter_stack_split)
+{
+	drive("deny-list split across stacked programs", op_stack, NULL);
+}
+
 /* ---- policy: plan, describe, report text ------------------------------- */
 
 static struct iour_features kernel(uint32_t level)
@@ -330,6 +372,48 @@ static int op_policy(const void *arg)
 	iour_filter__free(f);
 	iour_ruleset__free(rs);
 	return rc;
+}
+
+/* ---- policy files: load, save, decide ------------------------------------ */
+
+static int op_policyfile(const void *arg)
+{
+	static const char text[] =
+		"{\"defaultAction\":\"deny\",\"requestOps\":[\"socket\",\"connect\",\"read\"],"
+		"\"registerOps\":[\"@probe\"],\"sqeFlags\":{\"allowed\":[\"async\"]},"
+		"\"entries\":[{\"names\":[\"read\"],\"action\":\"allow\"},"
+		"{\"names\":[\"socket\"],\"action\":\"allow\",\"args\":[{\"field\":"
+		"\"socket.family\",\"op\":\"in\",\"values\":[\"AF_INET\",\"AF_INET6\"]}]},"
+		"{\"names\":[\"connect\"],\"action\":\"deny\",\"args\":[{\"field\":"
+		"\"connect.addr4\",\"op\":\"in\",\"value\":\"10.0.0.0/8\"}]},"
+		"{\"names\":[\"connect\"],\"action\":\"allow\"}],"
+		"\"programs\":[{\"name\":\"openat2\",\"insns\":[[6,0,0,1]]}]}";
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = { htonl(0x0a000001) } };
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+	struct iour_policy *p = NULL, *q = NULL;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	char buf[8192];
+	int rc = 0;
+
+	(void)arg;
+	TRY(rc, iour_policy__load_json(text, sizeof(text) - 1, &o, &p, NULL));
+	TRY(rc, nonneg(iour_policy__save_json(p, 0, NULL, 0)));
+	TRY(rc, nonneg(iour_policy__save_json(p, 0, buf, sizeof(buf))));
+	TRY(rc, iour_policy__load_json(buf, strlen(buf), &o, &q, NULL));
+	TRY(rc, iour_ctx_generic(ctx, sizeof(ctx), OP_CONNECT, 0, 0));
+	TRY(rc, iour_ctx_connect(ctx, sizeof(ctx), &sa, sizeof(sa)));
+	TRY(rc, iour_policy__decide(q, ctx, sizeof(ctx), &v));
+	if (!rc && (v.verdict != IOUR_DENY || v.reason != IOUR_DECIDE_RULE || v.rule != 0))
+		rc = -EPROTO;
+	iour_policy__free(q);
+	iour_policy__free(p);
+	return rc;
+}
+
+Test(alloc_faults, policyfile_load_save_decide)
+{
+	drive("policy file load + save + load + decide", op_policyfile, NULL);
 }
 
 Test(alloc_faults, policy_plan_describe_report)

@@ -21,6 +21,8 @@
 #define CLI_FAIL 1  /* a check failed, a restriction is not enforced, or a
 		     * library call failed at run time */
 #define CLI_USAGE 2 /* the command line is wrong; nothing was done */
+#define CLI_POLICY 3 /* the policy file cannot be read or is not valid;
+		      * nothing was done (run, compile, check, lint) */
 
 #define CLI_PROG "iour-restrict"
 
@@ -82,6 +84,23 @@ int cli_getopt_error(int c, char **argv);
 /* Prints the --help text @text to stdout; returns CLI_OK. */
 int cli_help(const char *text);
 
+/*
+ * cli_policy_load() reads the policy file @path ("-": standard input) with
+ * the library's loader; `minKernel` conditions are evaluated for Linux
+ * @kver (IOUR_KVER()), or the running kernel if it is 0.  On error it prints "FILE:LINE:COLUMN: message" on
+ * stderr and returns CLI_POLICY (CLI_FAIL when memory ran out); else 0.
+ */
+struct iour_policy;
+int cli_policy_load(const char *path, uint32_t kver, struct iour_policy **out);
+
+/*
+ * cli_kernel_features() describes Linux @kver as iour_probe() would, from
+ * the library's tables (opcode limits, gate semantics, payload sizes), for
+ * planning with iour_plan_opts::features.
+ */
+struct iour_features;
+void cli_kernel_features(uint32_t kver, struct iour_features *f);
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_probe(int argc, char **argv);
 int cmd_names(int argc, char **argv);
@@ -90,6 +109,12 @@ int cmd_verify(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_groups(int argc, char **argv);
+int cmd_learn(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -99,6 +124,12 @@ extern const char cli_help_verify[];
 extern const char cli_help_filter[];
 extern const char cli_help_sim[];
 extern const char cli_help_exec[];
+extern const char cli_help_run[];
+extern const char cli_help_compile[];
+extern const char cli_help_check[];
+extern const char cli_help_lint[];
+extern const char cli_help_groups[];
+extern const char cli_help_learn[];
 extern const char cli_help_rules[];
 
 #endif /* IOUR_CLI_H */

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Benchmark of large CONNECT deny-lists (doc/design.md, "Stacked filters"):
+ * time for iour_policy__set_filter() to merge, compile and, where needed,
+ * split a deny-list of N entries across stacked programs, for N = 1,000,
+ * 10,000 and 100,000, in two shapes:
+ *
+ *  random  N random IPv4 addresses (one IN_SET rule per 65,536 values),
+ *          almost none adjacent: the worst case for merging;
+ *  mix     N deny rules, a third single addresses, a third ranges of 2 to
+ *          64 addresses, a third prefixes /24 to /30, scattered over
+ *          10.0.0.0/8 (they overlap and touch, so they merge).
+ *
+ * For each: stack.<shape>.nN.ms (CPU time of the process, median of
+ * several runs; one run at 100,000), .progs (stacked programs), .insns (instructions over all of
+ * them), and stack.<shape>.us_per_entry_n100000_vs_n1000, the time per
+ * entry at 100,000 divided by that at 1,000 (1 = linear).  Nothing is
+ * asserted: the numbers go to the JSON file named by the argument.
+ *
+ * Usage: bench_stack OUTPUT.json
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "iouring_restrict/iouring_restrict.h"
+
+#define OP_CONNECT 16
+
+static uint64_t rng = 0x243f6a8885a308d3ULL;
+
+/* CPU time of this process: the machine is shared, wall time would
+ * measure the neighbours. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void die(const char *what, int rc)
+{
+	fprintf(stderr, "bench_stack: %s: %s\n", what, iour_errname(rc));
+	exit(1);
+}
+
+static struct iour_filter *make_random(size_t n, uint64_t *set)
+{
+	struct iour_filter *f = NULL;
+	int rc = iour_filter__new(NULL, &f);
+
+	if (rc)
+		die("filter", rc);
+	for (size_t i = 0; i < n; i++)
+		set[i] = (uint32_t)rnd();
+	for (size_t at = 0; at < n; at += IOUR_FILTER_MAX_SET) {
+		struct iour_cmp c = { .sz = sizeof(c),
+				      .field = IOUR_FIELD_CONNECT_ADDR4,
+				      .op = IOUR_CMP_IN_SET,
+				      .set = set + at,
+				      .set_len = n - at < IOUR_FILTER_MAX_SET ? n - at :
+										IOUR_FILTER_MAX_SET };
+
+		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1);
+		if (rc)
+			die("rule", rc);
+	}
+	rc = iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW);
+	if (rc)
+		die("default", rc);
+	return f;
+}
+
+static struct iour_filter *make_mix(size_t n)
+{
+	struct iour_filter *f = NULL;
+	int rc = iour_filter__new(NULL, &f);
+
+	if (rc)
+		die("filter", rc);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t a = 0x0a000000U | ((uint32_t)rnd() & 0x00ffffffU);
+		struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR4 };
+
+		switch (i % 3) {
+		case 0:
+			c.op = IOUR_CMP_EQ;
+			c.value = a;
+			break;
+		case 1:
+			c.op = IOUR_CMP_IN_RANGE;
+			c.value = a;
+			c.arg = a + 1 + rnd() % 63;
+			if (c.arg > 0x0affffffU)
+				c.arg = 0x0affffffU;
+			break;
+		default:
+			c.op = IOUR_CMP_IN_PREFIX;
+			c.arg = 24 + rnd() % 7;
+			c.value = a & (uint32_t)(UINT32_MAX << (32 - c.arg));
+			break;
+		}
+		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1);
+		if (rc)
+			die("rule", rc);
+	}
+	rc = iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW);
+	if (rc)
+		die("default", rc);
+	return f;
+}
+
+struct result {
+	double ms;
+	int progs;
+	size_t insns;
+};
+
+/* The policy's compile of `f`: time (median of `runs`), programs and
+ * instructions (counted through a plan for a kernel with task filters). */
+static struct result measure(const struct iour_filter *f, int runs)
+{
+	uint64_t t[5];
+	struct result r = { 0 };
+	struct iour_policy *p = NULL;
+	struct iour_plan *pl = NULL;
+	IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL, .level = IOUR_LEVEL_CONNECT);
+	int rc;
+
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0;
+
+		iour_policy__free(p);
+		p = NULL;
+		rc = iour_policy__new(NULL, &p);
+		if (rc)
+			die("policy", rc);
+		t0 = cpu_ns();
+		rc = iour_policy__set_filter(p, f);
+		t[i] = cpu_ns() - t0;
+		if (rc)
+			die("set_filter", rc);
+	}
+	r.ms = bench_median(t, (size_t)runs) / 1e6;
+	r.progs = iour_policy__prog_cnt(p, OP_CONNECT);
+	rc = iour_policy__plan(p, &o, &pl);
+	if (rc)
+		die("plan", rc);
+	for (int i = 0; i < iour_plan__step_cnt(pl); i++) {
+		struct iour_plan_step s = { .sz = sizeof(s) };
+
+		if (iour_plan__step(pl, (size_t)i, &s) == 0 && s.op == IOUR_STEP_BPF_FILTER &&
+		    s.opcode == OP_CONNECT)
+			r.insns += s.insn_cnt;
+	}
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t ns[3] = { 1000, 10000, 100000 };
+	static const char *const shapes[2] = { "random", "mix" };
+	struct result res[2][3];
+	uint64_t *set = malloc(100000 * sizeof(*set));
+	FILE *out;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s OUTPUT.json\n", argv[0]);
+		return 2;
+	}
+	if (!set)
+		die("malloc", -ENOMEM);
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < 3; i++) {
+			struct iour_filter *f = s ? make_mix(ns[i]) : make_random(ns[i], set);
+
+			res[s][i] = measure(f, ns[i] >= 100000 ? 1 : 3);
+			printf("stack %-6s n=%-6zu %9.2f ms  %4d programs  %7zu instructions\n",
+			       shapes[s], ns[i], res[s][i].ms, res[s][i].progs, res[s][i].insns);
+			iour_filter__free(f);
+		}
+	free(set);
+	out = fopen(argv[1], "w");
+	if (!out)
+		die("fopen", -errno);
+	fprintf(out, "{\"stack\": {");
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "%s\"%s\": {", s ? ", " : "", shapes[s]);
+		for (int i = 0; i < 3; i++)
+			fprintf(out, "\"n%zu\": {\"ms\": %.3f, \"progs\": %d, \"insns\": %zu}, ", ns[i],
+				res[s][i].ms, res[s][i].progs, res[s][i].insns);
+		fprintf(out, "\"us_per_entry_n100000_vs_n1000\": %.4f}",
+			(res[s][2].ms / 100000.0) / (res[s][0].ms / 1000.0));
+	}
+	fprintf(out, "}}\n");
+	fclose(out);
+	return 0;
+}

@@ -1,0 +1,1112 @@
+# SPDX-License-Identifier: MIT
+"""The Pythonic layer: handles, builders, dataclasses."""
+import ctypes
+import dataclasses
+import os
+from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
+from typing import List, Optional, Tuple
+
+from . import _lib
+from .enums import (Avail, DecideReason, DecisionKind, DisasmFormat, FeatureLevel, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
+                    ReportFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
+from .errors import error_from_code
+
+CTX_SIZE = 40
+OPCODE_ANY = 0xFFFFFFFF
+DISASM_SECCOMP = 1 << 8
+RING_APPLY_NO_ENABLE = 1 << 0
+VERIFY_RING_FD = 1 << 0
+PROBE_NO_CACHE = 1 << 0
+PROBE_REFRESH = 1 << 1
+PLAN_FORCE_LEVEL = 1 << 0
+FILTER_ADDR4_LITERAL = 1 << 0
+
+
+# ---- handle argument types: from_param accepts only a live handle of the
+# right class (a closed one raises ValueError, anything else TypeError), so
+# no stray integer or object ever reaches the library as a pointer.
+def _handle_type(pyname):
+    class _T(c_void_p):
+        @classmethod
+        def from_param(cls, obj):
+            want = _HANDLE_CLASSES[pyname]
+            if not isinstance(obj, want):
+                raise TypeError("expected a %s, got %s" % (want.__name__, type(obj).__name__))
+            return obj._live()
+    _T.__name__ = pyname + "_p"
+    return _T
+
+
+_HANDLE_CLASSES = {}
+_HANDLE_TYPES = {n: _handle_type(n) for n in ("ruleset", "filter", "prog", "policy", "plan")}
+
+class _CheckedLib:
+    """The loaded library with every function declared; a handle argument
+    is checked in Python before the call (TypeError for anything but a
+    live handle of the right class, ValueError for a closed one), so the
+    error is the plain exception rather than ctypes.ArgumentError.
+    Pointer arguments other than handles (reports, buffers) are unchecked:
+    prefer the classes of this module."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._name = raw._name
+        for name, (_, args) in _lib.FUNCS.items():
+            setattr(self, name, self._wrap(getattr(raw, name), name, args))
+
+    @staticmethod
+    def _wrap(f, name, args):
+        checks = [(i, a) for i, a in enumerate(args) if isinstance(a, str)]
+        if not checks:
+            return f
+
+        def call(*a):
+            for i, kind in checks:
+                if i < len(a):
+                    want = _HANDLE_CLASSES[kind]
+                    if not isinstance(a[i], want):
+                        raise TypeError("%s: argument %d must be a %s, not %s"
+                                        % (name, i + 1, want.__name__, type(a[i]).__name__))
+                    a[i]._live()
+            return f(*a)
+        call.__name__ = name
+        return call
+
+
+_raw = _lib.load()
+_lib.declare(_raw, _HANDLE_TYPES)
+LAYOUT = _lib.layout_table(_raw)
+_lib.check_layout(LAYOUT)
+lib = _CheckedLib(_raw)
+
+
+def _check(rc, fn):
+    if rc < 0:
+        raise error_from_code(rc, fn, lib)
+    return rc
+
+
+def _s(b):
+    return None if b is None else b.decode()
+
+
+def _u32(x, what):
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError("%s must be an int, not %s" % (what, type(x).__name__))
+    return int(x)
+
+
+def _name_or_number(x, from_name, what):
+    """An int (or IntEnum) as is; a str through the library's name table;
+    anything else TypeError."""
+    if isinstance(x, str):
+        return _check(from_name(x.encode()), from_name.__name__)
+    return _u32(x, what)
+
+
+def opcode(x) -> int:
+    """The request opcode of ``x``: an int, an :class:`Op`, or a name
+    ("READ", "IORING_OP_READ", any case)."""
+    return _name_or_number(x, lib.iour_opcode_from_name, "opcode")
+
+
+def register_op(x) -> int:
+    """The register opcode of ``x`` (int, :class:`RegisterOp` or name)."""
+    return _name_or_number(x, lib.iour_register_op_from_name, "register opcode")
+
+
+def sqe_flag(x) -> int:
+    """An SQE flag mask from an int, an :class:`SqeFlag`, a name, or an
+    iterable of those."""
+    if isinstance(x, (list, tuple, set, frozenset)):
+        m = 0
+        for f in x:
+            m |= sqe_flag(f)
+        return m
+    return _name_or_number(x, lib.iour_sqe_flag_from_name, "SQE flag")
+
+
+# ---- version, errors, names
+def version() -> str:
+    return lib.iour_version_string().decode()
+
+
+def version_info() -> Tuple[int, int, int]:
+    return (lib.iour_version_major(), lib.iour_version_minor(), lib.iour_version_patch())
+
+
+def strerror(err: int) -> str:
+    """The library's message for an error code (negative or positive)."""
+    return lib.iour_strerror_desc(_u32(err, "err")).decode()
+
+
+def errname(err: int) -> str:
+    return lib.iour_errname(_u32(err, "err")).decode()
+
+
+def opcode_name(op) -> Optional[str]:
+    return _s(lib.iour_opcode_name(opcode(op)))
+
+
+def register_op_name(op) -> Optional[str]:
+    return _s(lib.iour_register_op_name(register_op(op)))
+
+
+def sqe_flag_name(flag) -> Optional[str]:
+    return _s(lib.iour_sqe_flag_name(sqe_flag(flag)))
+
+
+def kver(major: int, minor: int) -> int:
+    """IOUR_KVER(major, minor)."""
+    return (_u32(major, "major") << 16) | (_u32(minor, "minor") << 8)
+
+
+def opcode_since(op) -> Tuple[int, int]:
+    v = _check(lib.iour_opcode_since(opcode(op)), "iour_opcode_since")
+    return (v >> 16, (v >> 8) & 0xff)
+
+
+def opcodes_up_to(kv: int) -> List[Op]:
+    n = _check(lib.iour_opcodes_up_to(_u32(kv, "kver"), None, 0), "iour_opcodes_up_to")
+    buf = (c_uint32 * max(n, 1))()
+    n = _check(lib.iour_opcodes_up_to(kv, buf, n), "iour_opcodes_up_to")
+    return [Op(buf[i]) for i in range(n)]
+
+
+# ---- cBPF
+@dataclasses.dataclass(frozen=True)
+class Insn:
+    """One classic-BPF instruction (struct iour_insn)."""
+    code: int
+    jt: int
+    jf: int
+    k: int
+
+
+def _insn_array(insns):
+    insns = list(insns)
+    arr = (_lib.iour_insn * max(len(insns), 1))()
+    for i, x in enumerate(insns):
+        if isinstance(x, Insn):
+            arr[i] = _lib.iour_insn(x.code, x.jt, x.jf, x.k)
+        elif isinstance(x, tuple) and len(x) == 4:
+            arr[i] = _lib.iour_insn(*(_u32(v, "insn") for v in x))
+        else:
+            raise TypeError("an instruction must be an Insn or a 4-tuple, not %s"
+                            % type(x).__name__)
+    return arr, len(insns)
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidateInfo:
+    ok: bool
+    insn: int
+    reason: Reject
+    message: str
+
+
+def cbpf_validate(insns, generic_only=False) -> ValidateInfo:
+    """Checks a program with the kernel's rules; never raises for a bad
+    program (see ``ok``), only for bad arguments."""
+    arr, n = _insn_array(insns)
+    info = _lib.opts(_lib.iour_validate_info)
+    rc = lib.iour_cbpf_validate(arr, n, 1 if generic_only else 0, byref(info))
+    if rc < 0 and rc != -_INVALID_PROG:
+        _check(rc, "iour_cbpf_validate")
+    return ValidateInfo(rc == 0, info.insn, Reject(info.reason),
+                        lib.iour_cbpf_reject_str(info.reason).decode())
+
+
+_INVALID_PROG = 4003
+
+
+@dataclasses.dataclass(frozen=True)
+class SimResult:
+    """What a program returned on a context (struct iour_sim_result)."""
+    retval: int
+    executed: int
+    allowed: bool
+
+
+def cbpf_run(insns, ctx: bytes) -> SimResult:
+    """Runs a program on a 40-byte filter context in the library's
+    simulator."""
+    if not isinstance(ctx, (bytes, bytearray)):
+        raise TypeError("ctx must be bytes, not %s" % type(ctx).__name__)
+    arr, n = _insn_array(insns)
+    c = (c_uint8 * max(len(ctx), 1)).from_buffer_copy(bytes(ctx) or b"\0")
+    r = _lib.opts(_lib.iour_sim_result)
+    _check(lib.iour_cbpf_run(arr, n, c, len(ctx), byref(r)), "iour_cbpf_run")
+    return SimResult(r.retval, r.executed, bool(r.allowed))
+
+
+def ctx_socket(family: int, type: int, protocol: int = 0, sqe_flags: int = 0,
+               user_data: int = 0) -> bytes:
+    """The filter context of an IORING_OP_SOCKET request."""
+    c = (c_uint8 * CTX_SIZE)()
+    _check(lib.iour_ctx_generic(c, CTX_SIZE, Op.SOCKET, sqe_flag(sqe_flags),
+                                _u32(user_data, "user_data")), "iour_ctx_generic")
+    _check(lib.iour_ctx_socket(c, CTX_SIZE, _u32(family, "family"), _u32(type, "type"),
+                               _u32(protocol, "protocol")), "iour_ctx_socket")
+    return bytes(c)
+
+
+def ctx_open(op, flags: int = 0, mode: int = 0, resolve: int = 0, sqe_flags: int = 0,
+             user_data: int = 0) -> bytes:
+    """The filter context of an OPENAT / OPENAT2 request."""
+    c = (c_uint8 * CTX_SIZE)()
+    _check(lib.iour_ctx_generic(c, CTX_SIZE, opcode(op), sqe_flag(sqe_flags),
+                                _u32(user_data, "user_data")), "iour_ctx_generic")
+    _check(lib.iour_ctx_open(c, CTX_SIZE, _u32(flags, "flags"), _u32(mode, "mode"),
+                             _u32(resolve, "resolve")), "iour_ctx_open")
+    return bytes(c)
+
+
+def ctx_connect(addr: bytes, sqe_flags: int = 0, user_data: int = 0) -> bytes:
+    """The filter context of a CONNECT request to the socket address
+    ``addr`` (a raw struct sockaddr_*)."""
+    if not isinstance(addr, (bytes, bytearray)):
+        raise TypeError("addr must be bytes (a struct sockaddr), not %s" % type(addr).__name__)
+    c = (c_uint8 * CTX_SIZE)()
+    _check(lib.iour_ctx_generic(c, CTX_SIZE, Op.CONNECT, sqe_flag(sqe_flags),
+                                _u32(user_data, "user_data")), "iour_ctx_generic")
+    a = ctypes.create_string_buffer(bytes(addr), len(addr))
+    _check(lib.iour_ctx_connect(c, CTX_SIZE, a, len(addr)), "iour_ctx_connect")
+    return bytes(c)
+
+
+def ctx_generic(op, sqe_flags: int = 0, user_data: int = 0) -> bytes:
+    c = (c_uint8 * CTX_SIZE)()
+    _check(lib.iour_ctx_generic(c, CTX_SIZE, opcode(op), sqe_flag(sqe_flags),
+                                _u32(user_data, "user_data")), "iour_ctx_generic")
+    return bytes(c)
+
+
+def cbpf_disasm(insns, op=OPCODE_ANY, format=DisasmFormat.TEXT, seccomp=False) -> str:
+    """A listing (or C array, or raw bytes as latin-1 text) of a program."""
+    arr, n = _insn_array(insns)
+    o = OPCODE_ANY if op == OPCODE_ANY else opcode(op)
+    fmt = _u32(format, "format") | (DISASM_SECCOMP if seccomp else 0)
+    ln = c_size_t(0)
+    _check(lib.iour_cbpf_disasm(arr, n, o, fmt, None, byref(ln)), "iour_cbpf_disasm")
+    buf = ctypes.create_string_buffer(ln.value)
+    _check(lib.iour_cbpf_disasm(arr, n, o, fmt, buf, byref(ln)), "iour_cbpf_disasm")
+    raw = buf.raw[:ln.value]
+    return raw.decode("latin-1") if format == DisasmFormat.RAW else raw.rstrip(b"\0").decode()
+
+
+# ---- handles
+class _Handle:
+    """An owned library object: ``close()`` frees it (idempotent), so does
+    leaving a ``with`` block or garbage collection.  Using a closed handle
+    raises ValueError."""
+    _free = None
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    def _live(self):
+        if not self._ptr:
+            raise ValueError("%s is closed" % type(self).__name__)
+        return c_void_p(self._ptr)
+
+    @property
+    def closed(self) -> bool:
+        return not self._ptr
+
+    def close(self):
+        if getattr(self, "_ptr", None):
+            try:
+                getattr(lib, type(self)._free)(self)
+            finally:
+                self._ptr = None
+
+    def __enter__(self):
+        self._live()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def _new(fn, *args):
+    out = c_void_p()
+    _check(fn(*args, byref(out)), fn.__name__)
+    return out.value
+
+
+class Ruleset(_Handle):
+    """A restriction set (iour_ruleset): allowed request opcodes, register
+    opcodes and SQE flags.  Builder methods return ``self``."""
+
+    def __init__(self, flags: int = 0):
+        super().__init__(_new(lib.iour_ruleset__new,
+                              byref(_lib.opts(_lib.iour_ruleset_opts,
+                                              flags=_u32(flags, "flags")))))
+
+    def dup(self) -> "Ruleset":
+        r = Ruleset.__new__(Ruleset)
+        _Handle.__init__(r, _new(lib.iour_ruleset__dup, self))
+        return r
+
+    def allow_sqe_op(self, *ops) -> "Ruleset":
+        for op in ops:
+            if isinstance(op, str):
+                _check(lib.iour_ruleset__allow_sqe_op_name(self, op.encode()),
+                       "iour_ruleset__allow_sqe_op_name")
+            else:
+                _check(lib.iour_ruleset__allow_sqe_op(self, _u32(op, "opcode")),
+                       "iour_ruleset__allow_sqe_op")
+        return self
+
+    def allow_register_op(self, *ops) -> "Ruleset":
+        for op in ops:
+            if isinstance(op, str):
+                _check(lib.iour_ruleset__allow_register_op_name(self, op.encode()),
+                       "iour_ruleset__allow_register_op_name")
+            else:
+                _check(lib.iour_ruleset__allow_register_op(self, _u32(op, "register opcode")),
+                       "iour_ruleset__allow_register_op")
+        return self
+
+    def deny_all_sqe_ops(self) -> "Ruleset":
+        _check(lib.iour_ruleset__deny_all_sqe_ops(self), "iour_ruleset__deny_all_sqe_ops")
+        return self
+
+    def deny_all_register_ops(self) -> "Ruleset":
+        _check(lib.iour_ruleset__deny_all_register_ops(self),
+               "iour_ruleset__deny_all_register_ops")
+        return self
+
+    def set_sqe_flags(self, allowed=0, required=0) -> "Ruleset":
+        _check(lib.iour_ruleset__set_sqe_flags(self, sqe_flag(allowed), sqe_flag(required)),
+               "iour_ruleset__set_sqe_flags")
+        return self
+
+    def sqe_op_allowed(self, op) -> bool:
+        return bool(_check(lib.iour_ruleset__sqe_op_allowed(self, opcode(op)),
+                           "iour_ruleset__sqe_op_allowed"))
+
+    def register_op_allowed(self, op) -> bool:
+        return bool(_check(lib.iour_ruleset__register_op_allowed(self, register_op(op)),
+                           "iour_ruleset__register_op_allowed"))
+
+    @property
+    def sqe_restricted(self) -> bool:
+        return bool(_check(lib.iour_ruleset__sqe_restricted(self),
+                           "iour_ruleset__sqe_restricted"))
+
+    @property
+    def register_restricted(self) -> bool:
+        return bool(_check(lib.iour_ruleset__register_restricted(self),
+                           "iour_ruleset__register_restricted"))
+
+    def sqe_flags(self) -> Tuple[int, int]:
+        a, r = c_uint32(), c_uint32()
+        _check(lib.iour_ruleset__sqe_flags(self, byref(a), byref(r)),
+               "iour_ruleset__sqe_flags")
+        return a.value, r.value
+
+    def export(self, kver: int = 0, op_last: int = 0, reg_last: int = 0,
+               flags: int = 0) -> bytes:
+        """The kernel's 16-byte restriction entries for a target kernel."""
+        o = _lib.opts(_lib.iour_export_opts, kver=_u32(kver, "kver"),
+                      op_last=_u32(op_last, "op_last"), reg_last=_u32(reg_last, "reg_last"),
+                      flags=_u32(flags, "flags"))
+        ln = c_size_t(0)
+        _check(lib.iour_ruleset__export(self, byref(o), None, byref(ln)), "iour_ruleset__export")
+        buf = ctypes.create_string_buffer(max(ln.value, 1))
+        _check(lib.iour_ruleset__export(self, byref(o), buf, byref(ln)), "iour_ruleset__export")
+        return buf.raw[:ln.value]
+
+
+@dataclasses.dataclass
+class Cmp:
+    """One comparison of a filter rule (struct iour_cmp).  ``field`` and
+    ``op`` are a :class:`Field` / :class:`CmpOp` (or their ints);
+    ``values`` is the set of IN_SET/NOT_IN_SET; ``addr6`` 16 bytes for
+    CONNECT_ADDR6."""
+    field: int
+    op: int
+    value: int = 0
+    arg: int = 0
+    values: Optional[List[int]] = None
+    addr6: Optional[bytes] = None
+
+    def _c(self, keep):
+        c = _lib.opts(_lib.iour_cmp, field=_u32(self.field, "field"), op=_u32(self.op, "op"),
+                      value=_u32(self.value, "value"), arg=_u32(self.arg, "arg"))
+        if self.values is not None:
+            vals = [_u32(v, "set value") for v in self.values]
+            arr = (ctypes.c_uint64 * max(len(vals), 1))(*vals)
+            keep.append(arr)
+            c.set = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint64))
+            c.set_len = len(vals)
+        if self.addr6 is not None:
+            if not isinstance(self.addr6, (bytes, bytearray)) or len(self.addr6) != 16:
+                raise TypeError("addr6 must be 16 bytes")
+            for i, b in enumerate(self.addr6):
+                c.addr6[i] = b
+        return c
+
+
+class Filter(_Handle):
+    """A filter set (iour_filter): per-opcode rules compiled to cBPF."""
+
+    def __init__(self, default_verdict=Verdict.DENY, flags: int = 0):
+        o = _lib.opts(_lib.iour_filter_opts, default_verdict=_u32(default_verdict, "verdict"),
+                      flags=_u32(flags, "flags"))
+        super().__init__(_new(lib.iour_filter__new, byref(o)))
+
+    def dup(self) -> "Filter":
+        r = Filter.__new__(Filter)
+        _Handle.__init__(r, _new(lib.iour_filter__dup, self))
+        return r
+
+    def add_rule(self, op, verdict, *cmps: Cmp) -> "Filter":
+        """A rule for request opcode ``op``: ``verdict`` when every
+        comparison holds."""
+        keep = []
+        for c in cmps:
+            if not isinstance(c, Cmp):
+                raise TypeError("a comparison must be a Cmp, not %s" % type(c).__name__)
+        arr = (_lib.iour_cmp * max(len(cmps), 1))(*[c._c(keep) for c in cmps])
+        _check(lib.iour_filter__add_rule(self, opcode(op), _u32(verdict, "verdict"),
+                                         arr if cmps else None, len(cmps)),
+               "iour_filter__add_rule")
+        return self
+
+    def set_default(self, op, verdict) -> "Filter":
+        _check(lib.iour_filter__set_default(self, opcode(op), _u32(verdict, "verdict")),
+               "iour_filter__set_default")
+        return self
+
+    def set_raw(self, op, insns) -> "Filter":
+        arr, n = _insn_array(insns)
+        _check(lib.iour_filter__set_raw(self, opcode(op), arr, n), "iour_filter__set_raw")
+        return self
+
+    def opcodes(self) -> List[int]:
+        n = _check(lib.iour_filter__opcodes(self, None, 0), "iour_filter__opcodes")
+        buf = (c_uint32 * max(n, 1))()
+        n = _check(lib.iour_filter__opcodes(self, buf, n), "iour_filter__opcodes")
+        return [Op(buf[i]) if buf[i] < len(Op) else buf[i] for i in range(n)]
+
+    def compile(self, op, max_insns: int = 0, flags: int = 0) -> "Program":
+        o = _lib.opts(_lib.iour_compile_opts, flags=_u32(flags, "flags"),
+                      max_insns=_u32(max_insns, "max_insns"))
+        p = Program.__new__(Program)
+        _Handle.__init__(p, _new(lib.iour_filter__compile, self, opcode(op), byref(o)))
+        return p
+
+
+class Program(_Handle):
+    """A compiled cBPF program (iour_prog), from Filter.compile()."""
+
+    @property
+    def insns(self) -> List[Insn]:
+        n = lib.iour_prog__insn_cnt(self)
+        p = lib.iour_prog__insns(self)
+        return [Insn(p[i].code, p[i].jt, p[i].jf, p[i].k) for i in range(n)]
+
+    @property
+    def opcode(self) -> int:
+        return lib.iour_prog__opcode(self)
+
+    @property
+    def kind(self) -> ProgKind:
+        return ProgKind(lib.iour_prog__kind(self))
+
+    @property
+    def pdu_size(self) -> int:
+        return lib.iour_prog__pdu_size(self)
+
+    def disasm(self, format=DisasmFormat.TEXT) -> str:
+        return cbpf_disasm(self.insns, self.opcode, format)
+
+    def run(self, ctx: bytes) -> SimResult:
+        return cbpf_run(self.insns, ctx)
+
+    def validate(self) -> ValidateInfo:
+        return cbpf_validate(self.insns)
+
+
+# ---- reports
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    kind: DecisionKind
+    reason: Reason
+    opcode: Optional[int]
+    step: Optional[int]
+    value: int
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """What was (or, for a plan, would be) enforced: a snapshot of an
+    iour_report."""
+    status: Status
+    mechanism: Mechanism
+    flags: ReportFlag
+    steps_done: int
+    steps_total: int
+    error: int
+    threads: int
+    decisions: Tuple[Decision, ...]
+    text: str
+
+    @property
+    def fully_enforced(self) -> bool:
+        return self.status == Status.FULLY
+
+
+def _describe(fn, obj, name):
+    ln = c_size_t(0)
+    _check(fn(obj, None, byref(ln)), name)
+    buf = ctypes.create_string_buffer(max(ln.value, 1))
+    _check(fn(obj, buf, byref(ln)), name)
+    return buf.value.decode()
+
+
+def _report(ptr) -> Report:
+    r = c_void_p(ptr)
+    done, total, err = c_uint32(), c_uint32(), c_int32()
+    _check(lib.iour_report__steps(r, byref(done), byref(total)), "iour_report__steps")
+    _check(lib.iour_report__error(r, byref(err)), "iour_report__error")
+    decs = []
+    for i in range(_check(lib.iour_report__decision_cnt(r), "iour_report__decision_cnt")):
+        d = _lib.opts(_lib.iour_decision)
+        _check(lib.iour_report__decision(r, i, byref(d)), "iour_report__decision")
+        decs.append(Decision(DecisionKind(d.kind), Reason(d.reason),
+                             None if d.opcode == 0xFFFFFFFF else d.opcode,
+                             None if d.step == 0xFFFFFFFF else d.step, d.value,
+                             _s(d.text) or ""))
+    return Report(Status(_check(lib.iour_report__status(r), "iour_report__status")),
+                  Mechanism(_check(lib.iour_report__mechanism(r), "iour_report__mechanism")),
+                  ReportFlag(_check(lib.iour_report__flags(r), "iour_report__flags")),
+                  done.value, total.value, err.value,
+                  _check(lib.iour_report__threads(r), "iour_report__threads"), tuple(decs),
+                  _describe(lib.iour_report__describe, r, "iour_report__describe"))
+
+
+def _take_report(rc, rep, fn):
+    """Snapshot and free a report the library handed over; raise for rc<0
+    with the report attached."""
+    report = None
+    if rep.value:
+        try:
+            report = _report(rep.value)
+        finally:
+            lib.iour_report__free(rep)
+    if rc < 0:
+        e = error_from_code(rc, fn, lib)
+        e.report = report
+        raise e
+    return report
+
+
+# ---- ring fds
+def _fd(x) -> int:
+    if isinstance(x, bool):
+        raise TypeError("a ring must be an fd (int) or have fileno()")
+    if isinstance(x, int):
+        return x
+    if hasattr(x, "fileno"):
+        return int(x.fileno())
+    raise TypeError("a ring must be an fd (int) or have fileno(), not %s" % type(x).__name__)
+
+
+class Ring:
+    """An io_uring descriptor owned by Python: ``close()`` (or ``with``)
+    closes it; ``fileno()`` / ``detach()`` as for sockets."""
+
+    def __init__(self, fd: int):
+        self._fd = _u32(fd, "fd")
+
+    def fileno(self) -> int:
+        if self._fd < 0:
+            raise ValueError("Ring is closed")
+        return self._fd
+
+    def detach(self) -> int:
+        fd, self._fd = self.fileno(), -1
+        return fd
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self):
+        fd, self._fd = getattr(self, "_fd", -1), -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __enter__(self):
+        self.fileno()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _struct_dc(name, cls):
+    fields = []
+    for n, t in cls._fields_:
+        if n in ("sz", "pad", "resv"):
+            continue
+        fields.append((n, tuple if hasattr(t, "_length_") else int))
+    return dataclasses.make_dataclass(name, fields, frozen=True)
+
+
+def _from_struct(dc, s):
+    kw = {}
+    for f in dataclasses.fields(dc):
+        v = getattr(s, f.name)
+        kw[f.name] = tuple(v) if f.type is tuple else v
+    return dc(**kw)
+
+
+#: What iour_ring_apply()/iour_ring_create() did (struct iour_ring_report).
+RingReport = _struct_dc("RingReport", _lib.iour_ring_report)
+_Features = _struct_dc("_Features", _lib.iour_features)
+
+
+class Features(_Features):
+    """What the running kernel supports (struct iour_features, from
+    iour_probe()); enumerated fields as their enums."""
+
+    @property
+    def feature_level(self) -> FeatureLevel:
+        return FeatureLevel(self.level)
+
+    def avail(self, name: str) -> Avail:
+        return Avail(getattr(self, name))
+
+    @property
+    def limits(self) -> LimitsSource:
+        return LimitsSource(self.limits_source)
+
+    def op_supported(self, op) -> bool:
+        o = opcode(op)
+        return o < 256 and bool(self.supported_ops[o // 64] >> (o % 64) & 1)
+
+
+def probe(no_cache: bool = False, refresh: bool = False) -> Features:
+    """iour_probe(): what the running kernel supports (cached per process
+    unless ``no_cache``)."""
+    o = _lib.opts(_lib.iour_probe_opts,
+                  flags=(PROBE_NO_CACHE if no_cache else 0) | (PROBE_REFRESH if refresh else 0))
+    f = _lib.opts(_lib.iour_features)
+    _check(lib.iour_probe(byref(o), byref(f)), "iour_probe")
+    return _from_struct(Features, f)
+
+
+def feature_level() -> FeatureLevel:
+    return FeatureLevel(_check(lib.iour_feature_level(), "iour_feature_level"))
+
+
+def ring_create(ruleset: Ruleset, entries: int = 8) -> Tuple[Ring, "RingReport"]:
+    """A new ring restricted to ``ruleset`` (created disabled, restricted,
+    enabled): the Ring and what was done."""
+    rep = _lib.opts(_lib.iour_ring_report)
+    o = _lib.opts(_lib.iour_ring_create_opts, report=ctypes.pointer(rep))
+    fd = c_int(-1)
+    _check(lib.iour_ring_create(_u32(entries, "entries"), None, ruleset, byref(o), byref(fd)),
+           "iour_ring_create")
+    return Ring(fd.value), _from_struct(RingReport, rep)
+
+
+def ring_apply(ring, ruleset: Ruleset, enable: bool = True) -> "RingReport":
+    """Restricts a ring the caller created with IORING_SETUP_R_DISABLED (an
+    int fd or an object with fileno()), and enables it unless ``enable`` is
+    false."""
+    rep = _lib.opts(_lib.iour_ring_report)
+    o = _lib.opts(_lib.iour_ring_apply_opts, flags=0 if enable else RING_APPLY_NO_ENABLE,
+                  report=ctypes.pointer(rep))
+    _check(lib.iour_ring_apply(_fd(ring), ruleset, byref(o)), "iour_ring_apply")
+    return _from_struct(RingReport, rep)
+
+
+def ring_enable(ring) -> None:
+    _check(lib.iour_ring_enable(_fd(ring)), "iour_ring_enable")
+
+
+def task_thread_count() -> int:
+    return _check(lib.iour_task_thread_count(), "iour_task_thread_count")
+
+
+# ---- policy and plan
+@dataclasses.dataclass(frozen=True)
+class PlanInfo:
+    target: Target
+    level: FeatureLevel
+    op_last: int
+    reg_last: int
+    split_gates: bool
+    flags: int
+    task_steps: int
+    ring_steps: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanStep:
+    side: StepSide
+    op: StepOp
+    call_op: int
+    nr_args: int
+    opcode: Optional[int]
+    arg_len: int
+    insn_cnt: int
+    entries: int
+
+
+class Policy(_Handle):
+    """A policy (iour_policy): a ruleset, filters and attributes, planned
+    for the running kernel with :meth:`plan`."""
+
+    def __init__(self, ruleset: Optional[Ruleset] = None, filter: Optional[Filter] = None,
+                 target=None, compat=None):
+        super().__init__(_new(lib.iour_policy__new, byref(_lib.opts(_lib.iour_policy_opts))))
+        if ruleset is not None:
+            self.set_ruleset(ruleset)
+        if filter is not None:
+            self.set_filter(filter)
+        if target is not None:
+            self.set_attr(PolicyAttr.TARGET, target)
+        if compat is not None:
+            self.set_attr(PolicyAttr.COMPAT, compat)
+
+    def dup(self) -> "Policy":
+        r = Policy.__new__(Policy)
+        _Handle.__init__(r, _new(lib.iour_policy__dup, self))
+        return r
+
+    def set_ruleset(self, rs: Ruleset) -> "Policy":
+        _check(lib.iour_policy__set_ruleset(self, rs), "iour_policy__set_ruleset")
+        return self
+
+    def set_filter(self, f: Filter) -> "Policy":
+        _check(lib.iour_policy__set_filter(self, f), "iour_policy__set_filter")
+        return self
+
+    def set_prog(self, op, insns, pdu_size: int) -> "Policy":
+        arr, n = _insn_array(insns)
+        _check(lib.iour_policy__set_prog(self, opcode(op), arr, n, _u32(pdu_size, "pdu_size")),
+               "iour_policy__set_prog")
+        return self
+
+    def set_attr(self, attr, value) -> "Policy":
+        _check(lib.iour_policy__set_attr(self, _u32(attr, "attr"), _u32(value, "value")),
+               "iour_policy__set_attr")
+        return self
+
+    def get_attr(self, attr) -> int:
+        v = c_uint32()
+        _check(lib.iour_policy__get_attr(self, _u32(attr, "attr"), byref(v)),
+               "iour_policy__get_attr")
+        return v.value
+
+    def plan(self, level: Optional[int] = None) -> "Plan":
+        """Plans the policy for the running kernel (or, with ``level``, for
+        a forced feature level)."""
+        o = _lib.opts(_lib.iour_plan_opts)
+        if level is not None:
+            o.flags = PLAN_FORCE_LEVEL
+            o.level = _u32(level, "level")
+        p = Plan.__new__(Plan)
+        _Handle.__init__(p, _new(lib.iour_policy__plan, self, byref(o)))
+        return p
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestVerdict:
+    """What a policy decides for one request (struct iour_request_verdict)."""
+    verdict: Verdict
+    reason: DecideReason
+    opcode: int
+    rule: Optional[int]
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == Verdict.ALLOW
+
+
+def _load_error(rc, fn, le):
+    e = error_from_code(rc, fn, lib)
+    e.line, e.column, e.offset = le.line, le.column, le.offset
+    e.json_path = le.path.decode(errors="replace")
+    e.detail = le.message.decode(errors="replace")
+    if e.detail:
+        e.strerror = "%s: %s%s" % (e.strerror, "%d:%d: " % (e.line, e.column) if e.line else "",
+                                   e.detail)
+    return e
+
+
+def _load(fn, name, first, origin, kernel):
+    o = _lib.opts(_lib.iour_policy_load_opts, kernel=_u32(kernel, "kernel"))
+    if origin is not None:
+        if not isinstance(origin, str):
+            raise TypeError("origin must be a str")
+        o.origin = origin.encode()
+    le = _lib.opts(_lib.iour_load_error)
+    out = c_void_p()
+    rc = fn(*first, byref(o), byref(out), byref(le))
+    if rc < 0:
+        raise _load_error(rc, name, le)
+    p = Policy.__new__(Policy)
+    _Handle.__init__(p, out.value)
+    return p
+
+
+def _policy_from_json(cls, text, origin: Optional[str] = None, kernel: int = 0) -> "Policy":
+    """A policy from the JSON text of a policy file (str or bytes).  A bad
+    file raises IourError (EBADMSG, ...) with ``line``, ``column``,
+    ``json_path`` and ``detail``."""
+    if isinstance(text, str):
+        text = text.encode()
+    if not isinstance(text, (bytes, bytearray)):
+        raise TypeError("text must be str or bytes, not %s" % type(text).__name__)
+    text = bytes(text)
+    return _load(lib.iour_policy__load_json, "iour_policy__load_json", (text, len(text)),
+                 origin, kernel)
+
+
+def _policy_from_file(cls, path, origin: Optional[str] = None, kernel: int = 0) -> "Policy":
+    """A policy from a policy file (at most 16 MiB)."""
+    path = os.fspath(path)
+    if isinstance(path, str):
+        path = path.encode()
+    return _load(lib.iour_policy__load_file, "iour_policy__load_file", (path,), origin, kernel)
+
+
+def _policy_to_json(self) -> str:
+    """The policy as canonical JSON (iour_policy__save_json())."""
+    n = _check(lib.iour_policy__save_json(self, 0, None, 0), "iour_policy__save_json")
+    buf = ctypes.create_string_buffer(n + 1)
+    _check(lib.iour_policy__save_json(self, 0, buf, n + 1), "iour_policy__save_json")
+    return buf.value.decode()
+
+
+def _policy_decide(self, ctx: bytes) -> RequestVerdict:
+    """What the policy decides for the request whose 40-byte filter context
+    is ``ctx`` (ctx_socket(), ctx_open(), ctx_generic(), ...)."""
+    if not isinstance(ctx, (bytes, bytearray)):
+        raise TypeError("ctx must be bytes, not %s" % type(ctx).__name__)
+    c = (c_uint8 * max(len(ctx), 1)).from_buffer_copy(bytes(ctx) or b"\0")
+    v = _lib.opts(_lib.iour_request_verdict)
+    _check(lib.iour_policy__decide(self, c, len(ctx), byref(v)), "iour_policy__decide")
+    return RequestVerdict(Verdict(v.verdict), DecideReason(v.reason), v.opcode,
+                          None if v.rule == 0xFFFFFFFF else v.rule)
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    """An opcode group of the policy-file language ("@file-read")."""
+    name: str
+    help: str
+    source: str
+    ops: Tuple[int, ...]
+    register_ops: Tuple[int, ...]
+
+
+def _group_list(fn, idx, kv):
+    n = _check(fn(idx, kv, None, 0), fn.__name__)
+    buf = (c_uint32 * max(n, 1))()
+    n = _check(fn(idx, kv, buf, n), fn.__name__)
+    return tuple(buf[:n])
+
+
+def groups(kver: int = 0) -> List[Group]:
+    """Every opcode group, with the members added up to kernel ``kver``
+    (kver(6, 1), ...; 0: all)."""
+    kv = _u32(kver, "kver")
+    out = []
+    for i in range(_check(lib.iour_group_count(), "iour_group_count")):
+        g = _lib.opts(_lib.iour_group_info)
+        _check(lib.iour_group_get(i, byref(g)), "iour_group_get")
+        out.append(Group(_s(g.name), _s(g.help), _s(g.source),
+                         _group_list(lib.iour_group_opcodes, i, kv),
+                         _group_list(lib.iour_group_register_ops, i, kv)))
+    return out
+
+
+def group(name: str, kver: int = 0) -> Group:
+    """One group by name ("@file-read" or "file-read")."""
+    if not isinstance(name, str):
+        raise TypeError("a group name must be a str")
+    i = _check(lib.iour_group_find(name.encode()), "iour_group_find")
+    return groups(kver)[i]
+
+
+Policy.from_json = classmethod(_policy_from_json)
+Policy.from_file = classmethod(_policy_from_file)
+Policy.to_json = _policy_to_json
+Policy.decide = _policy_decide
+
+
+class Plan(_Handle):
+    """A plan (iour_plan): the steps a policy takes on this kernel, its
+    predicted report, and the executor."""
+
+    def info(self) -> PlanInfo:
+        i = _lib.opts(_lib.iour_plan_info)
+        _check(lib.iour_plan__info(self, byref(i)), "iour_plan__info")
+        return PlanInfo(Target(i.target), FeatureLevel(i.level), i.op_last, i.reg_last,
+                        bool(i.split_gates), i.flags, i.task_steps, i.ring_steps)
+
+    def steps(self) -> List[PlanStep]:
+        out = []
+        for k in range(_check(lib.iour_plan__step_cnt(self), "iour_plan__step_cnt")):
+            s = _lib.opts(_lib.iour_plan_step)
+            _check(lib.iour_plan__step(self, k, byref(s)), "iour_plan__step")
+            out.append(PlanStep(StepSide(s.side), StepOp(s.op), s.call_op, s.nr_args,
+                                None if s.opcode == 0xFFFFFFFF else s.opcode, s.arg_len,
+                                s.insn_cnt, s.entries))
+        return out
+
+    def step_insns(self, i: int) -> List[Insn]:
+        n = c_size_t(0)
+        _check(lib.iour_plan__step_insns(self, _u32(i, "step"), None, byref(n)),
+               "iour_plan__step_insns")
+        buf = (_lib.iour_insn * max(n.value, 1))()
+        _check(lib.iour_plan__step_insns(self, i, buf, byref(n)), "iour_plan__step_insns")
+        return [Insn(b.code, b.jt, b.jf, b.k) for b in buf[:n.value]]
+
+    def describe(self) -> str:
+        return _describe(lib.iour_plan__describe, self, "iour_plan__describe")
+
+    @property
+    def report(self) -> Report:
+        """The report the plan predicts (nothing applied)."""
+        r = lib.iour_plan__report(self)
+        if not r:
+            raise error_from_code(-22, "iour_plan__report", lib)
+        return _report(r)
+
+    def apply_task(self) -> Report:
+        """Applies the plan to the calling task (and its future children):
+        irreversible."""
+        rep = c_void_p()
+        rc = lib.iour_plan__apply_task(self, byref(_lib.opts(_lib.iour_apply_opts)), byref(rep))
+        return _take_report(rc, rep, "iour_plan__apply_task")
+
+    def apply_ring(self, ring) -> Report:
+        """Applies a ring-target plan to a ring created disabled."""
+        rep = c_void_p()
+        rc = lib.iour_plan__apply_ring(self, _fd(ring), byref(_lib.opts(_lib.iour_apply_opts)),
+                                       byref(rep))
+        return _take_report(rc, rep, "iour_plan__apply_ring")
+
+    def create_ring(self, entries: int = 8) -> Tuple[Ring, Report]:
+        """Creates a ring restricted by the plan: the Ring and the report."""
+        rep, fd = c_void_p(), c_int(-1)
+        rc = lib.iour_plan__create_ring(self, _u32(entries, "entries"), None,
+                                        byref(_lib.opts(_lib.iour_apply_opts)), byref(fd),
+                                        byref(rep))
+        try:
+            report = _take_report(rc, rep, "iour_plan__create_ring")
+        except BaseException:
+            if fd.value >= 0:
+                os.close(fd.value)
+            raise
+        return Ring(fd.value), report
+
+
+# ---- the enforcement check
+@dataclasses.dataclass
+class VerifyReq:
+    """One request of the enforcement check (struct iour_verify_req)."""
+    opcode: int
+    expect: int
+    sqe_flags: int = 0
+    family: int = 0
+    type: int = 0
+    protocol: int = 0
+    open_flags: int = 0
+    open_mode: int = 0
+    open_resolve: int = 0
+    path: Optional[str] = None
+    addr: Optional[bytes] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyResult:
+    res: int
+    status: VerifyStatus
+    observed: int
+
+    @property
+    def error(self) -> Optional[int]:
+        """The positive errno the kernel answered, or None."""
+        return -self.res if self.res < 0 else None
+
+
+def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
+           timeout_ms: int = 0) -> List[VerifyResult]:
+    """iour_verify(): submits each request in a forked child (on ``ring``
+    if given) and returns the kernel's answers.  A request answered against
+    its expectation raises LibraryError NOT_ENFORCED with ``results``."""
+    reqs = list(reqs)
+    if not reqs:
+        raise ValueError("verify needs at least one request")
+    arr = (_lib.iour_verify_req * len(reqs))()
+    keep = []
+    for i, r in enumerate(reqs):
+        if not isinstance(r, VerifyReq):
+            raise TypeError("a request must be a VerifyReq, not %s" % type(r).__name__)
+        c = arr[i]
+        ctypes.memset(byref(c), 0, ctypes.sizeof(c))
+        c.sz = ctypes.sizeof(c)
+        c.opcode = opcode(r.opcode)
+        c.expect = _u32(r.expect, "expect")
+        c.sqe_flags = sqe_flag(r.sqe_flags)
+        for n in ("family", "type", "protocol", "open_flags", "open_mode", "open_resolve"):
+            setattr(c, n, _u32(getattr(r, n), n))
+        if r.path is not None:
+            if not isinstance(r.path, (str, bytes)):
+                raise TypeError("path must be str or bytes")
+            b = r.path.encode() if isinstance(r.path, str) else r.path
+            keep.append(b)
+            c.path = b
+        if r.addr is not None:
+            if not isinstance(r.addr, (bytes, bytearray)):
+                raise TypeError("addr must be bytes")
+            a = ctypes.create_string_buffer(bytes(r.addr), len(r.addr))
+            keep.append(a)
+            c.addr = ctypes.cast(a, c_void_p)
+            c.addrlen = len(r.addr)
+    res = (_lib.iour_verify_result * len(reqs))()
+    o = _lib.opts(_lib.iour_verify_opts, ring_flags=_u32(ring_flags, "ring_flags"),
+                  timeout_ms=_u32(timeout_ms, "timeout_ms"))
+    if ring is not None:
+        o.flags = VERIFY_RING_FD
+        o.ring_fd = _fd(ring)
+    rc = lib.iour_verify(arr, len(reqs), res, byref(o))
+    out = [VerifyResult(x.res, VerifyStatus(x.status), x.observed) for x in res]
+    if rc < 0:
+        e = error_from_code(rc, "iour_verify", lib)
+        e.results = out
+        raise e
+    return out
+
+
+_HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan)
+Ruleset._free = "iour_ruleset__free"
+Filter._free = "iour_filter__free"
+Program._free = "iour_prog__free"
+Policy._free = "iour_policy__free"
+Plan._free = "iour_plan__free"
+

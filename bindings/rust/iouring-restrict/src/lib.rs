@@ -1,0 +1,111 @@
+//! Safe Rust bindings of libiouring-restrict: restrict what io_uring may do.
+//!
+//! - [`Ruleset`]: per-ring allow-lists of request opcodes, register opcodes
+//!   and SQE flags, applied to a ring its owner created disabled
+//!   ([`Ruleset::apply_to_ring`] takes any `impl AsFd`, so a ring from any
+//!   io_uring crate can be restricted, then enabled by its owner);
+//! - [`Filter`]: argument rules over typed [`Field`]s, compiled to classic
+//!   BPF ([`Prog`]) and simulated;
+//! - [`Policy`] → [`Plan`] (the dry run for the running kernel) →
+//!   [`Report`] ([`RulesetStatus`]), with [`CompatLevel`]s named as in the
+//!   `landlock` crate;
+//! - policy files: [`Policy::from_json`], [`Policy::to_json`],
+//!   [`Policy::decide`], opcode [`Group`]s;
+//! - [`probe`]: what the running kernel supports.
+//!
+//! Every handle frees itself when dropped; every fallible call returns
+//! [`Result`], whose [`Error`] keeps the errno and the library's message.
+//! No `unsafe` is needed.  Rust 1.63 or newer; std only.
+//!
+//! ```
+//! use iouring_restrict::{Opcode, Ruleset, SqeFlags};
+//! # fn main() -> Result<(), iouring_restrict::Error> {
+//! let mut rs = Ruleset::new()?;
+//! rs.allow(Opcode::READ)?.allow(Opcode::WRITE)?.sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
+//! // With a kernel that has ring restrictions (5.10+), make a ring that
+//! // may only read and write:
+//! if iouring_restrict::feature_level()? >= 2 {
+//!     let (_ring_fd, report) = rs.create_ring(8, None)?;
+//!     assert!(report.enabled());
+//! }
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+mod filter;
+mod names;
+mod policy;
+mod policyfile;
+mod ruleset;
+
+use std::os::raw::c_char;
+
+pub use iouring_restrict_sys as sys;
+
+pub use error::{Error, LibraryError, Result};
+pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
+pub use names::{Opcode, RegisterOp, SqeFlags};
+pub use policy::{CompatLevel, Decision, Plan, Policy, Report, RulesetStatus, Target};
+pub use policyfile::{Group, LoadError, RequestVerdict};
+pub use ruleset::{enable_ring, RingParams, RingReport, Ruleset};
+
+use error::{check, static_string};
+
+/// Runs a C function of the two-call text protocol (`buf` NULL to learn the
+/// length, then the text) and returns the text.
+pub(crate) fn text(mut f: impl FnMut(*mut c_char, *mut usize) -> i32) -> Result<String> {
+    let mut len = 0usize;
+    check(f(std::ptr::null_mut(), &mut len))?;
+    let mut buf = vec![0u8; len.max(1)];
+    len = buf.len();
+    check(f(buf.as_mut_ptr() as *mut c_char, &mut len))?;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf.truncate(end);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What the running kernel supports (`struct iour_features`, from a probe
+/// run in a forked child; cached by the library).
+///
+/// ```
+/// let f = iouring_restrict::probe().unwrap();
+/// assert!(f.level <= 5);
+/// println!("{}", iouring_restrict::feature_level_str(f.level));
+/// ```
+pub fn probe() -> Result<sys::iour_features> {
+    let mut f = sys::iour_features::default();
+    // SAFETY: NULL options; f is a writable struct with sz set.
+    check(unsafe { sys::iour_probe(std::ptr::null(), &mut f) })?;
+    Ok(f)
+}
+
+/// The running kernel's feature level (0 none .. 5; 2 = per-ring
+/// restrictions, 4 = task restrictions and filters).
+pub fn feature_level() -> Result<u32> {
+    // SAFETY: no arguments.
+    check(unsafe { sys::iour_feature_level() })
+}
+
+/// The name of a feature level.
+pub fn feature_level_str(level: u32) -> String {
+    // SAFETY: returns a static string.
+    static_string(unsafe { sys::iour_feature_level_str(level as i32) })
+}
+
+/// The library's version string (`"1.1.0"`).
+pub fn version() -> String {
+    // SAFETY: returns a static string.
+    static_string(unsafe { sys::iour_version_string() })
+}
+
+macro_rules! opaque_debug {
+    ($($t:ty),*) => {
+        $(impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t)).finish_non_exhaustive()
+            }
+        })*
+    };
+}
+opaque_debug!(Ruleset, Filter, Prog, Policy, Plan, Report<'_>);

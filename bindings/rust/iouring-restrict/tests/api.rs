@@ -1,0 +1,162 @@
+//! The safe API without a ring: errors, names, filters, the simulator,
+//! policies and plans (forced feature levels), the probe.
+use std::io;
+
+use iouring_restrict::{
+    Cmp, CompatLevel, Error, Field, Filter, LibraryError, Opcode, Policy, ProgKind, RegisterOp,
+    Ruleset, RulesetStatus, SqeFlags, Target, Verdict,
+};
+
+#[test]
+fn errors_keep_errno_message_and_map_to_io_errors() {
+    let e = Opcode::from_name("NO_SUCH_OPCODE").unwrap_err();
+    assert_eq!(e.errno(), 2, "{:?}", e);
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    assert_eq!(e.name(), "-ENOENT");
+    assert!(!e.message().is_empty());
+    let ioe: io::Error = e.into();
+    assert_eq!(ioe.raw_os_error(), Some(2));
+
+    // A NUL inside a name cannot reach C: EINVAL, not a truncated lookup.
+    assert_eq!(Opcode::from_name("NOP\0READ").unwrap_err().errno(), 22);
+
+    let lib = Error::from_code(-4002);
+    assert_eq!(lib.library_error(), Some(LibraryError::ProgTooLarge));
+    assert_eq!(lib.name(), "-IOUR_ERRNO__PROG_TOO_LARGE");
+    assert_eq!(lib.kind(), io::ErrorKind::Other);
+    let ioe: io::Error = lib.clone().into();
+    assert_eq!(ioe.raw_os_error(), None);
+    assert!(ioe.to_string().contains(lib.message()));
+    assert_eq!(Error::from_code(-22), Error::from_code(22));
+}
+
+#[test]
+fn names_round_trip() {
+    for n in 0..Opcode::COUNT {
+        let op = Opcode(n);
+        let name = op.name().unwrap();
+        assert_eq!(Opcode::from_name(&name).unwrap(), op);
+        assert_eq!(
+            Opcode::from_name(&format!("ioring_op_{}", name.to_lowercase())).unwrap(),
+            op
+        );
+    }
+    assert_eq!(Opcode(10_000).name(), None);
+    assert_eq!(
+        RegisterOp::from_name("IORING_REGISTER_RESTRICTIONS").unwrap(),
+        RegisterOp::REGISTER_RESTRICTIONS
+    );
+    assert_eq!(SqeFlags::from_name("IOSQE_ASYNC").unwrap(), SqeFlags::ASYNC);
+    assert!(SqeFlags::from_name("nope").is_err());
+}
+
+#[test]
+fn ruleset_builds_and_copies() {
+    let mut rs = Ruleset::new().unwrap();
+    rs.allow(Opcode::READ)
+        .unwrap()
+        .allow_register(RegisterOp::REGISTER_BUFFERS)
+        .unwrap();
+    let copy = rs.try_clone().unwrap();
+    rs.allow(Opcode::WRITE).unwrap();
+    assert!(copy.is_allowed(Opcode::READ) && !copy.is_allowed(Opcode::WRITE));
+    assert!(rs.is_allowed(Opcode::WRITE));
+    assert!(copy.is_register_allowed(RegisterOp::REGISTER_BUFFERS));
+    assert!(!copy.is_register_allowed(RegisterOp::REGISTER_FILES));
+    // Opcodes beyond the kernel's 8-bit space are refused.
+    assert_eq!(rs.allow(Opcode(256)).unwrap_err().errno(), 34); // ERANGE
+                                                                // Flags outside IOSQE_* are refused.
+    assert_eq!(
+        rs.sqe_flags(SqeFlags::from_bits(0x80), SqeFlags::NONE)
+            .unwrap_err()
+            .errno(),
+        22
+    );
+}
+
+#[test]
+fn filter_compiles_disassembles_and_simulates() {
+    let mut f = Filter::new(Verdict::Deny).unwrap();
+    f.rule(
+        Opcode::SOCKET,
+        Verdict::Allow,
+        &[
+            Cmp::in_set(Field::SocketFamily, &[2, 10]),
+            Cmp::eq(Field::SocketType, 1),
+        ],
+    )
+    .unwrap();
+    let p = f.compile(Opcode::SOCKET).unwrap();
+    assert_eq!(p.kind(), ProgKind::Filter);
+    assert_eq!(p.opcode(), Opcode::SOCKET);
+    assert!(!p.insns().is_empty());
+    assert!(p.run_socket(2, 1, 0).unwrap());
+    assert!(p.run_socket(10, 1, 6).unwrap());
+    assert!(!p.run_socket(2, 2, 0).unwrap()); // datagram
+    assert!(!p.run_socket(1, 1, 0).unwrap()); // AF_UNIX
+    assert!(!p.disasm().unwrap().is_empty());
+    // An opcode without rules is not filtered: ENOENT.
+    assert_eq!(f.compile(Opcode::READ).unwrap_err().errno(), 2);
+    // A comparison of a field the opcode does not have is refused.
+    assert!(f
+        .rule(
+            Opcode::READ,
+            Verdict::Allow,
+            &[Cmp::eq(Field::SocketFamily, 2)]
+        )
+        .is_err());
+}
+
+#[test]
+fn compat_levels_decide_what_a_weak_kernel_gets() {
+    let mut rs = Ruleset::new().unwrap();
+    rs.allow(Opcode::NOP)
+        .unwrap()
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)
+        .unwrap();
+    let mut p = Policy::new().unwrap();
+    p.ruleset(&rs).unwrap().target(Target::Task).unwrap();
+    // Level 5 (everything): a task policy is fully enforced.
+    let full = p.plan_for_level(5).unwrap();
+    assert_eq!(
+        full.expected_report().status(),
+        RulesetStatus::FullyEnforced
+    );
+    assert!(full.step_count().unwrap() > 0);
+    // Level 1 (io_uring without restrictions), without the companion.
+    p.attr(iouring_restrict::sys::IOUR_POLICY_ATTR_COMPANION, 0)
+        .unwrap();
+    p.compat(CompatLevel::BestEffort).unwrap();
+    let weak = p.plan_for_level(1).unwrap();
+    assert_ne!(
+        weak.expected_report().status(),
+        RulesetStatus::FullyEnforced
+    );
+    assert!(!weak.expected_report().decisions().is_empty());
+    p.compat(CompatLevel::SoftRequirement).unwrap();
+    assert_eq!(
+        p.plan_for_level(1).unwrap().expected_report().status(),
+        RulesetStatus::NotEnforced
+    );
+    p.compat(CompatLevel::HardRequirement).unwrap();
+    let hard = p.plan_for_level(1).unwrap();
+    assert_eq!(hard.expected_report().status(), RulesetStatus::NotEnforced);
+    assert_eq!(hard.step_count().unwrap(), 0);
+    // Applying a refused HARD plan fails before anything is applied.
+    let e = hard.apply_to_task().unwrap_err();
+    assert_eq!(
+        e.library_error(),
+        Some(LibraryError::Unsupported),
+        "{:?}",
+        e
+    );
+}
+
+#[test]
+fn probe_answers() {
+    let f = iouring_restrict::probe().unwrap();
+    assert!(f.level <= 5);
+    assert_eq!(iouring_restrict::feature_level().unwrap(), f.level);
+    assert!(!iouring_restrict::feature_level_str(f.level).is_empty());
+    assert_eq!(iouring_restrict::version(), "1.1.0");
+}

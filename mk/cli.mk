@@ -1,0 +1,63 @@
+# mk/cli.mk: the command-line tool's extras: the bash completion (installed,
+# and checked by sourcing it in bash), and uring-try, the small io_uring
+# program the CLI tests run under policies.  Included by the top-level
+# Makefile, whose variables (O, Q, NEED, ...) it uses.
+
+DATAROOTDIR ?= $(prefix)/share
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+BASH_COMPLETION := tools/completion/iour-restrict.bash
+
+# ---- uring-try: built with the tools, so that test-run and test-asan
+# (which build `tools` in their own O) find it next to them.
+URING_TRY := $(O)/tests/uring-try
+$(URING_TRY): tests/progs/uring_try.c | need-libs
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -luring $(LDFLAGS)
+
+tools: $(URING_TRY)
+
+# ---- bash completion
+install: install-bash-completion
+uninstall: uninstall-bash-completion
+.PHONY: install-bash-completion uninstall-bash-completion check-cli-completion check-cli
+
+install-bash-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/iour-restrict
+
+uninstall-bash-completion:
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/iour-restrict
+
+# make check's CLI step: the completion, and the CLI's test policies against
+# the JSON Schema (their behaviour is tested in tests/unit/test_cli_policy.c,
+# part of test-run).
+check-cli: check-cli-completion
+	$(Q)$(NEED) python3:python3 /usr/lib/python3/dist-packages/jsonschema:python3-jsonschema
+	$(Q)python3 scripts/check-policies.py doc/policy.schema.json $(sort $(wildcard tests/cli/policies/*.json))
+
+# Sources the completion in bash and checks what it offers for each
+# command, against the tool's own lists (tests/cli/completion.sh).
+check-cli-completion: tools
+	$(call msg,TEST,$(BASH_COMPLETION))
+	$(Q)IOUR_TOOL=$(O)/tools/iour-restrict bash tests/cli/completion.sh $(BASH_COMPLETION)
+
+# ---- golden outputs of `compile` (tests/unit/test_cli_policy.c compares
+# them byte for byte).  Regenerate after a deliberate change to the plan's
+# text, then review the diff: `make cli-golden`.
+CLI_GOLDEN := \
+	client:6.18:text client:7.2:text client:7.2:json client:7.2:c \
+	nop-only:6.18:text nop-only:7.0:text nop-only:6.18:json nop-only:6.18:c \
+	sealed:6.1:text sealed:7.2:text risky:6.18:text risky:7.2:text
+.PHONY: cli-golden
+cli-golden: tools
+	$(Q)mkdir -p tests/cli/golden
+	$(Q)for g in $(CLI_GOLDEN); do \
+		p=$${g%%:*}; r=$${g#*:}; k=$${r%%:*}; f=$${r#*:}; \
+		$(O)/tools/iour-restrict compile tests/cli/policies/$$p.json --kernel $$k --format $$f \
+			> tests/cli/golden/$$p.$$k.$$f || exit 1; \
+	done
+	@echo "cli-golden: $(words $(CLI_GOLDEN)) files in tests/cli/golden/"
+
+# The live tier runs `iour-restrict run` (tests/live/test_live_cli.c).
+check-live: tools

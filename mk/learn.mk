@@ -1,0 +1,18 @@
+# mk/learn.mk: `iour-restrict learn` on the running kernel (tests/learn/run.sh):
+# exact recording of tests/learn/learn_prog.c (thread, child process,
+# SQPOLL ring), Debian's fio learned and run under the learned policy
+# (tests/live/learn_guest.sh: the fallback on kernels before 7.0), exit
+# codes and the removal of the tracefs instance.  Needs root and tracefs;
+# skips, saying why, without them.  Included by the top-level Makefile.
+
+LEARN_PROG := $(O)/tests/learn_prog
+
+$(LEARN_PROG): tests/learn/learn_prog.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -luring -lpthread $(LDFLAGS)
+
+.PHONY: check-learn
+check-learn: $(LEARN_PROG) tools
+	$(Q)$(NEED) fio:fio
+	$(Q)tests/learn/run.sh $(O)

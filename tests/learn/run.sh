@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make check-learn: `iour-restrict learn` on the running kernel, with real
+# programs: tests/learn/learn_prog.c (known requests from a thread, a child
+# process and an SQPOLL ring) and Debian's fio (io_uring engine, plain and
+# with registered files and buffers under SQPOLL).  Checks exact recording,
+# that unrelated io_uring users running at the same time are not recorded,
+# that the tracefs instance is always removed (signals included), the
+# exit codes, and what the learned policy does on this kernel
+# (tests/live/learn_guest.sh, which the 7.x guest runs too).
+#
+# Usage: tests/learn/run.sh [BUILD_DIR]   (needs root and tracefs; skips,
+# saying why, otherwise)
+set -u
+O=${1:-build}
+T=$O/tools/iour-restrict
+P=$O/tests/learn_prog
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); echo "  ok   $*"; }
+bad() { failed=$((failed + 1)); echo "  FAIL $*"; }
+# check DESCRIPTION COMMAND...: ok if COMMAND succeeds
+check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+
+[ -x "$T" ] && [ -x "$P" ] || { echo "learn: build $T and $P first"; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "learn: SKIP: not root (learn reads the kernel's tracepoints through tracefs)"
+	exit 0
+fi
+work=$(mktemp -d /dev/shm/iour-learn.XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$T" learn -q -o "$work/probe.json" -- true 2>"$work/probe.err"
+rc=$?
+if [ $rc -eq 4 ]; then
+	echo "learn: SKIP: $(cat "$work/probe.err")"
+	exit 0
+fi
+[ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- true exited $rc"; exit 1; }
+
+tracefs=/sys/kernel/tracing
+[ -d $tracefs/instances ] || tracefs=/sys/kernel/debug/tracing
+no_instance() { ! ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1; }
+
+echo "learn: exact recording (tests/learn/learn_prog.c)"
+# an unrelated io_uring user runs meanwhile: it must not be recorded
+( for _ in 1 2 3 4 5 6 7 8 9 10; do "$P" >/dev/null 2>&1; done ) &
+noise=$!
+"$T" learn -o "$work/prog.json" -- "$P" 2>"$work/prog.err"
+rc=$?
+wait $noise
+check "learn_prog: exit 0 (got $rc)" [ $rc -eq 0 ]
+grep '^  ' "$work/prog.err" | sort >"$work/prog.got"
+sort >"$work/prog.want" <<'WANT'
+  op NOP 3 sqpoll 0 flags IO_LINK
+  op READ 2 sqpoll 0 flags none
+  op WRITE 1 sqpoll 0 flags ASYNC
+  op FSYNC 1 sqpoll 0 flags none (ASYNC ambiguous)
+  op SYNC_FILE_RANGE 1 sqpoll 0 flags none (ASYNC ambiguous)
+  op FADVISE 1 sqpoll 1 flags none
+  register REGISTER_FILES 1 failed 0
+  register UNREGISTER_FILES 1 failed 0
+  register REGISTER_PROBE 1 failed 0
+WANT
+if cmp -s "$work/prog.want" "$work/prog.got"; then
+	ok "learn_prog: exactly its requests, flags and register ops (thread, child, SQPOLL)"
+else
+	bad "learn_prog: recorded differs from its known use"
+	diff "$work/prog.want" "$work/prog.got"
+fi
+check "learn_prog: 3 tasks, 4 rings (1 SQPOLL), 9 requests, 3 register calls" \
+	grep -q '3 tasks followed, 4 rings (1 SQPOLL), 9 requests, 3 register calls, 0 events lost' \
+	"$work/prog.err"
+check "learn_prog: the policy lists exactly what it used" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["defaultAction"] == "deny", p
+assert sorted(p["requestOps"]) == sorted(["NOP", "READ", "WRITE", "FSYNC", "SYNC_FILE_RANGE", "FADVISE"]), p
+# REGISTER_PROBE is the whole of the group @probe
+assert sorted(p["registerOps"]) == ["@probe", "REGISTER_FILES", "UNREGISTER_FILES"], p
+assert sorted(p["sqeFlags"]["allowed"]) == ["ASYNC", "IO_LINK"] and p["sqeFlags"]["required"] == [], p
+for s in ("NOP 3", "READ 2", "FADVISE 1 (1 by an SQPOLL thread)", "REGISTER_FILES 1"):
+    assert s in p["comment"], (s, p["comment"])
+assert "IO_LINK 1, ASYNC 1" in p["sqeFlags"]["comment"], p
+' "$work/prog.json"
+if [ -f doc/policy.schema.json ] && python3 -c 'import jsonschema' 2>/dev/null; then
+	check "learn_prog, fio: the policies validate against doc/policy.schema.json" python3 -c '
+import json, sys, jsonschema
+schema = json.load(open("doc/policy.schema.json"))
+for f in sys.argv[1:]:
+    jsonschema.validate(json.load(open(f)), schema)
+' "$work/prog.json"
+fi
+check "learn_prog: tracefs instance removed" no_instance
+
+if command -v fio >/dev/null 2>&1; then
+	echo "learn: fio (io_uring engine, 1024 random 4 KiB reads and writes on tmpfs)"
+	job="--name=learn --ioengine=io_uring --filename=$work/fio.dat --size=4m --bs=4k \
+--rw=randrw --iodepth=8 --output=/dev/null"
+	# shellcheck disable=SC2086
+	"$T" learn -o "$work/fio.json" -- fio $job 2>"$work/fio.err"
+	rc=$?
+	check "fio: exit 0 (got $rc)" [ $rc -eq 0 ]
+	check "fio: only READ and WRITE, 1024 in all, register PROBE only" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+ops = dict((m[0], int(m[1])) for m in re.findall(r"^  op (\S+) (\d+) ", t, re.M))
+regs = re.findall(r"^  register (\S+) ", t, re.M)
+assert set(ops) == {"READ", "WRITE"} and sum(ops.values()) == 1024, ops
+assert regs == ["REGISTER_PROBE"], regs
+' "$work/fio.err" || cat "$work/fio.err"
+	if "$T" compile --help >/dev/null 2>&1; then
+		"$T" compile "$work/fio.json" --kernel 7.0 >"$work/fio.plan" 2>&1
+		check "fio: the policy plans, for 7.0, to task restrictions of READ, WRITE, no SQE flag, REGISTER_PROBE" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+ent = re.findall(r"^\s+\[\s*\d+\]\s+(\S+)\s+(.*)$", t, re.M)
+got = sorted((k, v.split()[-1]) for k, v in ent)
+assert "mechanism: task" in t, t
+assert got == sorted([("SQE_OP", "READ"), ("SQE_OP", "WRITE"), ("SQE_FLAGS_ALLOWED", "0x00"), ("REGISTER_OP", "REGISTER_PROBE")]), got
+' "$work/fio.plan" || cat "$work/fio.plan"
+	fi
+	# shellcheck disable=SC2086
+	"$T" learn -o "$work/fio2.json" -- fio $job --fixedbufs --registerfiles \
+		--sqthread_poll=1 2>"$work/fio2.err"
+	rc=$?
+	check "fio SQPOLL: exit 0 (got $rc)" [ $rc -eq 0 ]
+	check "fio SQPOLL: READ_FIXED/WRITE_FIXED by the SQPOLL thread, FIXED_FILE, registered files and buffers" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+ops = re.findall(r"^  op (\S+) (\d+) sqpoll (\d+) flags (\S+)", t, re.M)
+regs = sorted(re.findall(r"^  register (\S+) ", t, re.M))
+assert sorted(o[0] for o in ops) == ["READ_FIXED", "WRITE_FIXED"], ops
+assert sum(int(o[1]) for o in ops) == 1024, ops
+assert all(o[1] == o[2] and o[3] == "FIXED_FILE" for o in ops), ops
+assert regs == ["REGISTER_BUFFERS", "REGISTER_FILES", "REGISTER_PROBE"], regs
+' "$work/fio2.err" || cat "$work/fio2.err"
+	check "fio: tracefs instances removed" no_instance
+	echo "learn: what the learned fio policy does on this kernel (tests/live/learn_guest.sh)"
+	tests/live/learn_guest.sh "$T" "$work/guest"
+	rc=$?
+	check "learn_guest.sh: exit 0 (got $rc)" [ $rc -eq 0 ]
+else
+	echo "learn: SKIP fio parts: fio not installed (scripts/deps.sh installs it)"
+fi
+
+echo "learn: exit codes and cleanup"
+"$T" learn -o "$work/nf.json" -- /nonexistent/cmd 2>/dev/null
+rc=$?
+check "missing command: exit 127 (got $rc)" [ $rc -eq 127 ]
+check "missing command: no policy file left" [ ! -e "$work/nf.json" ]
+"$T" learn 2>/dev/null
+rc=$?
+check "no command: exit 2 (got $rc)" [ $rc -eq 2 ]
+"$T" learn -o "$work/f.json" -- sh -c 'exit 7' 2>/dev/null
+rc=$?
+check "command exits 7: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "command exits 7: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
+"$T" learn -o "$work/sig.json" -- sleep 30 2>"$work/sig.err" &
+lp=$!
+i=0
+while [ $i -lt 50 ] && no_instance; do sleep 0.1; i=$((i + 1)); done
+check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1"
+kill -TERM $lp
+wait $lp
+rc=$?
+check "SIGTERM to learn: forwarded, exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM to learn: tracefs instance removed" no_instance
+if command -v unshare >/dev/null 2>&1; then
+	# in a mount namespace of its own without tracefs: learn mounts it,
+	# records, and unmounts it again
+	unshare -m sh -c 'umount /sys/kernel/tracing 2>/dev/null
+		umount /sys/kernel/debug/tracing 2>/dev/null
+		grep -q " tracefs " /proc/self/mounts && exit 10
+		"$1" learn -q -o "$2" -- "$3" 2>/dev/null || exit $?
+		grep -q " tracefs " /proc/self/mounts && exit 11
+		exit 0' sh "$T" "$work/mnt.json" "$P"
+	rc=$?
+	check "no tracefs mounted: learn mounts it and unmounts it again (got $rc)" [ $rc -eq 0 ]
+	check "no tracefs mounted: the policy is learned all the same" \
+		grep -q '"FADVISE"' "$work/mnt.json"
+fi
+if command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$T" learn -- true 2>"$work/nr.err"
+	rc=$?
+	check "not root: exit 4 (got $rc)" [ $rc -eq 4 ]
+	check "not root: says learn needs root" grep -q 'learn needs root' "$work/nr.err"
+fi
+
+echo "learn: $pass passed, $failed failed"
+[ $failed -eq 0 ]

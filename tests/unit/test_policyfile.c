@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy files (policyfile.h): the groups table, every error class of the
+ * loader with its exact message and position, round trips (load, save,
+ * load, save: byte-identical), and iour_policy__decide() checked against
+ * the simulator running independently compiled programs.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "iouring_restrict/iouring_restrict.h"
+
+#define OP_READ 22
+#define OP_CONNECT 16
+#define OP_SOCKET 45
+#define OP_UNLINKAT 36
+
+/* ---- groups -------------------------------------------------------------- */
+
+Test(policyfile, groups_table)
+{
+	static const char *const need[] = { "@file-read", "@file-write", "@file-meta",
+					    "@net-client", "@net-server", "@timers", "@sync",
+					    "@poll", "@buffers", "@probe", "@libuv", "@fio" };
+	int n = iour_group_count(), i, k, cnt;
+	uint32_t ops[256];
+
+	cr_assert_geq(n, 12);
+	for (i = 0; i < 12; i++)
+		cr_assert_geq(iour_group_find(need[i]), 0, "%s", need[i]);
+	for (i = 0; i < n; i++) {
+		struct iour_group_info gi = { .sz = sizeof(gi) };
+
+		cr_assert_eq(iour_group_get((size_t)i, &gi), 0);
+		cr_assert_eq(gi.name[0], '@');
+		cr_assert_gt(strlen(gi.help), 10);
+		cr_assert_gt(strlen(gi.source), 10);
+		cr_assert_eq(iour_group_find(gi.name), i);
+		cnt = iour_group_opcodes((size_t)i, 0, ops, 256);
+		cr_assert_eq(cnt, (int)gi.nops);
+		for (k = 0; k < cnt; k++) {
+			cr_assert_geq(iour_opcode_since(ops[k]), 0, "%s: unknown op", gi.name);
+			if (k)
+				cr_assert_lt(ops[k - 1], ops[k], "%s not ascending", gi.name);
+		}
+		cnt = iour_group_register_ops((size_t)i, 0, ops, 256);
+		cr_assert_eq(cnt, (int)gi.nregister_ops);
+		for (k = 1; k < cnt; k++)
+			cr_assert_lt(ops[k - 1], ops[k], "%s registers not ascending", gi.name);
+	}
+	/* "as of" a kernel: READ_MULTISHOT (6.7) is in @file-read for 6.7,
+	 * not for 6.6; the count is the same on every machine. */
+	i = iour_group_find("FILE-READ");
+	cr_assert_eq(iour_group_opcodes((size_t)i, IOUR_KVER(6, 7), NULL, 0) -
+			     iour_group_opcodes((size_t)i, IOUR_KVER(6, 6), NULL, 0),
+		     1);
+	cr_assert_eq(iour_group_opcodes((size_t)i, IOUR_KVER(5, 1), NULL, 0), 2);
+	cr_assert_eq(iour_group_find("file-read"), i);
+	cr_assert_eq(iour_group_find("@nothing"), -ENOENT);
+	cr_assert_eq(iour_group_find(NULL), -EINVAL);
+	cr_assert_eq(iour_group_opcodes((size_t)n, 0, NULL, 0), -ENOENT);
+	cr_assert_eq(iour_group_opcodes((size_t)i, 0, NULL, 3), -EINVAL);
+	cr_assert_eq(iour_group_opcodes((size_t)i, 0, ops, 1), -ERANGE);
+	{
+		struct iour_group_info gi = { .sz = 8 };
+
+		cr_assert_eq(iour_group_get(0, NULL), -EINVAL);
+		cr_assert_eq(iour_group_get(0, &gi), -EINVAL);
+		gi.sz = sizeof(gi);
+		cr_assert_eq(iour_group_get((size_t)n, &gi), -ENOENT);
+	}
+}
+
+/* ---- loading errors ------------------------------------------------------ */
+
+struct bad {
+	const char *text;
+	int rc;
+	uint32_t line, col;
+	const char *path;
+	const char *msg;
+};
+
+static const struct bad bad_cases[] = {
+	{ "{\"entries\": [", -EBADMSG, 1, 13, "",
+	  "invalid JSON: ']' expected near end of file" },
+	{ "{\"a\": 1, \"a\": 2}", -EBADMSG, 1, 12, "",
+	  "invalid JSON: duplicate object key near '\"a\"'" },
+	{ "[]", -EBADMSG, 1, 1, "", "expected a policy (a JSON object), found an array" },
+	{ "{\n  \"defaultAction\": \"deny\",\n  \"entires\": []\n}", -EBADMSG, 3, 3, "entires",
+	  "unknown key 'entires' in a policy (expected one of: comment, version, defaultAction, "
+	  "target, compat, noNewPrivs, threads, companion, noFilterFallback, addr4Literal, "
+	  "groupsAsOf, requestOps, registerOps, sqeFlags, entries, programs)" },
+	{ "{\"entries\":[{\"nmes\":[\"read\"]}]}", -EBADMSG, 1, 14, "entries[0].nmes",
+	  "unknown key 'nmes' in an entry (expected one of: comment, names, action, args, "
+	  "minKernel)" },
+	{ "{\"entries\":[{\"names\":[\"read\", \"readd\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 31,
+	  "entries[0].names[1]", "unknown request opcode \"readd\"" },
+	{ "{\"entries\":[{\"names\":[300],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
+	  "entries[0].names[0]", "request opcode 300 is out of range (0 to 255)" },
+	{ "{\"entries\":[{\"names\":[\"@nope\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
+	  "entries[0].names[0]", "unknown group \"@nope\" (iour-restrict groups lists them)" },
+	{ "{\"entries\":[{\"names\":[\"@probe\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
+	  "entries[0].names[0]", "group \"@probe\" has no request opcodes (use it in registerOps)" },
+	{ "{\"defaultAction\": \"maybe\"}", -EBADMSG, 1, 19, "defaultAction",
+	  "unknown defaultAction \"maybe\" (expected one of: \"deny\", \"allow\")" },
+	{ "{\"compat\": 2}", -EBADMSG, 1, 12, "compat",
+	  "expected compat (a string), found an integer" },
+	{ "{\"entries\":[{\"names\":[\"socket\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"socket.family\",\"op\":\"==\",\"value\":\"O_RDONLY\"}]}]}",
+	  -EBADMSG, 1, 101, "entries[0].args[0].value",
+	  "O_RDONLY belongs to another field: socket.family takes AF_* constants or numbers" },
+	{ "{\"entries\":[{\"names\":[\"socket\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"socket.family\",\"op\":\"==\",\"value\":\"AF_NOPE\"}]}]}",
+	  -EBADMSG, 1, 101, "entries[0].args[0].value",
+	  "unknown constant \"AF_NOPE\" (socket.family takes AF_* constants or numbers)" },
+	{ "{\"entries\":[{\"names\":[\"openat\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"socket.family\",\"op\":\"==\",\"value\":2}]}]}",
+	  -EBADMSG, 1, 67, "entries[0].args[0].field",
+	  "field socket.family does not exist for opcode OPENAT" },
+	{ "{\"entries\":[{\"names\":[\"connect\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"connect.port\",\"op\":\"==\",\"value\":70000}]}]}",
+	  -EBADMSG, 1, 101, "entries[0].args[0].value",
+	  "value out of range for connect.port (at most 0xffff)" },
+	{ "{\"entries\":[{\"names\":[\"connect\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"connect.port\",\"op\":\"~\",\"value\":1}]}]}",
+	  -EBADMSG, 1, 88, "entries[0].args[0].op",
+	  "unknown operator \"~\" (expected ==, !=, <, <=, >, >=, &=, &==, all-bits, none-bits, "
+	  "in, not in)" },
+	{ "{\"entries\":[{\"names\":[\"connect\"],\"action\":\"allow\",\"args\":[{\"field\":"
+	  "\"connect.addr4\",\"op\":\"in\",\"value\":\"10.0.0.0/33\"}]}]}",
+	  -EBADMSG, 1, 102, "entries[0].args[0].value", "prefix length \"33\" out of range (0 to 32)" },
+	{ "{\"entries\":[{\"names\":[\"read\"],\"action\":\"allow\",\"minKernel\":\"six\"}]}",
+	  -EBADMSG, 1, 60, "entries[0].minKernel",
+	  "expected a kernel version \"X.Y\" (such as \"6.1\"), found \"six\"" },
+	{ "{\"sqeFlags\":{\"allowed\":[\"fixed_file\",\"bogus\"]}}", -EBADMSG, 1, 38,
+	  "sqeFlags.allowed[1]", "unknown SQE flag \"bogus\"" },
+	{ "{\"registerOps\":[\"register_nothing\"]}", -EBADMSG, 1, 17, "registerOps[0]",
+	  "unknown register opcode \"register_nothing\"" },
+	{ "{\"version\": 2}", -EBADMSG, 1, 13, "version",
+	  "unsupported version (this library reads version 1)" },
+	{ "{\"programs\":[{\"name\":\"socket\",\"insns\":[[6,0,0,1],[9,9,9]]}]}", -EBADMSG, 1, 50,
+	  "programs[0].insns[1]", "expected an instruction [code, jt, jf, k]" },
+};
+
+Test(policyfile, load_errors)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad *b = &bad_cases[i];
+		struct iour_load_error e = { .sz = sizeof(e) };
+		struct iour_policy *p = (struct iour_policy *)0x1;
+		int rc = iour_policy__load_json(b->text, strlen(b->text), &o, &p, &e);
+
+		cr_expect_eq(rc, b->rc, "case %zu: rc %d", i, rc);
+		cr_expect_eq(p, (struct iour_policy *)0x1, "case %zu: out touched", i);
+		cr_expect_str_eq(e.message, b->msg, "case %zu", i);
+		cr_expect_str_eq(e.path, b->path, "case %zu", i);
+		cr_expect_eq(e.line, b->line, "case %zu: line %u", i, e.line);
+		cr_expect_eq(e.column, b->col, "case %zu: column %u", i, e.column);
+	}
+}
+
+Test(policyfile, load_api_errors)
+{
+	struct iour_policy *p = NULL;
+	struct iour_load_error e = { .sz = sizeof(e) };
+	IOUR_OPTS(iour_policy_load_opts, o, .flags = 1);
+
+	cr_assert_eq(iour_policy__load_json(NULL, 0, NULL, &p, NULL), -EINVAL);
+	cr_assert_eq(iour_policy__load_json("{}", 2, NULL, NULL, NULL), -EINVAL);
+	cr_assert_eq(iour_policy__load_json("{}", 2, &o, &p, NULL), -EINVAL);
+	e.sz = 4;
+	cr_assert_eq(iour_policy__load_json("{}", 2, NULL, &p, &e), -EINVAL);
+	e.sz = sizeof(e);
+	cr_assert_eq(iour_policy__load_file("/nonexistent/policy.json", NULL, &p, &e), -ENOENT);
+	cr_assert_eq(e.line, 0);
+	cr_assert_str_eq(e.message,
+			 "cannot open /nonexistent/policy.json: No such file or directory");
+	cr_assert_eq(iour_policy__load_file("/", NULL, &p, &e), -EISDIR);
+	cr_assert_eq(iour_policy__load_json("{}", 2, NULL, &p, NULL), 0);
+	iour_policy__free(p);
+}
+
+/* ---- round trips --------------------------------------------------------- */
+
+static char *save(const struct iour_policy *p)
+{
+	int n = iour_policy__save_json(p, 0, NULL, 0);
+	char *b;
+
+	cr_assert_gt(n, 0);
+	b = malloc((size_t)n + 1);
+	cr_assert_eq(iour_policy__save_json(p, 0, b, (size_t)n + 1), n);
+	cr_assert_eq(strlen(b), (size_t)n);
+	return b;
+}
+
+static void round_trip(const struct iour_policy *p)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *q = NULL;
+	char *a = save(p), *b;
+
+	cr_assert_eq(iour_policy__load_json(a, strlen(a), &o, &q, &e), 0, "%u:%u %s\n%s", e.line,
+		     e.column, e.message, a);
+	b = save(q);
+	cr_assert_str_eq(a, b);
+	iour_policy__free(q);
+	free(a);
+	free(b);
+}
+
+Test(policyfile, round_trip_api_policy)
+{
+	static const struct iour_insn prog[] = {
+		{ 0x20, 0, 0, 16 }, { 0x15, 0, 1, 2 }, { 0x06, 0, 0, 1 }, { 0x06, 0, 0, 0 },
+	};
+	static const uint64_t ports[] = { 443, 80 };
+	struct iour_cmp c[3] = {
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET,
+		  .set = ports, .set_len = 2 },
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_CONNECT_ADDR6, .op = IOUR_CMP_IN_PREFIX,
+		  .arg = 10, .addr6 = { 0xfe, 0x80 } },
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_MASKED_EQ,
+		  .arg = 0x41, .value = 0x40 },
+	};
+	struct iour_ruleset *rs;
+	struct iour_filter *f;
+	struct iour_policy *p;
+
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	round_trip(p);
+	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+	round_trip(p);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, OP_READ), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, OP_SOCKET), 0);
+	cr_assert_eq(iour_ruleset__allow_register_op(rs, 8), 0);
+	cr_assert_eq(iour_ruleset__set_sqe_flags(rs, 0x11, 0x01), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	iour_ruleset__free(rs);
+	cr_assert_eq(iour_filter__new(NULL, &f), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_ALLOW, c, 1), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c[1], 1), 0);
+	cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+	cr_assert_eq(iour_filter__add_rule(f, 18, IOUR_ALLOW, &c[2], 1), 0);
+	cr_assert_eq(iour_filter__set_default(f, OP_UNLINKAT, IOUR_DENY), 0);
+	cr_assert_eq(iour_policy__set_filter(p, f), 0);
+	iour_filter__free(f);
+	cr_assert_eq(iour_policy__set_prog(p, OP_SOCKET, prog, 4, 12), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_COMPAT, IOUR_POLICY_COMPAT_HARD), 0);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_DEFAULT, IOUR_POLICY_DEFAULT_ALLOW),
+		     0);
+	round_trip(p);
+	{
+		/* Two-call sizing and truncation. */
+		int n = iour_policy__save_json(p, 0, NULL, 0);
+		char small[8];
+
+		cr_assert_eq(iour_policy__save_json(p, 0, small, sizeof(small)), n);
+		cr_assert_str_eq(small, "{\n  \"ve");
+		cr_assert_eq(iour_policy__save_json(NULL, 0, NULL, 0), -EINVAL);
+		cr_assert_eq(iour_policy__save_json(p, 1, NULL, 0), -EINVAL);
+		cr_assert_eq(iour_policy__save_json(p, 0, NULL, 4), -EINVAL);
+	}
+	iour_policy__free(p);
+}
+
+/* ---- decide -------------------------------------------------------------- */
+
+static const char tcp_client[] =
+	"{ \"defaultAction\": \"deny\", \"entries\": [\n"
+	"  { \"names\": [\"@file-read\"], \"action\": \"allow\" },\n"
+	"  { \"names\": [\"socket\"], \"action\": \"allow\", \"args\": [\n"
+	"      { \"field\": \"socket.family\", \"op\": \"in\", \"values\": [\"AF_INET\", "
+	"\"AF_INET6\"] } ] },\n"
+	"  { \"names\": [\"connect\"], \"action\": \"deny\", \"args\": [\n"
+	"      { \"field\": \"connect.addr4\", \"op\": \"in\", \"value\": \"10.0.0.0/8\" } ] },\n"
+	"  { \"names\": [\"connect\"], \"action\": \"deny\", \"args\": [\n"
+	"      { \"field\": \"connect.addr4\", \"op\": \"==\", \"value\": \"169.254.169.254\" } ] "
+	"},\n"
+	"  { \"names\": [\"connect\"], \"action\": \"allow\", \"minKernel\": \"7.2\" }\n"
+	"] }\n";
+
+/* The same rules built with the filter API, compiled and run: an oracle
+ * independent of the loader and of decide. */
+static uint32_t oracle(uint32_t op, const uint8_t *ctx, bool with_min)
+{
+	static const uint64_t fams[] = { AF_INET, AF_INET6 };
+	struct iour_cmp s = { .sz = sizeof(s), .field = IOUR_FIELD_SOCKET_FAMILY,
+			      .op = IOUR_CMP_IN_SET, .set = fams, .set_len = 2 };
+	struct iour_cmp c1 = { .sz = sizeof(s), .field = IOUR_FIELD_CONNECT_ADDR4,
+			       .op = IOUR_CMP_IN_PREFIX, .value = IOUR_IPV4(10, 0, 0, 0), .arg = 8 };
+	struct iour_cmp c2 = { .sz = sizeof(s), .field = IOUR_FIELD_CONNECT_ADDR4,
+			       .op = IOUR_CMP_EQ, .value = IOUR_IPV4(169, 254, 169, 254) };
+	struct iour_sim_result r = { .sz = sizeof(r) };
+	struct iour_filter *f;
+	struct iour_prog *pr;
+
+	cr_assert_eq(iour_filter__new(NULL, &f), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_SOCKET, IOUR_ALLOW, &s, 1), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c1, 1), 0);
+	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c2, 1), 0);
+	if (with_min)
+		cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_ALLOW, NULL, 0), 0);
+	cr_assert_eq(iour_filter__compile(f, op, NULL, &pr), 0);
+	cr_assert_eq(iour_cbpf_run(iour_prog__insns(pr), iour_prog__insn_cnt(pr), ctx,
+				   IOUR_CTX_SIZE, &r),
+		     0);
+	iour_prog__free(pr);
+	iour_filter__free(f);
+	return r.allowed;
+}
+
+static void connect_ctx(uint8_t *ctx, const char *ip)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(443) };
+
+	inet_pton(AF_INET, ip, &sa.sin_addr);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_CONNECT, 0, 7), 0);
+	cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &sa, sizeof(sa)), 0);
+}
+
+static struct iour_request_verdict decide(const struct iour_policy *p, const uint8_t *ctx)
+{
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+
+	cr_assert_eq(iour_policy__decide(p, ctx, IOUR_CTX_SIZE, &v), 0);
+	return v;
+}
+
+Test(policyfile, decide_against_simulator)
+{
+	static const struct {
+		const char *ip;
+		uint32_t verdict, reason, rule;
+	} conn[] = {
+		{ "10.1.2.3", IOUR_DENY, IOUR_DECIDE_RULE, 0 },
+		{ "169.254.169.254", IOUR_DENY, IOUR_DECIDE_RULE, 1 },
+		{ "8.8.8.8", IOUR_ALLOW, IOUR_DECIDE_RULE, 2 },
+		{ "11.0.0.1", IOUR_ALLOW, IOUR_DECIDE_RULE, 2 },
+	};
+	IOUR_OPTS(iour_policy_load_opts, o72, .kernel = IOUR_KVER(7, 2));
+	IOUR_OPTS(iour_policy_load_opts, o61, .kernel = IOUR_KVER(6, 1));
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *p, *old;
+	struct iour_request_verdict v;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	size_t i;
+
+	cr_assert_eq(iour_policy__load_json(tcp_client, strlen(tcp_client), &o72, &p, &e), 0,
+		     "%s", e.message);
+	cr_assert_eq(iour_policy__load_json(tcp_client, strlen(tcp_client), &o61, &old, &e), 0);
+	for (i = 0; i < sizeof(conn) / sizeof(conn[0]); i++) {
+		connect_ctx(ctx, conn[i].ip);
+		v = decide(p, ctx);
+		cr_expect_eq(v.verdict, conn[i].verdict, "%s", conn[i].ip);
+		cr_expect_eq(v.verdict, oracle(OP_CONNECT, ctx, true), "%s", conn[i].ip);
+		cr_expect_eq(v.reason, conn[i].reason, "%s", conn[i].ip);
+		cr_expect_eq(v.rule, conn[i].rule, "%s", conn[i].ip);
+		cr_expect_eq(v.opcode, OP_CONNECT);
+		/* Before 7.2 the unconditional allow is not there: the opcode's
+		 * default (deny) decides what no rule holds for. */
+		v = decide(old, ctx);
+		cr_expect_eq(v.verdict, oracle(OP_CONNECT, ctx, false), "6.1 %s", conn[i].ip);
+		if (conn[i].rule == 2) {
+			cr_expect_eq(v.reason, IOUR_DECIDE_OPCODE_DEFAULT);
+			cr_expect_eq(v.rule, IOUR_VERDICT_NO_RULE);
+		}
+	}
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_SOCKET, 0, 0), 0);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_INET6, SOCK_STREAM, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_ALLOW);
+	cr_expect_eq(v.verdict, oracle(OP_SOCKET, ctx, true));
+	cr_expect_eq(v.reason, IOUR_DECIDE_RULE);
+	cr_expect_eq(v.rule, 0);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_UNIX, SOCK_STREAM, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_DENY);
+	cr_expect_eq(v.verdict, oracle(OP_SOCKET, ctx, true));
+	cr_expect_eq(v.reason, IOUR_DECIDE_OPCODE_DEFAULT);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_READ, 0, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_ALLOW);
+	cr_expect_eq(v.reason, IOUR_DECIDE_RULE);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_UNLINKAT, 0, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_DENY);
+	cr_expect_eq(v.reason, IOUR_DECIDE_POLICY_DEFAULT);
+	cr_expect_eq(iour_policy__decide(p, ctx, 39, &v), -EINVAL);
+	cr_expect_eq(iour_policy__decide(NULL, ctx, IOUR_CTX_SIZE, &v), -EINVAL);
+	v.sz = 8;
+	cr_expect_eq(iour_policy__decide(p, ctx, IOUR_CTX_SIZE, &v), -EINVAL);
+	iour_policy__free(p);
+	iour_policy__free(old);
+}
+
+Test(policyfile, decide_classic_gate_and_flags)
+{
+	static const char text[] = "{\"defaultAction\":\"allow\",\"requestOps\":[\"read\",\"socket\"],"
+				   "\"sqeFlags\":{\"allowed\":[\"async\"],\"required\":[]},"
+				   "\"programs\":[{\"name\":\"socket\",\"pduSize\":12,\"insns\":"
+				   "[[32,0,0,16],[21,0,1,2],[6,0,0,1],[6,0,0,0]]}]}";
+	struct iour_policy *p;
+	struct iour_request_verdict v;
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), NULL, &p, NULL), 0);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_UNLINKAT, 0, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_DENY);
+	cr_expect_eq(v.reason, IOUR_DECIDE_CLASSIC_GATE);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_READ, 0x01, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.reason, IOUR_DECIDE_SQE_FLAGS);
+	cr_expect_eq(v.verdict, IOUR_DENY);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_READ, 0x10, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.reason, IOUR_DECIDE_CLASSIC_ALLOW);
+	cr_expect_eq(v.verdict, IOUR_ALLOW);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_SOCKET, 0, 0), 0);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_INET, SOCK_DGRAM, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.reason, IOUR_DECIDE_PROGRAM);
+	cr_expect_eq(v.verdict, IOUR_ALLOW);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_UNIX, SOCK_DGRAM, 0), 0);
+	v = decide(p, ctx);
+	cr_expect_eq(v.verdict, IOUR_DENY);
+	round_trip(p);
+	iour_policy__free(p);
+}
+
+/* ---- the example policies (examples/policies/) ---------------------------- */
+
+static struct iour_policy *load_example(const char *name)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct iour_load_error e = { .sz = sizeof(e) };
+	const char *dir = getenv("IOUR_POLICIES_DIR");
+	struct iour_policy *p = NULL;
+	char path[512];
+	int lvl;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "examples/policies", name);
+	cr_assert_eq(iour_policy__load_file(path, &o, &p, &e), 0, "%s:%u:%u: %s", path, e.line,
+		     e.column, e.message);
+	/* Compiles for a kernel with filters (7.2) and one without (6.18). */
+	for (lvl = 3; lvl <= 5; lvl += 2) {
+		IOUR_OPTS(iour_plan_opts, po, .flags = IOUR_PLAN_FORCE_LEVEL, .level = (uint32_t)lvl);
+		struct iour_plan *pl = NULL;
+
+		cr_assert_eq(iour_policy__plan(p, &po, &pl), 0, "%s level %d", name, lvl);
+		cr_assert_gt(iour_plan__step_cnt(pl), 0);
+		iour_plan__free(pl);
+	}
+	round_trip(p);
+	return p;
+}
+
+static void expect(const struct iour_policy *p, const uint8_t *ctx, uint32_t verdict,
+		   uint32_t reason, uint32_t rule, const char *what)
+{
+	struct iour_request_verdict v = decide(p, ctx);
+
+	cr_expect_eq(v.verdict, verdict, "%s: verdict", what);
+	cr_expect_eq(v.reason, reason, "%s: reason %u", what, v.reason);
+	if (rule != IOUR_VERDICT_NO_RULE || reason != IOUR_DECIDE_RULE)
+		cr_expect_eq(v.rule, rule, "%s: rule %u", what, v.rule);
+}
+
+static void open_ctx(uint8_t *ctx, uint32_t op, uint64_t flags, uint64_t resolve)
+{
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, op, 0, 0), 0);
+	cr_assert_eq(iour_ctx_open(ctx, IOUR_CTX_SIZE, flags, 0, resolve), 0);
+}
+
+Test(policy_examples, tcp_client)
+{
+	struct iour_policy *p = load_example("tcp-client.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	connect_ctx(ctx, "10.9.8.7");
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, "connect 10/8");
+	connect_ctx(ctx, "169.254.169.254");
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 1, "connect metadata");
+	connect_ctx(ctx, "93.184.216.34");
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 2, "connect public");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_UNIX, SOCK_STREAM, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "AF_UNIX");
+	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_INET, SOCK_DGRAM, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "UDP");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, file_server)
+{
+	struct iour_policy *p = load_example("file-server.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	open_ctx(ctx, 28, O_RDONLY, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "openat2 beneath");
+	open_ctx(ctx, 28, O_RDONLY, RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE,
+	       "openat2 not beneath");
+	open_ctx(ctx, 28, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "O_PATH");
+	open_ctx(ctx, 18, O_RDONLY, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "openat");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "socket");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 23, 0, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "write");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, static_web_server)
+{
+	struct iour_policy *p = load_example("static-web-server.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	open_ctx(ctx, 18, O_RDONLY | O_CLOEXEC, 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "openat read-only");
+	open_ctx(ctx, 18, O_WRONLY, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "write open");
+	open_ctx(ctx, 28, O_RDONLY | O_CREAT, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "O_CREAT");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 23, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "write");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 22, 0x02, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_SQE_FLAGS, IOUR_VERDICT_NO_RULE, "IO_DRAIN");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 22, 0x01, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "read fixed file");
+	iour_policy__free(p);
+}
+
+Test(policy_examples, fio_and_libuv)
+{
+	struct iour_policy *p = load_example("fio.json");
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 1, 0x10, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "fio readv async");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 18, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "fio openat");
+	iour_policy__free(p);
+	p = load_example("libuv.json");
+	open_ctx(ctx, 18, O_PATH, 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, "libuv O_PATH");
+	open_ctx(ctx, 18, O_RDONLY | O_CLOEXEC, 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 1, "libuv openat");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 29, 0, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "libuv epoll_ctl");
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 45, 0, 0), 0);
+	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_POLICY_DEFAULT, IOUR_VERDICT_NO_RULE, "libuv socket");
+	iour_policy__free(p);
+}
+
+/* Every test policy loads (tests/policies/good) or is refused with a
+ * position (tests/policies/bad); the schema check of the same files is
+ * scripts/check-policies.py (make check-policies). */
+Test(policy_examples, test_policies)
+{
+	static const char *const dirs[] = { "tests/policies/good", "tests/policies/bad" };
+	int d, seen = 0;
+
+	for (d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		cr_assert_not_null(dir, "%s", dirs[d]);
+		while ((de = readdir(dir))) {
+			struct iour_load_error e = { .sz = sizeof(e) };
+			struct iour_policy *p = NULL;
+			char path[512];
+			int rc;
+
+			if (!strstr(de->d_name, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], de->d_name);
+			rc = iour_policy__load_file(path, NULL, &p, &e);
+			if (d == 0) {
+				cr_expect_eq(rc, 0, "%s:%u:%u: %s", path, e.line, e.column,
+					     e.message);
+				if (!rc)
+					round_trip(p);
+			} else {
+				cr_expect_eq(rc, -EBADMSG, "%s: %d", path, rc);
+				cr_expect_geq(e.line, 1, "%s", path);
+			}
+			iour_policy__free(p);
+			seen++;
+		}
+		closedir(dir);
+	}
+	cr_assert_geq(seen, 3);
+}

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iour-restrict lint: risky choices in a policy file.  Every finding has a
+ * stable id (documented in doc/cli.md, "lint findings"), so that scripts
+ * and --ignore can name it.  The checks use the library's view of the
+ * loaded policy only: verdicts of typical risky requests
+ * (iour_policy__decide()), the restriction entries and attributes of a
+ * plan, and the group table.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+
+const char cli_help_lint[] =
+"Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
+"                        [--since X.Y]\n"
+"\n"
+"Report risky choices in the policy file POLICY, one line each:\n"
+"  POLICY: ID: what is risky and why\n"
+"\n"
+"Findings (stable ids):\n"
+"  uring-cmd            URING_CMD is allowed: driver commands no filter reads\n"
+"  msg-ring             MSG_RING is allowed: reaches other rings, installs files\n"
+"  socket-unfiltered    SOCKET is allowed for any family (raw packet sockets)\n"
+"  openat-unfiltered    OPENAT/OPENAT2 may create and truncate files\n"
+"  register-files       a sealed ring (FIXED_FILE required) may still register\n"
+"                       or update its file table\n"
+"  default-allow        unnamed opcodes, and those of future kernels, are allowed\n"
+"  fallback-open        without argument filters, filtered opcodes are allowed\n"
+"  companion-off        before Linux 7.0 nothing restricts the task\n"
+"  compat-soft          where not exact, nothing at all is enforced\n"
+"  group-grew           a group named in the file gained opcodes after Linux\n"
+"                       6.1 (or --since X.Y)\n"
+"\n"
+"Options:\n"
+"  --ignore LIST          do not report these ids\n"
+"  --kernel X.Y           read minKernel conditions for Linux X.Y\n"
+"  --since X.Y            the oldest kernel the policy is meant for, for\n"
+"                         group-grew (default 6.1)\n"
+"  -h, --help             show this help\n"
+"\n"
+"Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
+"library failed); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
+"valid.\n";
+
+static const char *const ids[] = {
+	"uring-cmd",     "msg-ring",      "socket-unfiltered", "openat-unfiltered",
+	"register-files", "default-allow", "fallback-open",     "companion-off",
+	"compat-soft",   "group-grew",
+};
+#define NR_IDS (sizeof(ids) / sizeof(ids[0]))
+
+struct lint {
+	const char *path;
+	bool ignored[NR_IDS];
+	int findings;
+};
+
+static int id_index(const char *id)
+{
+	for (size_t i = 0; i < NR_IDS; i++)
+		if (!strcmp(ids[i], id))
+			return (int)i;
+	return -1;
+}
+
+static int ignore_one(const char *item, void *arg)
+{
+	struct lint *l = arg;
+	int i = id_index(item);
+
+	if (i < 0)
+		return cli_usage("--ignore: unknown finding id '%s'", item);
+	l->ignored[i] = true;
+	return 0;
+}
+
+static void finding(struct lint *l, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void finding(struct lint *l, const char *id, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int i = id_index(id);
+
+	if (i >= 0 && l->ignored[i])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_put_escaped(stdout, l->path);
+	printf(": %s: %s\n", id, msg);
+	l->findings++;
+}
+
+/* The verdict for a context; -1 on error (reported). */
+static int verdict(const struct iour_policy *p, const uint8_t *ctx, struct iour_request_verdict *d)
+{
+	int r;
+
+	d->sz = sizeof(*d);
+	r = iour_policy__decide(p, ctx, IOUR_CTX_SIZE, d);
+	if (r) {
+		cli_fail(r, "iour_policy__decide");
+		return -1;
+	}
+	return d->verdict == IOUR_DENY ? 0 : 1;
+}
+
+static const char *why(const struct iour_request_verdict *d, char *buf, size_t len)
+{
+	switch (d->reason) {
+	case IOUR_DECIDE_RULE:
+		snprintf(buf, len, "rule %u of its rules", d->rule + 1);
+		break;
+	case IOUR_DECIDE_OPCODE_DEFAULT:
+		snprintf(buf, len, "its default verdict");
+		break;
+	case IOUR_DECIDE_CLASSIC_ALLOW:
+		snprintf(buf, len, "requestOps lists it");
+		break;
+	case IOUR_DECIDE_POLICY_DEFAULT:
+		snprintf(buf, len, "defaultAction");
+		break;
+	case IOUR_DECIDE_PROGRAM:
+		snprintf(buf, len, "its program");
+		break;
+	default:
+		snprintf(buf, len, "reason %u", d->reason);
+		break;
+	}
+	return buf;
+}
+
+static uint32_t op_num(const char *name)
+{
+	return (uint32_t)iour_opcode_from_name(name);
+}
+
+static int check_requests(struct lint *l, const struct iour_policy *p)
+{
+	struct iour_request_verdict d;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	char w[64];
+	int v;
+
+	/* URING_CMD and MSG_RING have no payload: allowed at all is the risk. */
+	(void)iour_ctx_generic(ctx, sizeof(ctx), op_num("URING_CMD"), 0, 0);
+	if ((v = verdict(p, ctx, &d)) < 0)
+		return CLI_FAIL;
+	if (v)
+		finding(l, "uring-cmd", "URING_CMD is allowed (%s): it passes commands to drivers "
+			"(NVMe passthrough, socket options) that no argument filter can read",
+			why(&d, w, sizeof(w)));
+	(void)iour_ctx_generic(ctx, sizeof(ctx), op_num("MSG_RING"), 0, 0);
+	if ((v = verdict(p, ctx, &d)) < 0)
+		return CLI_FAIL;
+	if (v)
+		finding(l, "msg-ring", "MSG_RING is allowed (%s): it posts completions to other "
+			"rings and can install files in their fixed-file tables (doc/security.md)",
+			why(&d, w, sizeof(w)));
+	/* A raw packet socket: what no ordinary network client needs. */
+	(void)iour_ctx_generic(ctx, sizeof(ctx), op_num("SOCKET"), 0, 0);
+	(void)iour_ctx_socket(ctx, sizeof(ctx), AF_PACKET, SOCK_RAW, 0);
+	if ((v = verdict(p, ctx, &d)) < 0)
+		return CLI_FAIL;
+	if (v)
+		finding(l, "socket-unfiltered", "SOCKET is allowed for AF_PACKET raw sockets (%s): "
+			"add argument rules on socket.family and socket.type",
+			why(&d, w, sizeof(w)));
+	/* Creating and truncating a file for writing. */
+	for (int k = 0; k < 2; k++) {
+		uint32_t op = op_num(k ? "OPENAT2" : "OPENAT");
+
+		(void)iour_ctx_generic(ctx, sizeof(ctx), op, 0, 0);
+		(void)iour_ctx_open(ctx, sizeof(ctx), O_RDWR | O_CREAT | O_TRUNC, 0644, 0);
+		if ((v = verdict(p, ctx, &d)) < 0)
+			return CLI_FAIL;
+		if (v)
+			finding(l, "openat-unfiltered", "%s may create and truncate files (O_RDWR|"
+				"O_CREAT|O_TRUNC is allowed: %s): add argument rules on open.flags",
+				iour_opcode_name(op), why(&d, w, sizeof(w)));
+	}
+	return 0;
+}
+
+/* Register opcodes that change a ring's fixed-file table. */
+static bool file_register_op(uint32_t reg)
+{
+	static const char *const names[] = { "REGISTER_FILES", "REGISTER_FILES_UPDATE",
+					     "REGISTER_FILES2", "REGISTER_FILES_UPDATE2",
+					     "REGISTER_FILE_ALLOC_RANGE" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (iour_register_op_from_name(names[i]) == (int)reg)
+			return true;
+	return false;
+}
+
+/*
+ * The classic part as Linux 6.18 receives it for a ring (coupled gates:
+ * every register opcode the set allows is listed).  A ring "meant to be
+ * sealed" requires FIXED_FILE; registering files then reopens it.
+ */
+static int check_sealed(struct lint *l, const struct iour_policy *p)
+{
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	struct iour_plan_step st = { .sz = sizeof(st) };
+	struct iour_policy *dup = NULL;
+	struct iour_plan *plan = NULL;
+	struct iour_features f;
+	uint8_t *arg = NULL;
+	uint32_t required = 0;
+	char regs[256] = "";
+	size_t len = 0;
+	int n, r, rc = 0;
+
+	cli_kernel_features(IOUR_KVER(6, 18), &f);
+	po.features = &f;
+	r = iour_policy__dup(p, &dup);
+	if (!r)
+		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
+	if (!r)
+		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_COMPAT,
+					  IOUR_POLICY_COMPAT_BEST_EFFORT);
+	if (!r)
+		r = iour_policy__plan(dup, &po, &plan);
+	if (r) {
+		rc = cli_fail(r, "planning the policy for a ring");
+		goto out;
+	}
+	n = iour_plan__step_cnt(plan);
+	for (int i = 0; i < n; i++) {
+		if (iour_plan__step(plan, (size_t)i, &st) || st.op != IOUR_STEP_RESTRICTIONS)
+			continue;
+		if (iour_plan__step_arg(plan, (size_t)i, NULL, &len) || !(arg = malloc(len)) ||
+		    iour_plan__step_arg(plan, (size_t)i, arg, &len)) {
+			rc = cli_fail(-ENOMEM, "reading the plan");
+			goto out;
+		}
+		break;
+	}
+	if (!arg)
+		goto out; /* no classic part: nothing is required */
+	for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
+		struct iour_restriction e;
+
+		memcpy(&e, arg + off, sizeof(e));
+		if (e.opcode == IOUR_RESTRICTION_SQE_FLAGS_REQUIRED)
+			required = e.arg;
+	}
+	if (!(required & 1U)) /* IOSQE_FIXED_FILE */
+		goto out;
+	for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
+		struct iour_restriction e;
+
+		memcpy(&e, arg + off, sizeof(e));
+		if (e.opcode == IOUR_RESTRICTION_REGISTER_OP && file_register_op(e.arg)) {
+			size_t used = strlen(regs);
+
+			snprintf(regs + used, sizeof(regs) - used, "%s%s", used ? ", " : "",
+				 iour_register_op_name(e.arg));
+		}
+	}
+	if (regs[0])
+		finding(l, "register-files", "the policy requires FIXED_FILE (a sealed file table) "
+			"but allows %s, which change the table", regs);
+out:
+	free(arg);
+	iour_plan__free(plan);
+	iour_policy__free(dup);
+	return rc;
+}
+
+static void check_attrs(struct lint *l, const struct iour_policy *p)
+{
+	uint32_t v;
+
+	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_DEFAULT, &v) &&
+	    v == IOUR_POLICY_DEFAULT_ALLOW)
+		finding(l, "default-allow", "defaultAction allows every opcode the policy does not "
+			"name, including those future kernels add");
+	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_NO_FILTER_FALLBACK, &v) &&
+	    v == IOUR_POLICY_FALLBACK_OPEN)
+		finding(l, "fallback-open", "where the kernel cannot filter arguments (before Linux "
+			"7.0), opcodes with argument rules are allowed whole");
+	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPANION, &v) &&
+	    v == IOUR_POLICY_COMPANION_NONE)
+		finding(l, "companion-off", "without the seccomp companion, nothing restricts the "
+			"task on kernels before Linux 7.0");
+	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPAT, &v) && v == IOUR_POLICY_COMPAT_SOFT)
+		finding(l, "compat-soft", "compatibility soft: on a kernel that cannot enforce the "
+			"policy exactly, nothing at all is enforced");
+}
+
+/* The file's text, to see which groups it names; NULL for stdin. */
+static char *slurp(const char *path)
+{
+	FILE *f;
+	char *buf;
+	long n;
+
+	if (!strcmp(path, "-") || !(f = fopen(path, "r")))
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(buf = malloc((size_t)n + 1))) {
+		fclose(f);
+		return NULL;
+	}
+	buf[fread(buf, 1, (size_t)n, f)] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Groups the file names (as the string "@name") whose opcodes came with
+ * different kernels: on an older kernel the group means fewer requests.
+ */
+static void check_groups(struct lint *l, const char *text, uint32_t base)
+{
+	int cnt = iour_group_count();
+
+	for (int g = 0; g < cnt; g++) {
+		struct iour_group_info gi = { .sz = sizeof(gi) };
+		uint32_t ops[256], hi = 0;
+		char quoted[80], a[16], b[16], newer[256] = "";
+		const char *s;
+		bool named = false;
+		int n;
+
+		if (iour_group_get((size_t)g, &gi))
+			continue;
+		snprintf(quoted, sizeof(quoted), "\"%s\"", gi.name);
+		for (s = text; (s = strchr(s, '"')); s++)
+			if (!strncasecmp(s, quoted, strlen(quoted))) {
+				named = true;
+				break;
+			}
+		if (!named)
+			continue;
+		n = iour_group_opcodes((size_t)g, 0, ops, 256);
+		for (int i = 0; i < n; i++) {
+			uint32_t since = (uint32_t)iour_opcode_since(ops[i]);
+			size_t used = strlen(newer);
+
+			if (since <= base)
+				continue;
+			hi = since > hi ? since : hi;
+			snprintf(newer + used, sizeof(newer) - used, "%s%s", used ? ", " : "",
+				 iour_opcode_name(ops[i]));
+		}
+		if (!newer[0])
+			continue;
+		cli_kver_str(base, a, sizeof(a));
+		cli_kver_str(hi, b, sizeof(b));
+		finding(l, "group-grew", "%s grew after Linux %s (up to %s: %s): on Linux %s it "
+			"means fewer requests; check that each is meant", gi.name, a, b, newer, a);
+	}
+}
+
+int cmd_lint(int argc, char **argv)
+{
+	enum { O_IGNORE = 256, O_KERNEL, O_SINCE };
+	static const struct option lo[] = {
+		{ "ignore", required_argument, NULL, O_IGNORE },
+		{ "since", required_argument, NULL, O_SINCE },
+		{ "kernel", required_argument, NULL, O_KERNEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lint l = { 0 };
+	struct iour_policy *pol = NULL;
+	uint32_t kver = 0, since = IOUR_KVER(6, 1);
+	char *text;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_IGNORE:
+			rc = cli_each_item(optarg, "--ignore", ignore_one, &l);
+			if (rc)
+				return rc;
+			break;
+		case O_KERNEL:
+			if (cli_parse_kver(optarg, &kver))
+				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case O_SINCE:
+			if (cli_parse_kver(optarg, &since))
+				return cli_usage("--since: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case 'h':
+			return cli_help(cli_help_lint);
+		default:
+			return cli_getopt_error(c, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("no policy file given");
+	if (optind + 1 < argc)
+		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
+	l.path = argv[optind];
+	rc = cli_policy_load(l.path, kver, &pol);
+	if (rc)
+		return rc;
+	rc = check_requests(&l, pol);
+	if (!rc)
+		rc = check_sealed(&l, pol);
+	if (!rc) {
+		check_attrs(&l, pol);
+		text = slurp(l.path);
+		if (text)
+			check_groups(&l, text, since);
+		free(text);
+	}
+	iour_policy__free(pol);
+	if (rc)
+		return rc;
+	if (l.findings)
+		fprintf(stderr, "%s lint: %d finding%s\n", CLI_PROG, l.findings,
+			l.findings == 1 ? "" : "s");
+	return l.findings ? CLI_FAIL : CLI_OK;
+}

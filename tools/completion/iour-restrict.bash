@@ -1,0 +1,199 @@
+# bash completion for iour-restrict(1)                    -*- shell-script -*-
+# SPDX-License-Identifier: MIT
+#
+# Installed by `make install` as share/bash-completion/completions/iour-restrict.
+# Opcode names and groups come from the tool itself (`names`, `groups`), so
+# they follow the library it was built with.
+
+# Words the tool lists: request opcodes, register opcodes, SQE flags, groups.
+_iour_restrict_names()
+{
+    local tool=$1 what=$2
+    case $what in
+        groups) "$tool" groups 2>/dev/null | awk '/^@/ {print $1}' ;;
+        *) "$tool" names "$what" 2>/dev/null | awk '!/^#/ && NF >= 2 {print $2}' ;;
+    esac
+}
+
+# Completes a comma-separated list of words: only the part after the last comma.
+_iour_restrict_list()
+{
+    local cur=$1; shift
+    local prefix="" last=$cur
+    if [[ $cur == *,* ]]; then
+        prefix=${cur%,*},
+        last=${cur##*,}
+    fi
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -P "$prefix" -W "$*" -- "$last"))
+    compopt -o nospace 2>/dev/null
+}
+
+_iour_restrict_files()
+{
+    local cur=$1 ext=$2
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir "$ext"
+    else
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -f -X "!*.$ext" -- "$cur") $(compgen -d -- "$cur"))
+    fi
+}
+
+_iour_restrict()
+{
+    local cur prev words cword
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+    local tool=${words[0]}
+    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn help"
+
+    if ((cword == 1)); then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return
+    fi
+    local cmd=${words[1]} i
+
+    # After "--", run, exec and learn take a command and its arguments.
+    for ((i = 2; i < cword; i++)); do
+        if [[ ${words[i]} == -- ]]; then
+            case $cmd in
+                run|exec|learn)
+                    if declare -F _command_offset >/dev/null 2>&1; then
+                        _command_offset $((i + 1))
+                    elif ((cword == i + 1)); then
+                        COMPREPLY=($(compgen -c -- "$cur"))
+                    else
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                    fi
+                    return ;;
+            esac
+        fi
+    done
+
+    local opts=""
+    case $cmd in
+        run)
+            opts="--best-effort --soft --hard --companion= --quiet --help --"
+            case $prev in
+                --companion) COMPREPLY=($(compgen -W "enosys eperm off" -- "$cur")); return ;;
+            esac
+            if [[ $cur == --companion=* ]]; then
+                COMPREPLY=($(compgen -P --companion= -W "enosys eperm off" -- "${cur#--companion=}"))
+                return
+            fi ;;
+        compile)
+            opts="--kernel --level --format --help"
+            case $prev in
+                --kernel) return ;;
+                --level) COMPREPLY=($(compgen -W "0 1 2 3 4 5" -- "$cur")); return ;;
+                --format) COMPREPLY=($(compgen -W "text json c" -- "$cur")); return ;;
+            esac ;;
+        check)
+            opts="--op --kernel --expect --help"
+            case $prev in
+                --op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" ops)" -- "$cur")); return ;;
+                --kernel) return ;;
+                --expect) COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return ;;
+            esac
+            # FIELD=VALUE assignments once the policy is given.
+            if [[ $cur != -* ]] && ((cword > 2)) && [[ ${words[cword-1]} != --* ]]; then
+                COMPREPLY=($(compgen -W "user_data= sqe_flags= family= type= protocol= flags= mode= resolve= port= addr4= addr6= addrlen=" -- "$cur"))
+                compopt -o nospace 2>/dev/null
+                [[ ${#COMPREPLY[@]} -gt 0 ]] && return
+            fi ;;
+        lint)
+            opts="--ignore --kernel --since --help"
+            case $prev in
+                --ignore)
+                    _iour_restrict_list "$cur" uring-cmd msg-ring socket-unfiltered \
+                        openat-unfiltered register-files default-allow fallback-open \
+                        companion-off compat-soft group-grew
+                    return ;;
+                --kernel|--since) return ;;
+            esac ;;
+        groups)
+            opts="--kernel --help"
+            case $prev in
+                --kernel) return ;;
+            esac
+            if [[ $cur != -* ]]; then
+                COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" groups)" -- "$cur"))
+                return
+            fi ;;
+        learn)
+            # learn: its options (the learn command's own; see its --help).
+            opts="--output --buffer-kb --quiet --help --"
+            case $prev in
+                --output|-o) _iour_restrict_files "$cur" json; return ;;
+                --buffer-kb) COMPREPLY=($(compgen -W "1024 8192 65536" -- "$cur")); return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        exec)
+            opts="--companion-errno --no-new-privs --deny-existing --existing-rings --quiet --help --"
+            case $prev in
+                --companion-errno) COMPREPLY=($(compgen -W "ENOSYS EPERM EACCES" -- "$cur")); return ;;
+                --existing-rings) COMPREPLY=($(compgen -W "close refuse keep" -- "$cur")); return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        probe)
+            opts="--json --no-cache --min-level --help"
+            [[ $prev == --min-level ]] && { COMPREPLY=($(compgen -W "0 1 2 3 4 5" -- "$cur")); return; } ;;
+        names)
+            opts="ops register flags all --kernel --help"
+            [[ $prev == --kernel ]] && return
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        ruleset|verify)
+            opts="--allow-op --deny-ops --allow-register --deny-register --flags-allowed --flags-required --help"
+            if [[ $cmd == ruleset ]]; then
+                opts+=" --kernel --running --op-last --reg-last --coupled --split --format"
+            else
+                opts+=" --timeout"
+            fi
+            case $prev in
+                --allow-op) _iour_restrict_list "$cur" $(_iour_restrict_names "$tool" ops); return ;;
+                --allow-register) _iour_restrict_list "$cur" $(_iour_restrict_names "$tool" register); return ;;
+                --flags-allowed|--flags-required)
+                    _iour_restrict_list "$cur" none all $(_iour_restrict_names "$tool" flags); return ;;
+                --format) COMPREPLY=($(compgen -W "text hex c" -- "$cur")); return ;;
+                --kernel|--op-last|--reg-last|--timeout) return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        filter|sim)
+            opts="--op --allow --deny --default --max-insns --addr4-literal --help"
+            if [[ $cmd == filter ]]; then
+                opts+=" --format"
+            else
+                opts+=" --ctx --expect --show-ctx"
+            fi
+            case $prev in
+                --op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" ops)" -- "$cur")); return ;;
+                --default|--expect) COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return ;;
+                --format) COMPREPLY=($(compgen -W "text c raw" -- "$cur")); return ;;
+                --allow|--deny|--ctx|--max-insns) return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        help)
+            ((cword == 2)) && COMPREPLY=($(compgen -W "${commands/help/} rules" -- "$cur"))
+            return ;;
+        *) return ;;
+    esac
+
+    # run, compile, check, lint, groups: options, or the policy file.
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        [[ $cur == --companion=* || ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+        return
+    fi
+    _iour_restrict_files "$cur" json
+} &&
+    complete -F _iour_restrict iour-restrict
+
+# ex: filetype=sh
