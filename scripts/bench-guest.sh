@@ -14,14 +14,14 @@
 # ($O/guests/kernels and $O/guests/apt, through symbolic links).
 #
 # Environment: O (default build), MAKE, BENCH_GUEST_REPS (rounds, default
-# 7), BENCH_GUEST_SUITE (default sid), GUEST_TIMEOUT (default 900).
+# 11), BENCH_GUEST_SUITE (default sid), GUEST_TIMEOUT (default 900).
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 O=${O:-build}
 MAKE=${MAKE:-make}
-REPS=${BENCH_GUEST_REPS:-7}
+REPS=${BENCH_GUEST_REPS:-11}
 SUITE=${BENCH_GUEST_SUITE:-sid}
 B=$O/bench-guest
 t0=$(date +%s)

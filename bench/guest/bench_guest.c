@@ -28,7 +28,7 @@
  * only the simulator counts and the baseline run.  Last line "N passed,
  * M failed, K skipped".
  *
- * --bench: also the timing: REPS rounds, each asking every child in turn
+ * --bench: also the timing: REPS rounds (default 11), each asking every child in turn
  * for a batch of NOPs then a batch of READs (4 KiB of a cached tmpfs
  * file), so drift spreads over all configurations; medians.  It prints one
  * line "BENCH_GUEST_JSON {...}" with guest.<config>.{nop,read}_kops
@@ -521,18 +521,18 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	int bench = argc > 1 && !strcmp(argv[1], "--bench");
-	int reps = bench && argc > 2 ? atoi(argv[2]) : 7;
+	int reps = bench && argc > 2 ? atoi(argv[2]) : 11;
 	struct iour_features f = { .sz = sizeof(f) };
 	struct iour_plan *plans[NCFG] = { 0 };
 	long insns[NCFG][2];
 	int level, rc;
 	char path[] = "/tmp/bench_guest.XXXXXX";
 	static char data[READ_SZ];
-	long n_nop = bench ? 32768 : 64, n_read = bench ? 4096 : 64;
+	long n_nop = bench ? 131072 : 64, n_read = bench ? 16384 : 64;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (reps < 1 || reps > 101)
-		reps = 7;
+		reps = 11;
 	/* 1,000 distinct values with gaps between them */
 	for (int i = 0; i < NSET; i++)
 		set_vals[i] = 0x100000U + (uint64_t)i * 4096U + (rnd32() % 2048U) * 2U;
