@@ -503,8 +503,15 @@ static int task_apply(struct iour_ruleset *rs, struct iour_filter *flt, uint32_t
 	rc = iour_policy__plan(p, NULL, &pl);
 	CHKF(m, rc == 0, "plan: %s", iour_errname(rc));
 	rc = iour_plan__apply_task(pl, NULL, &rep);
-	CHKF(m, rc == want_rc, "apply_task: %s, expected %s", iour_errname(rc),
-	     iour_errname(want_rc));
+	if (rc != want_rc) {
+		char desc[1024] = "";
+		size_t len = sizeof(desc);
+
+		if (rep)
+			(void)iour_report__describe(rep, desc, &len);
+		CHKF(m, rc == want_rc, "apply_task: %s, expected %s; report: %.700s",
+		     iour_errname(rc), iour_errname(want_rc), desc);
+	}
 	if (flags)
 		*flags = iour_report__flags(rep);
 	if (!rc) {
