@@ -15,6 +15,8 @@
 #                  forked children (task-level tests skip, saying why, on
 #                  kernels without task restrictions); also run by check
 #   bench          benchmarks; writes $(O)/bench.json
+#   bench-guest    the cost of restrictions and filters in sid's 7.x kernel under
+#                  qemu; adds guest.* ratios to $(O)/bench.json (mk/bench.mk)
 #   doc            doxygen with warnings as errors
 #   man / check-docs   manual pages (sections 1, 3, 7) and the tutorial
 #                  programs, rendered and run (mk/docs.mk)
@@ -243,6 +245,7 @@ check-run:
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
+	$(Q)$(CI_STEP) 'guest benchmark, quick mode (restrictions in force, simulator counts)' $(SUBMAKE) check-bench-guest
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind

@@ -14,3 +14,28 @@ $(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Itests/common -Wno-missing-field-initializers -o $@ $< \
 		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
+
+# ---- the cost of a filter on a real 7.x kernel (bench/guest/bench_guest.c;
+# doc/design.md, "The cost of a filter in the 7.x guest").  Not one of
+# BENCHES: it runs inside a guest.  bench-guest boots Debian sid's newest
+# cloud kernel under qemu (scripts/guest.sh) with the program alone in its
+# initramfs (scripts/bench-guest.sh) and merges its guest.* ratios into
+# $(O)/bench.json.  check-bench-guest runs its quick mode on this kernel (the
+# simulator counts and the baseline; the restricted configurations skip
+# before 7.0); the guests of check-kernels run the same quick mode
+# (scripts/guest-payloads/30-bench.sh), where 7.x checks every
+# restriction in force.
+BENCH_GUEST := $(O)/bench/guest/bench_guest
+$(BENCH_GUEST): bench/guest/bench_guest.c $(STATIC_LIB) $(HDRS) tests/oldkernel/guest.h \
+		tests/oldkernel/mini_ring.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -Itests/oldkernel -o $@ $< $(STATIC_LIB) -lm $(LDFLAGS)
+
+check-bench-guest: $(BENCH_GUEST)
+	$(Q)$(BENCH_GUEST)
+
+bench-guest:
+	$(Q)O=$(O) MAKE="$(MAKE)" scripts/bench-guest.sh
+
+.PHONY: check-bench-guest bench-guest
