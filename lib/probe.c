@@ -162,18 +162,19 @@ static void probe_socket_flags(struct iour__probe_raw *raw)
  */
 static void probe_task_gate(struct iour__probe_raw *raw)
 {
-	struct {
-		struct kio_task_restriction h;
-		struct kio_restriction r[1];
-	} t;
+	/* the header and one entry (a struct cannot hold a flexible-array
+	 * struct followed by more members in ISO C) */
+	_Alignas(struct kio_task_restriction)
+		uint8_t buf[sizeof(struct kio_task_restriction) + sizeof(struct kio_restriction)];
+	struct kio_task_restriction *t = (struct kio_task_restriction *)(void *)buf;
 
 	if (iour__prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return;
-	memset(&t, 0, sizeof(t));
-	t.h.nr_res = 1;
-	t.r[0].opcode = KIO_RESTRICTION_REGISTER_OP;
-	t.r[0].register_op = KIO_REGISTER_ENABLE_RINGS;
-	if (iour__register(-1, KIO_REGISTER_RESTRICTIONS, &t, 1) != 0)
+	memset(buf, 0, sizeof(buf));
+	t->nr_res = 1;
+	t->restrictions[0].opcode = KIO_RESTRICTION_REGISTER_OP;
+	t->restrictions[0].register_op = KIO_REGISTER_ENABLE_RINGS;
+	if (iour__register(-1, KIO_REGISTER_RESTRICTIONS, buf, 1) != 0)
 		return;
 	raw->task_gate = (int32_t)iour__register(-1, KIO_REGISTER_BPF_FILTER, NULL, 1);
 	raw->done |= IOUR__RAW_TASK_GATE;
