@@ -963,9 +963,10 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 		rc = iour__kernel_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
 	else if (IOUR_OPTS_GET(opts, level, 0) != 0)
 		rc = -EINVAL;
-	else if (feat)
+	else if (feat) {
 		rc = iour__kernel_from_features(feat, &t);
-	else
+		t.origin = IOUR__KERNEL_DESCRIBED; /* said so by the dry run */
+	} else
 		rc = iour__kernel_probe(&t);
 	if (rc)
 		return iour__err_public(rc, plan_errs);
