@@ -5,9 +5,9 @@
 # tracefs, then fio runs under the learned policy and under it without
 # WRITE.  Its "learn_guest: N passed, M failed" line becomes the guest's
 # "N passed, M failed" (every check counted).  A SKIP is a failure, since
-# the guest has all it needs (fio, the tool, root, /sys), except before 6.2
-# when learn says the kernel has no io_uring_submit_req
-# tracepoint, which learn reads and 5.10 and 6.1 lack: a skip, saying so.
+# the guest has all it needs (fio, the tool, root, /sys; learn reads
+# io_uring_submit_req from 6.2 and io_uring_submit_sqe on 5.10 and 6.1),
+# except on a kernel that has neither submit tracepoint: a skip, saying so.
 PATH=/usr/bin:/bin:/progs:/tools:$PATH
 export PATH
 n=
@@ -17,14 +17,9 @@ while IFS= read -r l; do
 	echo "$l"
 	case $l in
 	"learn_guest: "*" passed, "*" failed") n=${l#learn_guest: } ;;
-	"learn_guest: SKIP"*"has no tracepoint io_uring/io_uring_submit_req"*)
-		case $rel in
-		5.* | 6.[01].*)
-			echo "learn_guest_run: skipped: Linux $rel has no io_uring_submit_req tracepoint (learn needs it)"
-			n="0 passed, 0 failed, 1 skipped"
-			;;
-		*) n="0 passed, 1 failed" ;;
-		esac
+	"learn_guest: SKIP"*"has neither tracepoint io_uring/io_uring_submit_req nor io_uring/io_uring_submit_sqe"*)
+		echo "learn_guest_run: skipped: Linux $rel has neither io_uring_submit_req nor io_uring_submit_sqe (learn needs one)"
+		n="0 passed, 0 failed, 1 skipped"
 		;;
 	"learn_guest: SKIP"*) n="0 passed, 1 failed" ;;
 	esac

@@ -164,3 +164,47 @@ Test(live_cli, run_hard_runs_when_exact)
 	free(out);
 	free(err);
 }
+
+/*
+ * `iour-restrict probe --json` shows the probe's flags as the library
+ * answers them on this kernel, including the two measured on Debian's
+ * 7.3.4 (set there, clear elsewhere): every generation the guests boot.
+ */
+Test(live_cli, probe_json_shows_the_probe_flags)
+{
+	static const struct {
+		const char *key;
+		uint64_t flag;
+	} flags[] = {
+		{ "\"socket_flags_hidden\": ", IOUR_FEATURES_SOCKET_FLAGS_HIDDEN },
+		{ "\"task_set_gates_filters\": ", IOUR_FEATURES_TASK_SET_GATES_FILTERS },
+	};
+	const struct iour_features *f = live_features();
+	char tool[4096], want[96];
+	char *argv[] = { tool, "probe", "--json", "--no-cache", NULL };
+	int o = memfd_create("out", 0), st;
+	char *out;
+	pid_t pid;
+
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	cr_assert_geq(o, 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(o, 1);
+		execv(tool, argv);
+		_exit(125);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "probe --json: status %d", st);
+	out = slurp(o);
+	close(o);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		snprintf(want, sizeof(want), "%s%s", flags[i].key,
+			 (f->flags & flags[i].flag) ? "true" : "false");
+		cr_assert(strstr(out, want), "no '%s' in\n%s", want, out);
+		fprintf(stderr, "live_cli: probe --json: %s\n", want);
+	}
+	free(out);
+}

@@ -175,6 +175,13 @@ Test(cli, probe_json_is_valid_and_matches_the_library)
 	cr_assert_eq(json_int(r.out, "nr_supported_ops"), f.nr_supported_ops);
 	cr_assert_eq(json_true(r.out, "split_gates"), !!f.split_gates);
 	cr_assert_eq(json_true(r.out, "forced"), 0);
+	/* the 7.3.4 measurements, as the library's probe answered them */
+	cr_assert_eq(json_true(r.out, "socket_flags_hidden"),
+		     !!(f.flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN), "%s", r.out);
+	cr_assert_eq(json_true(r.out, "task_set_gates_filters"),
+		     !!(f.flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS), "%s", r.out);
+	cr_assert(strstr(r.out, "\"socket_flags_hidden\": "), "%s", r.out);
+	cr_assert(strstr(r.out, "\"task_set_gates_filters\": "), "%s", r.out);
 	cr_assert(strstr(r.out, iour_feature_level_str(level)), "%s", r.out);
 	/* This machine (Linux 6.18) has QUERY but no task restrictions. */
 	cr_assert_eq(level, IOUR_LEVEL_QUERY, "this kernel is expected at level 3");
@@ -187,6 +194,7 @@ Test(cli, probe_json_is_valid_and_matches_the_library)
 
 Test(cli, probe_text_and_min_level)
 {
+	struct iour_features f = { .sz = sizeof(f) };
 	int level = iour_feature_level();
 	char line[128], arg[16];
 	struct run r;
@@ -198,6 +206,15 @@ Test(cli, probe_text_and_min_level)
 	cr_assert(strstr(r.out, line), "no '%s' in\n%s", line, r.out);
 	snprintf(line, sizeof(line), "=> %d  %s\n", level, iour_feature_level_str(level));
 	cr_assert(strstr(r.out, line), "the ladder marks the level:\n%s", r.out);
+	cr_assert_eq(iour_probe(NULL, &f), 0);
+	cr_assert(strstr(r.out, (f.flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN)
+					? "socket flags      hidden: "
+					: "socket flags      visible "),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, (f.flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS)
+					? "task set gates    filters too: "
+					: "task set gates    no "),
+		  "%s", r.out);
 	run_free(&r);
 
 	snprintf(arg, sizeof(arg), "%d", level);

@@ -5,7 +5,8 @@
  *
  * How (doc/cli.md, "learn"): a tracefs instance of our own
  * (instances/iour-learn-PID-N) records the kernel's tracepoints
- * io_uring:io_uring_submit_req, io_uring:io_uring_register,
+ * io_uring:io_uring_submit_req (io_uring:io_uring_submit_sqe before Linux
+ * 6.2, without the request's flags on early 5.10), io_uring:io_uring_register,
  * io_uring:io_uring_create and sched:sched_process_fork for every task on
  * the machine; we keep the events of the command's tasks.  The command's
  * tasks are its process and every task a followed task forks (processes
@@ -20,7 +21,12 @@
  * "fields" option, which prints every field of the event's format as
  * name=value; the fields we need are checked against
  * events/<system>/<event>/format first, so a kernel whose tracepoints
- * differ gets a clear error instead of a wrong policy.
+ * differ gets a clear error instead of a wrong policy.  A kernel without
+ * the "fields" option (Debian's 5.10 and 6.1) prints each event through
+ * its own print format ("ring %p, op %d, ..."): then the labels we read
+ * are checked against the format's "print fmt" line instead, and the ring
+ * pointers (hashed, but the same for one ring in every event) are read as
+ * hex.
  *
  * The instance is removed on every exit path we control, including
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT (forwarded to the command, whose
@@ -59,8 +65,8 @@ const char cli_help_learn[] =
 	"Run COMMAND and write the least-privilege policy file its io_uring use\n"
 	"needs: the request opcodes, SQE flags and register opcodes that COMMAND,\n"
 	"its threads, its child processes and the SQPOLL threads of their rings\n"
-	"used, from the kernel's io_uring tracepoints (io_uring_submit_req,\n"
-	"io_uring_register), recorded in a tracefs instance of its own that is\n"
+	"used, from the kernel's io_uring tracepoints (io_uring_submit_req, or\n"
+	"io_uring_submit_sqe before Linux 6.2, and io_uring_register), recorded in a tracefs instance of its own that is\n"
 	"removed afterwards.  Opcodes are grouped where a whole group was seen;\n"
 	"every entry has a comment saying what was seen and how often.  A summary\n"
 	"goes to stderr.\n"
@@ -99,7 +105,8 @@ struct learned {
 	uint64_t reg_ok[NREG], reg_fail[NREG];
 	uint64_t reg_other; /* register opcodes >= NREG */
 	uint64_t nreq, nreg, rings, sqpoll_rings;
-	uint64_t lost; /* events overwritten or dropped */
+	uint64_t lost;      /* events overwritten or dropped */
+	bool flags_unknown; /* the submit tracepoint has no flags (5.10) */
 	size_t ntasks;
 };
 
@@ -260,24 +267,125 @@ static void remove_instance(void)
 	}
 }
 
-static const char *const events[] = {
+/* events[0] is the submit tracepoint this kernel has (setup_instance) */
+static const char *events[] = {
 	"io_uring/io_uring_submit_req",
 	"io_uring/io_uring_register",
 	"io_uring/io_uring_create",
 	"sched/sched_process_fork",
 };
 
+/*
+ * What parse_line looks for: the keys (with their separator) of the values
+ * it reads, as the "fields" option prints them or, without that option,
+ * as the 5.10 print formats do.  A NULL flags key: the submit tracepoint
+ * does not report the request's flags.
+ */
+struct keys {
+	const char *submit;                 /* " io_uring_submit_req: " */
+	const char *ctx, *op, *flags, *sqt; /* submit */
+	const char *rop, *ret;              /* register */
+	const char *cctx, *cflags;          /* create */
+	const char *ppid, *cpid;            /* sched_process_fork */
+	int ptr_base;                       /* ring pointers: 0 (0x...) or 16 */
+	bool op_name;                       /* the opcode is printed as its name */
+};
+
+static const struct keys fields_keys = {
+	" io_uring_submit_req: ",
+	"ctx=",
+	"opcode=",
+	"flags=",
+	"sq_thread=",
+	"opcode=",
+	"ret=",
+	"ctx=",
+	"flags=",
+	"parent_pid=",
+	"child_pid=",
+	0,
+	false,
+};
+
+/* print fmt of 5.10: "ring %p, op %d, data 0x%llx, non block %d,
+ * sq_thread %d" (later 5.10 releases: "ring %p, req %p, op %d, data
+ * 0x%llx, flags %u, ..."); of 6.1: "ring %p, req %p, user_data 0x%llx, opcode %s,
+ * flags 0x%x, non block %d, sq_thread %d" (the op and flags keys are set
+ * from the format, setup_instance); both "ring %p, opcode %d, ...,
+ * ret %ld", "ring %p, fd %d ..., flags %d" (6.1: "flags 0x%x") and
+ * "comm=%s pid=%d child_comm=%s child_pid=%d" */
+static const struct keys text_keys = {
+	" io_uring_submit_sqe: ",
+	"ring ",
+	"op ",
+	NULL,
+	"sq_thread ",
+	"opcode ",
+	"ret ",
+	"ring ",
+	"flags ",
+	"pid=",
+	"child_pid=",
+	16,
+	false,
+};
+
+static struct keys keys;
+
+/* The text each print format must hold for text_keys to read it. */
+static const char *const p_submit[] = { "\"ring %p,", "sq_thread %d", NULL };
+static const char *const p_register[] = { "\"ring %p, opcode %d,", "ret %ld", NULL };
+static const char *const p_create[] = { "\"ring %p,", " flags ", NULL };
+static const char *const p_fork[] = { " pid=%d", "child_pid=%d", NULL };
+
+/* The "print fmt:" line of @ev's format, in @fmt (8192 bytes); NULL if the
+ * format cannot be read or has none. */
+static const char *printfmt(const char *ev, char *fmt)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "events/%s/format", ev);
+	if (tracefs_read(rel, fmt, 8192))
+		return NULL;
+	return strstr(fmt, "print fmt:");
+}
+
+/* Checks that the print format of @ev has every text of @texts; 0, -ENOENT
+ * or -EPROTO (named on stderr). */
+static int check_printfmt(const char *ev, const char *const *texts)
+{
+	char rel[128], fmt[8192];
+	const char *pf;
+
+	snprintf(rel, sizeof(rel), "events/%s/format", ev);
+	if (tracefs_read(rel, fmt, sizeof(fmt)))
+		return -ENOENT;
+	pf = strstr(fmt, "print fmt:");
+	for (; *texts; texts++) {
+		if (!pf || !strstr(pf, *texts)) {
+			cli_msg("tracepoint %s prints no '%s' (this kernel's tracepoints differ "
+				"from what learn reads)",
+				ev, *texts);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
 /* Creates and configures the instance; 0, or an exit code (message printed). */
 static int setup_instance(unsigned buffer_kb)
 {
-	static const char *const f_submit[] = { "ctx", "opcode", "flags", "sq_thread", NULL };
+	static const char *const f_submit[] = { "ctx", "opcode", "sq_thread", NULL };
 	static const char *const f_register[] = { "ctx", "opcode", "ret", NULL };
 	static const char *const f_create[] = { "ctx", "flags", NULL };
 	static const char *const f_fork[] = { "parent_pid", "child_pid", NULL };
 	static const char *const *const fields[] = { f_submit, f_register, f_create, f_fork };
+	static const char *const *const prints[] = { p_submit, p_register, p_create, p_fork };
+	static const char *const f_flags[] = { "flags", NULL };
 	static unsigned seq;
-	char p[PATH_MAX], val[32];
+	char p[PATH_MAX], val[32], fmt[64];
 	struct timespec ts;
+	bool text;
 	int r;
 
 	r = find_tracefs();
@@ -286,8 +394,29 @@ static int setup_instance(unsigned buffer_kb)
 			r == -EPERM ? " (learn needs root)" : "");
 		return LEARN_NO_TRACING;
 	}
+	/* the submit tracepoint: io_uring_submit_req from 6.2, io_uring_submit_sqe
+	 * before (doc/cli.md, "learn") */
+	events[0] = "io_uring/io_uring_submit_req";
+	snprintf(fmt, sizeof(fmt), "events/%s/format", events[0]);
+	if (tracefs_read(fmt, val, sizeof(val))) {
+		events[0] = "io_uring/io_uring_submit_sqe";
+		snprintf(fmt, sizeof(fmt), "events/%s/format", events[0]);
+		if (tracefs_read(fmt, val, sizeof(val))) {
+			cli_msg("the kernel has neither tracepoint io_uring/io_uring_submit_req nor "
+				"io_uring/io_uring_submit_sqe (needs CONFIG_IO_URING and "
+				"tracepoints) or %s/events cannot be read",
+				tracefs);
+			return LEARN_NO_TRACING;
+		}
+	}
+	snprintf(p, sizeof(p), "%s/options/fields", tracefs);
+	text = access(p, F_OK) != 0;
+	keys = text ? text_keys : fields_keys;
+	keys.submit = strstr(events[0], "submit_req") ? " io_uring_submit_req: " :
+							" io_uring_submit_sqe: ";
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		r = check_format(events[i], fields[i]);
+		r = text ? check_printfmt(events[i], prints[i]) :
+			   check_format(events[i], fields[i]);
 		if (r == -ENOENT) {
 			cli_msg("the kernel has no tracepoint %s (needs CONFIG_IO_URING and "
 				"tracepoints) or %s/events cannot be read",
@@ -297,10 +426,31 @@ static int setup_instance(unsigned buffer_kb)
 		if (r)
 			return LEARN_NO_TRACING;
 	}
-	snprintf(p, sizeof(p), "%s/options/fields", tracefs);
-	if (access(p, F_OK)) {
-		cli_msg("tracefs has no 'fields' option (Linux 6.1 or newer is needed)");
-		return LEARN_NO_TRACING;
+	/* 6.1's io_uring_submit_sqe has the request's flags, 5.10's has not */
+	keys.flags = NULL;
+	if (!text) {
+		if (!check_format(events[0], f_flags))
+			keys.flags = "flags=";
+	} else {
+		char pfbuf[8192];
+		const char *pf = printfmt(events[0], pfbuf);
+
+		if (pf && strstr(pf, " op %d,")) {
+			keys.op = "op ";
+		} else if (pf && strstr(pf, " opcode %d,")) {
+			keys.op = "opcode ";
+		} else if (pf && strstr(pf, " opcode %s,")) {
+			keys.op = "opcode ";
+			keys.op_name = true;
+		} else {
+			cli_msg("tracepoint %s prints no opcode learn can read ('op %%d', "
+				"'opcode %%d' or 'opcode %%s')",
+				events[0]);
+			return LEARN_NO_TRACING;
+		}
+		if (pf && (strstr(pf, " flags 0x%x,") || strstr(pf, " flags %u,") ||
+			   strstr(pf, " flags %d,")))
+			keys.flags = "flags ";
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(inst, sizeof(inst), "%s/instances/iour-learn-%d-%lx%u", tracefs, (int)getpid(),
@@ -314,7 +464,8 @@ static int setup_instance(unsigned buffer_kb)
 	}
 	snprintf(val, sizeof(val), "%u", buffer_kb);
 	if ((r = inst_write("tracing_on", "0")) || (r = inst_write("buffer_size_kb", val)) ||
-	    (r = inst_write("options/fields", "1")) || (r = inst_write("options/overwrite", "0")))
+	    (!text && (r = inst_write("options/fields", "1"))) ||
+	    (r = inst_write("options/overwrite", "0")))
 		goto fail;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		snprintf(p, sizeof(p), "events/%s/enable", events[i]);
@@ -352,25 +503,60 @@ static uint64_t lost_events(void)
 /* ---- parsing the events -------------------------------------------- */
 
 /*
- * The value of field @name in the fields-option text @s: "name=0x1f (31)",
- * "name=(1)" or "name=0xffff...".  The token in parentheses is the
- * decimal value when there is one; pointers are compared as their hex
- * token.  0 or -1 if the field is absent.
+ * The value after @key (a name with its separator, "ctx=" or "ring ") in
+ * the event text @s, read in @base: "name=0x1f (31)", "name=(1)" or
+ * "name=0xffff..." with the fields option, "ring 00000000a1b2c3d4," or
+ * "op 22," without it.  The token in parentheses is the decimal value
+ * when there is one; pointers are compared as their hex token.  0 or -1
+ * if the key is absent.
  */
-static int field(const char *s, const char *name, uint64_t *out)
+static int field_base(const char *s, const char *key, int base, uint64_t *out)
 {
-	size_t nl = strlen(name);
+	size_t nl = strlen(key);
 	const char *p = s;
 
-	while ((p = strstr(p, name))) {
-		if ((p == s || p[-1] == ' ') && p[nl] == '=') {
-			const char *v = p + nl + 1;
+	while ((p = strstr(p, key))) {
+		if (p == s || p[-1] == ' ') {
+			const char *v = p + nl;
 			char *end;
 
 			if (*v == '(')
 				v++;
-			*out = strtoull(v, &end, 0);
+			*out = strtoull(v, &end, base);
 			return end == v ? -1 : 0;
+		}
+		p += nl;
+	}
+	return -1;
+}
+
+static int field(const char *s, const char *key, uint64_t *out)
+{
+	return field_base(s, key, 0, out);
+}
+
+/* The opcode after @key printed as its name ("opcode READ,"): its number
+ * from the library's table; -1 if absent or unknown to the table. */
+static int op_by_name(const char *s, const char *key, uint64_t *out)
+{
+	const char *p = s;
+	size_t nl = strlen(key);
+	char name[32];
+	int op;
+
+	while ((p = strstr(p, key))) {
+		if (p == s || p[-1] == ' ') {
+			size_t n = strcspn(p + nl, ", ");
+
+			if (!n || n >= sizeof(name))
+				return -1;
+			memcpy(name, p + nl, n);
+			name[n] = '\0';
+			op = iour_opcode_from_name(name);
+			if (op < 0)
+				return -1;
+			*out = (uint64_t)op;
+			return 0;
 		}
 		p += nl;
 	}
@@ -416,13 +602,13 @@ static int parse_line(struct tracer *t, const char *l)
 	if (l[0] == '#' || line_pid(l, &pid))
 		return 0;
 	if ((ev = strstr(l, " sched_process_fork: "))) {
-		if (!field(ev, "parent_pid", &a) && !field(ev, "child_pid", &b) &&
-		    set_has(&t->tasks, a))
+		if (!field(ev, keys.ppid, &a) && !field(ev, keys.cpid, &b) && set_has(&t->tasks, a))
 			return set_add(&t->tasks, b);
 		return 0;
 	}
 	if ((ev = strstr(l, " io_uring_create: "))) {
-		if (set_has(&t->tasks, pid) && !field(ev, "ctx", &a) && !field(ev, "flags", &b)) {
+		if (set_has(&t->tasks, pid) && !field_base(ev, keys.cctx, keys.ptr_base, &a) &&
+		    !field(ev, keys.cflags, &b)) {
 			L->rings++;
 			if (b & SQPOLL_FLAG)
 				L->sqpoll_rings++;
@@ -430,10 +616,14 @@ static int parse_line(struct tracer *t, const char *l)
 		}
 		return 0;
 	}
-	if ((ev = strstr(l, " io_uring_submit_req: "))) {
-		if (field(ev, "ctx", &a) || field(ev, "opcode", &b) || field(ev, "flags", &c) ||
-		    field(ev, "sq_thread", &d))
+	if ((ev = strstr(l, keys.submit))) {
+		c = 0;
+		if (field_base(ev, keys.ctx, keys.ptr_base, &a) ||
+		    (keys.op_name ? op_by_name(ev, keys.op, &b) : field(ev, keys.op, &b)) ||
+		    (keys.flags && field(ev, keys.flags, &c)) || field(ev, keys.sqt, &d))
 			return 0;
+		if (!keys.flags)
+			L->flags_unknown = true;
 		/* SQPOLL submissions come from the kernel's SQPOLL thread */
 		if (!set_has(&t->tasks, pid) && !(d && set_has(&t->rings, a)))
 			return 0;
@@ -455,7 +645,7 @@ static int parse_line(struct tracer *t, const char *l)
 		return 0;
 	}
 	if ((ev = strstr(l, " io_uring_register: "))) {
-		if (!set_has(&t->tasks, pid) || field(ev, "opcode", &a) || field(ev, "ret", &b))
+		if (!set_has(&t->tasks, pid) || field(ev, keys.rop, &a) || field(ev, keys.ret, &b))
 			return 0;
 		L->nreg++;
 		if (a >= NREG)
@@ -663,7 +853,10 @@ static void policy_text(FILE *f, const struct learned *L, char **cmd, int status
 		flagcount[i] = L->flag[i];
 	flags_text(fl, sizeof(fl), allflags, flagcount);
 	fprintf(f, "],\n  \"sqeFlags\": {\n    \"comment\": \"");
-	if (fl[0]) {
+	if (L->flags_unknown) {
+		fprintf(f, "NOT RECORDED: this kernel's submit tracepoint does not report SQE "
+			   "flags; add those the program sets");
+	} else if (fl[0]) {
 		fprintf(f, "requests carrying each flag: ");
 		json_str_body(f, fl);
 	} else {
@@ -734,6 +927,9 @@ static void summary(const struct learned *L)
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
 		L->sqpoll_rings, L->nreq, L->nreq == 1 ? "" : "s", L->nreg, L->nreg == 1 ? "" : "s",
 		L->lost);
+	if (L->flags_unknown)
+		cli_msg("this kernel's submit tracepoint does not report SQE flags: none were "
+			"recorded");
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
 			continue;

@@ -185,6 +185,9 @@ static void print_json(const struct iour_features *f, const char *release)
 	j_bool(&j, "force_ignored", !!(f->flags & IOUR_FEATURES_FORCE_IGNORED));
 	j_bool(&j, "mismatch", !!(f->flags & IOUR_FEATURES_MISMATCH));
 	j_bool(&j, "child_died", !!(f->flags & IOUR_FEATURES_CHILD_DIED));
+	j_bool(&j, "socket_flags_hidden", !!(f->flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN));
+	j_bool(&j, "task_set_gates_filters",
+	       !!(f->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS));
 	j_close(&j, '}');
 
 	j_str(&j, "io_uring", avail_token(f->io_uring));
@@ -296,6 +299,16 @@ static void print_text(const struct iour_features *f, const char *release)
 	       iour_avail_str(f->bpf_task));
 	printf("filter payloads   SOCKET %u, OPENAT %u, OPENAT2 %u, CONNECT %u bytes\n",
 	       f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect);
+	printf("socket flags      %s\n",
+	       f->flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN
+		       ? "hidden: the SOCKET payload's type has no NONBLOCK/CLOEXEC (rules on "
+			 "them use the fallback)"
+		       : "visible (or no SOCKET filter to look at)");
+	printf("task set gates    %s\n",
+	       f->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS
+		       ? "filters too: the task set's register list gates fd -1 filter "
+			 "registrations (plans list BPF_FILTER)"
+		       : "no (task filters can be registered after a task set)");
 	if (f->flags & IOUR_FEATURES_MISMATCH)
 		printf("warning           some answers contradicted the kernel interface "
 		       "(reported unknown)\n");

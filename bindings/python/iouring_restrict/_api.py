@@ -7,7 +7,7 @@ from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
 from . import _lib
-from .enums import (Avail, DecideReason, DecisionKind, DisasmFormat, FeatureLevel, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
+from .enums import (Avail, DecideReason, DecisionKind, DisasmFormat, FeatureLevel, FeaturesFlag, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
                     ReportFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
 from .errors import error_from_code
 
@@ -698,6 +698,12 @@ class Features(_Features):
     @property
     def limits(self) -> LimitsSource:
         return LimitsSource(self.limits_source)
+
+    @property
+    def features_flags(self) -> FeaturesFlag:
+        """``flags`` as FeaturesFlag (FORCED, ..., SOCKET_FLAGS_HIDDEN,
+        TASK_SET_GATES_FILTERS)."""
+        return FeaturesFlag(self.flags)
 
     def op_supported(self, op) -> bool:
         o = opcode(op)

@@ -218,6 +218,8 @@ class FeaturesFlag(IntFlag):
     FORCE_IGNORED = 1 << 1
     MISMATCH = 1 << 2
     CHILD_DIED = 1 << 3
+    SOCKET_FLAGS_HIDDEN = 1 << 4
+    TASK_SET_GATES_FILTERS = 1 << 5
 
 
 class PolicyAttr(IntEnum):

@@ -2,7 +2,9 @@
 """Filters (build, compile, disassemble, simulate), probe, enums against
 the library's tables, and rings restricted for real on this kernel."""
 import errno
+import re
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +54,22 @@ def test_probe_answers_as_a_dataclass():
     assert f.op_supported("NOP") and f.op_supported(ir.Op.READ)
     assert isinstance(f.supported_ops, tuple) and len(f.supported_ops) == 4
     assert ir.feature_level() == f.level
+
+
+def test_features_flags_match_probe_h():
+    """Every IOUR_FEATURES_* of the C header is a FeaturesFlag member of the
+    same value, and the probe's flags read back as FeaturesFlag."""
+    hdr = (Path(__file__).resolve().parents[3] / "include" / "iouring_restrict"
+           / "probe.h").read_text()
+    defs = dict(re.findall(r"#define IOUR_FEATURES_(\w+) \(1ULL << (\d+)\)", hdr))
+    assert "SOCKET_FLAGS_HIDDEN" in defs and "TASK_SET_GATES_FILTERS" in defs
+    assert {m.name: m.value for m in ir.FeaturesFlag} == \
+        {k: 1 << int(v) for k, v in defs.items()}
+    f = ir.probe()
+    assert f.features_flags == ir.FeaturesFlag(f.flags)
+    # Linux 6.18 here: no filters, so neither 7.3.4 measurement can be set
+    assert ir.FeaturesFlag.SOCKET_FLAGS_HIDDEN not in f.features_flags
+    assert ir.FeaturesFlag.TASK_SET_GATES_FILTERS not in f.features_flags
 
 
 def test_enums_agree_with_the_library_name_tables():

@@ -185,6 +185,8 @@ pub const IOUR_FEATURES_FORCED: u64 = 1 << 0;
 pub const IOUR_FEATURES_FORCE_IGNORED: u64 = 1 << 1;
 pub const IOUR_FEATURES_MISMATCH: u64 = 1 << 2;
 pub const IOUR_FEATURES_CHILD_DIED: u64 = 1 << 3;
+pub const IOUR_FEATURES_SOCKET_FLAGS_HIDDEN: u64 = 1 << 4;
+pub const IOUR_FEATURES_TASK_SET_GATES_FILTERS: u64 = 1 << 5;
 pub const IOUR_PROBE_NO_CACHE: u64 = 1 << 0;
 pub const IOUR_PROBE_REFRESH: u64 = 1 << 1;
 // enum iour_feature_level

@@ -80,6 +80,68 @@ pub fn probe() -> Result<sys::iour_features> {
     Ok(f)
 }
 
+/// The flags of a probe's answer (`iour_features::flags`,
+/// `IOUR_FEATURES_*`).
+///
+/// ```
+/// use iouring_restrict::{FeaturesExt, FeaturesFlags};
+/// let f = iouring_restrict::probe().unwrap();
+/// assert_eq!(f.features_flags().bits(), f.flags);
+/// if f.features_flags().contains(FeaturesFlags::TASK_SET_GATES_FILTERS) {
+///     println!("task sets gate filter registrations (Debian's 7.3.4)");
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FeaturesFlags(u64);
+
+impl FeaturesFlags {
+    /// `IOUR_FEATURE_LEVEL` lowered the level.
+    pub const FORCED: FeaturesFlags = FeaturesFlags(sys::IOUR_FEATURES_FORCED);
+    /// `IOUR_FEATURE_LEVEL` was set but ignored.
+    pub const FORCE_IGNORED: FeaturesFlags = FeaturesFlags(sys::IOUR_FEATURES_FORCE_IGNORED);
+    /// Two answers contradicted each other (features reported unknown).
+    pub const MISMATCH: FeaturesFlags = FeaturesFlags(sys::IOUR_FEATURES_MISMATCH);
+    /// The probe child was killed before it finished.
+    pub const CHILD_DIED: FeaturesFlags = FeaturesFlags(sys::IOUR_FEATURES_CHILD_DIED);
+    /// The SOCKET filter payload's type word lacks `SOCK_NONBLOCK` and
+    /// `SOCK_CLOEXEC` (measured on Debian's Linux 7.3.4): rules on them
+    /// use the fallback.
+    pub const SOCKET_FLAGS_HIDDEN: FeaturesFlags =
+        FeaturesFlags(sys::IOUR_FEATURES_SOCKET_FLAGS_HIDDEN);
+    /// A task set's register list also gates the task's fd -1 filter
+    /// registrations (measured on Debian's Linux 7.3.4): plans list
+    /// `BPF_FILTER` in such sets.
+    pub const TASK_SET_GATES_FILTERS: FeaturesFlags =
+        FeaturesFlags(sys::IOUR_FEATURES_TASK_SET_GATES_FILTERS);
+
+    /// The flags from their bits (unknown bits are kept).
+    pub const fn from_bits(bits: u64) -> FeaturesFlags {
+        FeaturesFlags(bits)
+    }
+
+    /// The bits.
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether every flag of `other` is set here.
+    pub const fn contains(self, other: FeaturesFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// Typed views of a probe's answer (`sys::iour_features`).
+pub trait FeaturesExt {
+    /// Its flags (`IOUR_FEATURES_*`).
+    fn features_flags(&self) -> FeaturesFlags;
+}
+
+impl FeaturesExt for sys::iour_features {
+    fn features_flags(&self) -> FeaturesFlags {
+        FeaturesFlags(self.flags)
+    }
+}
+
 /// The running kernel's feature level (0 none .. 5; 2 = per-ring
 /// restrictions, 4 = task restrictions and filters).
 pub fn feature_level() -> Result<u32> {

@@ -160,3 +160,44 @@ fn probe_answers() {
     assert!(!iouring_restrict::feature_level_str(f.level).is_empty());
     assert_eq!(iouring_restrict::version(), "1.1.0");
 }
+
+/// Every `IOUR_FEATURES_*` of the C header has the same value in the -sys
+/// crate and in FeaturesFlags, and the probe's flags read back through it.
+#[test]
+fn features_flags_match_probe_h() {
+    use iouring_restrict::{sys, FeaturesExt, FeaturesFlags};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hdr = std::fs::read_to_string(dir.join("../../../include/iouring_restrict/probe.h"))
+        .unwrap();
+    let bit = |name: &str| -> u64 {
+        let pre = format!("#define IOUR_FEATURES_{} (1ULL << ", name);
+        let l = hdr.lines().find(|l| l.starts_with(&pre)).expect(name);
+        1u64 << l[pre.len()..].trim_end_matches(')').parse::<u32>().unwrap()
+    };
+    let all = [
+        ("FORCED", sys::IOUR_FEATURES_FORCED, FeaturesFlags::FORCED),
+        ("FORCE_IGNORED", sys::IOUR_FEATURES_FORCE_IGNORED, FeaturesFlags::FORCE_IGNORED),
+        ("MISMATCH", sys::IOUR_FEATURES_MISMATCH, FeaturesFlags::MISMATCH),
+        ("CHILD_DIED", sys::IOUR_FEATURES_CHILD_DIED, FeaturesFlags::CHILD_DIED),
+        (
+            "SOCKET_FLAGS_HIDDEN",
+            sys::IOUR_FEATURES_SOCKET_FLAGS_HIDDEN,
+            FeaturesFlags::SOCKET_FLAGS_HIDDEN,
+        ),
+        (
+            "TASK_SET_GATES_FILTERS",
+            sys::IOUR_FEATURES_TASK_SET_GATES_FILTERS,
+            FeaturesFlags::TASK_SET_GATES_FILTERS,
+        ),
+    ];
+    for (name, c, f) in all {
+        assert_eq!(bit(name), c, "{}", name);
+        assert_eq!(f.bits(), c, "{}", name);
+    }
+    assert_eq!(hdr.matches("#define IOUR_FEATURES_").count(), all.len());
+    let f = iouring_restrict::probe().unwrap();
+    assert_eq!(f.features_flags(), FeaturesFlags::from_bits(f.flags));
+    // Linux 6.18 here has no filters: neither 7.3.4 measurement is set.
+    assert!(!f.features_flags().contains(FeaturesFlags::SOCKET_FLAGS_HIDDEN));
+    assert!(!f.features_flags().contains(FeaturesFlags::TASK_SET_GATES_FILTERS));
+}
