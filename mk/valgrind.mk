@@ -24,9 +24,8 @@
 #    policy_compat/real_kernel_feature_level_env (install the companion),
 #    policy_faults/emulated_every_step_every_errno (the emulated kernel runs
 #    the companion through the real seccomp checker),
-#    ring_fds/sqpoll_ring_inherited_across_exec and
-#    cli/exec_deny_existing_closes_inherited_sqpoll_ring (the companion, and
-#    an SQPOLL ring whose completions the kernel writes),
+#    ring_fds/sqpoll_ring_inherited_across_exec (the companion, and an
+#    SQPOLL ring whose completions the kernel writes),
 #    policy_real/task_threads_report_or_refuse (apply_task installs the
 #    companion by default on kernels without task restrictions);
 #  - attacks/feature_level_env_ignored_when_setuid runs a set-user-ID copy
@@ -48,8 +47,13 @@
 #  - too slow under valgrind (35 s natively: a 100,000-address policy file
 #    compiled into ~40 stacked programs and simulated on 8,500 requests);
 #    the same code paths run under valgrind with smaller sets in
-#    filter_stack/* and cli_policy/compile_and_check_show_every_stacked_program:
-#    policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules.
+#    filter_stack/* and policyfile_stack's other tests:
+#    policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules;
+#  - the command-line tool's suites, cli/*, cli_policy/* and cli_verify/*:
+#    the tool runs natively even here (valgrind-run.sh does not trace
+#    */tools/*; the CLI is checked under ASan+UBSan, which rebuilds it
+#    sanitized), so under valgrind these tests would only watch the test
+#    harness start it, at about a second of valgrind start-up per test.
 # VALGRIND_FILTER= (empty) runs every test.
 VALGRIND ?= valgrind
 VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
@@ -63,7 +67,7 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	policy_compat/real_kernel_feature_level_env policy_compat/probe_failure_applies_nothing \
 	policy_compat/emulated_7_0_lowered_to_level_3 \
 	policy_compat/emulated_forced_levels_on_each_generation \
-	ring_fds/sqpoll_ring_inherited_across_exec cli/exec_deny_existing_closes_inherited_sqpoll_ring \
+	ring_fds/sqpoll_ring_inherited_across_exec cli/* cli_policy/* cli_verify/* \
 	policy_real/task_threads_report_or_refuse attacks/feature_level_env_ignored_when_setuid \
 	policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules
 empty :=
