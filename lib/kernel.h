@@ -20,7 +20,8 @@
 /* Where a kernel description came from (iour__kernel.origin). */
 #define IOUR__KERNEL_PROBED 0
 #define IOUR__KERNEL_FORCED 1
-#define IOUR__KERNEL_DESCRIBED 2 /* iour_plan_opts.features, not probed */
+#define IOUR__KERNEL_EMULATED 2  /* tests: the emulated kernel behind the seam */
+#define IOUR__KERNEL_DESCRIBED 3 /* iour_plan_opts.features, not probed */
 
 /* Privilege for the task path: no_new_privs or CAP_SYS_ADMIN. */
 #define IOUR__PRIV_NO 0

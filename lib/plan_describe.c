@@ -177,6 +177,8 @@ static const char *kernel_origin(uint32_t o)
 	switch (o) {
 	case IOUR__KERNEL_FORCED:
 		return "forced";
+	case IOUR__KERNEL_EMULATED:
+		return "emulated";
 	case IOUR__KERNEL_DESCRIBED:
 		return "described";
 	default:
