@@ -27,7 +27,8 @@
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
 #   test-valgrind  the unit tests under valgrind memcheck (VALGRIND_FILTER)
 #   coverage       gcovr line/branch coverage of lib/, fails below COVERAGE_MIN %
-#                  (CI runs COVERAGE_CI_TARGET: coverage-report or coverage-ci)
+#                  (make check runs coverage-run as its unit-test step and
+#                  COVERAGE_CI_TARGET, coverage-check, at the end)
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
@@ -240,7 +241,7 @@ check-run:
 	$(Q)$(CI_STEP) 'public headers (C99, C11, C++)' $(SUBMAKE) check-headers
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
-	$(Q)$(CI_STEP) 'unit tests (gcc)' $(SUBMAKE) test-run
+	$(Q)$(CI_STEP) 'unit tests (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
