@@ -282,15 +282,22 @@ def synopsis(md, prog, name):
     for title, lines in sections(md):
         if title.upper() != "SYNOPSIS":
             continue
-        out, take = [], False
+        out, take, pad = [], False, 0
         for ln in lines:
             if ln.startswith("```") or not ln.strip():
                 take = False
                 continue
             if ln.startswith(prog + " "):
                 take = ln.split()[1] == name
+                if take:
+                    # The main page aligns the commands' options; alone,
+                    # the command needs no padding.
+                    m = re.match(r"\S+ \S+( +)", ln)
+                    pad = len(m.group(1)) - 1 if m else 0
+                    out.append(ln[:len(prog) + 1 + len(name) + 1] + ln[len(prog) + len(name) + 2 + pad:])
+                    continue
             if take:
-                out.append(ln)
+                out.append(ln[pad:] if ln[:pad].strip() == "" else ln)
         return out
     return []
 
