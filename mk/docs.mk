@@ -4,10 +4,13 @@
 #
 #   man            $(O)/man/man3/FUNCTION.3 for every public function (from
 #                  the headers' Doxygen comments: scripts/gen-man3.py),
-#                  man1/iour-restrict.1 from doc/cli.md and
+#                  man1/iour-restrict.1 and one man1/iour-restrict-COMMAND.1
+#                  per "### COMMAND" section of doc/cli.md's COMMANDS and
 #                  man7/iouring-restrict.7 from doc/iouring-restrict.7.md
 #                  (scripts/md2man.py)
-#   check-man      every public function has a page; every page renders
+#   check-man      every public function has a page, every command of the
+#                  tool's table (tools/iour-restrict.c) and of its --help has
+#                  its iour-restrict-COMMAND(1); every page renders
 #                  with `man --warnings -l` without a single warning
 #   tutorial       builds examples/tutorial/*.c
 #   check-tutorial runs them and checks their output (scripts/check-tutorial.sh)
@@ -17,7 +20,11 @@ MANDIR ?= $(prefix)/share/man
 MAN_HDRS := $(sort $(wildcard include/iouring_restrict/*.h))
 MAN_OUT := $(O)/man
 MAN3_STAMP := $(MAN_OUT)/man3/.stamp
-MAN1_PAGES := $(MAN_OUT)/man1/iour-restrict.1
+# One git-style page per command section of doc/cli.md, found by md2man.py
+# itself, so a new section gets its page without an edit here.
+MAN1_CMDS := $(shell python3 scripts/md2man.py --list-commands doc/cli.md 2>/dev/null)
+MAN1_PAGES := $(MAN_OUT)/man1/iour-restrict.1 \
+	$(patsubst %,$(MAN_OUT)/man1/iour-restrict-%.1,$(MAN1_CMDS))
 MAN7_PAGES := $(MAN_OUT)/man7/iouring-restrict.7
 # The public functions, from the headers (not from doxygen): used by
 # uninstall, so that it needs neither doxygen nor a build.
@@ -47,13 +54,18 @@ $(MAN_OUT)/man1/%.1: doc/cli.md scripts/md2man.py
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D) && python3 scripts/md2man.py $< $@
 
+$(MAN_OUT)/man1/iour-restrict-%.1: doc/cli.md scripts/md2man.py
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D) && python3 scripts/md2man.py --command $* $< $@
+
 $(MAN_OUT)/man7/%.7: doc/%.7.md scripts/md2man.py
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D) && python3 scripts/md2man.py $< $@
 
 check-man: man
 	$(Q)$(NEED) man:man-db groff:groff-base
-	$(Q)scripts/check-man.sh $(MAN_OUT) $(MAN_HDRS)
+	$(Q)CLI_SRC=tools/iour-restrict.c CLI_BIN=$(O)/tools/iour-restrict \
+		scripts/check-man.sh $(MAN_OUT) $(MAN_HDRS)
 
 tutorial: $(TUTORIAL)
 $(O)/examples/tutorial/%: examples/tutorial/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)

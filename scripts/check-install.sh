@@ -36,12 +36,22 @@ done
 	fail "libiouring-restrict.so.1 does not link to the real file"
 readelf -d "$stage/usr/lib/libiouring-restrict.so.$VERSION" | grep -q 'SONAME.*\[libiouring-restrict\.so\.1\]' ||
 	fail "SONAME is not libiouring-restrict.so.1"
-# The manual pages: iour-restrict(1), iouring-restrict(7) and one section 3
+# The manual pages: iour-restrict(1) and its command pages,
+# iouring-restrict(7) and one section 3
 # page per public function, under MANDIR (default PREFIX/share/man), and
 # man finds them there.
 for f in usr/share/man/man1/iour-restrict.1 usr/share/man/man7/iouring-restrict.7; do
 	[ -s "$stage/$f" ] || fail "missing $f"
 done
+# One iour-restrict-COMMAND(1) per command section of doc/cli.md.
+ncmd=0
+for c in $(python3 scripts/md2man.py --list-commands doc/cli.md); do
+	ncmd=$((ncmd + 1))
+	[ -s "$stage/usr/share/man/man1/iour-restrict-$c.1" ] || fail "no installed man page for iour-restrict $c"
+done
+[ "$ncmd" -gt 0 ] || fail "doc/cli.md lists no command section"
+MANPATH="$stage/usr/share/man" man -w iour-restrict-run > /dev/null 2>&1 ||
+	fail "man does not find iour-restrict-run(1) under the staged MANDIR"
 for fn in $(python3 scripts/gen-man3.py --list include/iouring_restrict/*.h); do
 	[ -s "$stage/usr/share/man/man3/$fn.3" ] || fail "no installed man page for $fn"
 done
@@ -102,6 +112,7 @@ alt=$base/alt
 m install DESTDIR="$alt" PREFIX=/opt/iour LIBDIR=/opt/iour/lib64 INCLUDEDIR=/opt/iour/inc \
 	PKGCONFIGDIR=/opt/iour/share/pkgconfig BINDIR=/opt/iour/sbin MANDIR=/opt/iour/man
 [ -s "$alt/opt/iour/man/man7/iouring-restrict.7" ] || fail "MANDIR not honoured"
+[ -s "$alt/opt/iour/man/man1/iour-restrict-learn.1" ] || fail "MANDIR not honoured for the command pages"
 [ -e "$alt/opt/iour/lib64/libiouring-restrict.so.$VERSION" ] || fail "LIBDIR not honoured"
 [ -e "$alt/opt/iour/inc/iouring_restrict/iouring_restrict.h" ] || fail "INCLUDEDIR not honoured"
 pc=$alt/opt/iour/share/pkgconfig/iouring-restrict.pc
