@@ -28,7 +28,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 work=$(mktemp -d /dev/shm/iour-learn.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$work"' EXIT
+ours=""
+trap 'rm -rf "$work"; [ -n "$ours" ] && umount "$ours"' EXIT
 "$T" learn -q -o "$work/probe.json" -- true 2>"$work/probe.err"
 rc=$?
 if [ $rc -eq 4 ]; then
@@ -37,8 +38,22 @@ if [ $rc -eq 4 ]; then
 fi
 [ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- true exited $rc"; exit 1; }
 
+# The checks that learn removes its instance need tracefs to stay mounted
+# after learn exits: when nothing has it mounted (a fresh machine or a
+# chroot), this script mounts it where learn looks first, and unmounts it
+# at the end; learn's own mounting is checked below, in a mount namespace
+# without tracefs.
 tracefs=/sys/kernel/tracing
-[ -d $tracefs/instances ] || tracefs=/sys/kernel/debug/tracing
+if [ ! -d $tracefs/instances ]; then
+	if [ -d /sys/kernel/debug/tracing/instances ]; then
+		tracefs=/sys/kernel/debug/tracing
+	elif mount -t tracefs nodev $tracefs 2>/dev/null; then
+		ours=$tracefs
+	else
+		echo "learn: FAIL: tracefs is not mounted and cannot be mounted on $tracefs"
+		exit 1
+	fi
+fi
 no_instance() { ! ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1; }
 
 echo "learn: exact recording (tests/learn/learn_prog.c)"
@@ -165,7 +180,13 @@ wait $lp
 rc=$?
 check "SIGTERM to learn: forwarded, exit 5 (got $rc)" [ $rc -eq 5 ]
 check "SIGTERM to learn: tracefs instance removed" no_instance
-if command -v unshare >/dev/null 2>&1; then
+if ! command -v unshare >/dev/null 2>&1; then
+	echo "learn: SKIP no-tracefs check: unshare(1) is missing"
+elif ! unshare -m true 2>/dev/null; then
+	# in a chroot whose / is not a mount point, unshare cannot make the
+	# mounts private ("cannot change root filesystem propagation")
+	echo "learn: SKIP no-tracefs check: no mount namespace here ($(unshare -m true 2>&1 | head -n 1))"
+else
 	# in a mount namespace of its own without tracefs: learn mounts it,
 	# records, and unmounts it again
 	unshare -m sh -c 'umount /sys/kernel/tracing 2>/dev/null
