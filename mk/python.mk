@@ -4,7 +4,7 @@
 #
 # Debian's own interpreter, not whatever python3 comes first on PATH (a
 # pyenv build, say): the bindings are promised to work with Debian 12's
-# python3 and its python3-pytest / python3-setuptools / python3-venv.
+# python3 and its python3-pytest / python3-setuptools / python3-wheel / python3-venv.
 PYTHON ?= /usr/bin/python3
 PY_SRC := bindings/python
 PY_EXAMPLES := $(sort $(wildcard examples/python/*.py))

@@ -25,13 +25,15 @@ set -eu
 # clang-tidy, cppcheck, clang-format; manual pages: man-db (man -l) and
 # groff-base (groff, tbl); policy files: libjansson-dev (the parser) and
 # python3-jsonschema (the schema check); Python bindings: python3-pytest,
-# python3-setuptools and python3-venv (pip install offline into a venv); Rust
-# bindings: cargo and rustc (1.63, checked by path: a rustup toolchain in
-# PATH does not count); iour-restrict learn's tests: fio.
+# python3-setuptools, python3-wheel (bdist_wheel, which pip calls) and
+# python3-venv (pip install offline into a venv); Rust bindings: cargo and
+# rustc (1.63, checked by path: a rustup toolchain in PATH does not count);
+# iour-restrict learn's tests: fio.
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
 libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base \
-libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-venv cargo rustc fio"
+libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-wheel python3-venv \
+cargo rustc fio"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
