@@ -70,6 +70,19 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	ring_fds/sqpoll_ring_inherited_across_exec cli/* cli_policy/* cli_verify/* \
 	policy_real/task_threads_report_or_refuse attacks/feature_level_env_ignored_when_setuid \
 	policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules
+# make check leaves out, under valgrind only, the suites whose work is
+# mostly processes: real probes and enforcement checks in forked and
+# exec'd children, attacks, examples (probe/*, verify/*, verify_coverage/*,
+# policy_real/*, policy_compat/*, ring_matrix/*, examples/*, attacks/*).
+# They run natively and under ASan+UBSan in the same make check, and under
+# valgrind in make check-long (IOUR_TEST_LONG=1), which runs every suite
+# here.  Each costs about a second of valgrind start-up per test and per
+# exec'd child; leaving them out keeps make check near its time budget.
+VALGRIND_LONG_ONLY := probe/* verify/* verify_coverage/* policy_real/* policy_compat/* \
+	ring_matrix/* examples/* attacks/*
+ifeq ($(IOUR_TEST_LONG),)
+VALGRIND_SKIP += $(VALGRIND_LONG_ONLY)
+endif
 empty :=
 space := $(empty) $(empty)
 VALGRIND_FILTER ?= !($(subst $(space),|,$(strip $(VALGRIND_SKIP))))
