@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "plan_internal.h"
+#include "policyfile_internal.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/policy.h"
@@ -123,7 +124,7 @@ static const struct opdef opnames[] = {
 	{ "any-bits", IOUR_CMP_ANY_BITS },
 };
 
-static const char *const attr_names[IOUR_POLICY_ATTR__MAX] = {
+const char *const iour__policy_attr_key[IOUR_POLICY_ATTR__MAX] = {
 	[IOUR_POLICY_ATTR_TARGET] = "target",
 	[IOUR_POLICY_ATTR_COMPAT] = "compat",
 	[IOUR_POLICY_ATTR_NNP] = "noNewPrivs",
@@ -134,7 +135,7 @@ static const char *const attr_names[IOUR_POLICY_ATTR__MAX] = {
 };
 
 /* Values of each attribute, indexed by the attribute's value. */
-static const char *const attr_values[IOUR_POLICY_ATTR__MAX][4] = {
+const char *const iour__policy_attr_val[IOUR_POLICY_ATTR__MAX][IOUR__POLICY_ATTR_VALS] = {
 	[IOUR_POLICY_ATTR_TARGET] = { "task", "ring" },
 	[IOUR_POLICY_ATTR_COMPAT] = { "best-effort", "soft", "hard" },
 	[IOUR_POLICY_ATTR_NNP] = { "keep", "set" },
@@ -1230,10 +1231,11 @@ static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
 		pop(l);
 	}
 	for (a = IOUR_POLICY_ATTR__MIN + 1; a < IOUR_POLICY_ATTR__MAX; a++) {
-		if (!(v = json_object_get(root, attr_names[a])))
+		if (!(v = json_object_get(root, iour__policy_attr_key[a])))
 			continue;
-		push_key(l, attr_names[a]);
-		if ((rc = parse_enum(l, v, attr_names[a], attr_values[a], 4, &val)))
+		push_key(l, iour__policy_attr_key[a]);
+		if ((rc = parse_enum(l, v, iour__policy_attr_key[a], iour__policy_attr_val[a],
+				     IOUR__POLICY_ATTR_VALS, &val)))
 			return rc;
 		iour_policy__set_attr(p, a, val);
 		pop(l);

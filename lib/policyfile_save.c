@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "filter_internal.h"
 #include "plan_internal.h"
+#include "policyfile_internal.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/policy.h"
@@ -327,25 +328,6 @@ static json_t *program(uint32_t op, const struct iour_prog *pr)
 	return o;
 }
 
-static const char *const attr_key[IOUR_POLICY_ATTR__MAX] = {
-	[IOUR_POLICY_ATTR_DEFAULT] = "defaultAction",
-	[IOUR_POLICY_ATTR_TARGET] = "target",
-	[IOUR_POLICY_ATTR_COMPAT] = "compat",
-	[IOUR_POLICY_ATTR_NNP] = "noNewPrivs",
-	[IOUR_POLICY_ATTR_THREADS] = "threads",
-	[IOUR_POLICY_ATTR_COMPANION] = "companion",
-	[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] = "noFilterFallback",
-};
-static const char *const attr_val[IOUR_POLICY_ATTR__MAX][3] = {
-	[IOUR_POLICY_ATTR_TARGET] = { "task", "ring" },
-	[IOUR_POLICY_ATTR_COMPAT] = { "best-effort", "soft", "hard" },
-	[IOUR_POLICY_ATTR_NNP] = { "keep", "set" },
-	[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] = { "closed", "open" },
-	[IOUR_POLICY_ATTR_THREADS] = { "report", "refuse" },
-	[IOUR_POLICY_ATTR_COMPANION] = { "off", "enosys", "eperm" },
-	[IOUR_POLICY_ATTR_DEFAULT] = { "deny", "allow" },
-};
-
 /* Attributes in a fixed order: the default first, as in seccomp profiles. */
 static const uint32_t attr_order[] = { IOUR_POLICY_ATTR_DEFAULT,
 				       IOUR_POLICY_ATTR_TARGET,
@@ -387,7 +369,8 @@ static json_t *build(const struct iour_policy *p)
 	for (i = 0; i < IOUR_ARRAY_SIZE(attr_order); i++) {
 		uint32_t a = attr_order[i];
 
-		bad |= set(root, attr_key[a], json_string(attr_val[a][p->attr[a]]));
+		bad |= set(root, iour__policy_attr_key[a],
+			   json_string(iour__policy_attr_val[a][p->attr[a]]));
 	}
 	if (f && (f->flags & IOUR_FILTER_ADDR4_LITERAL))
 		bad |= set(root, "addr4Literal", json_true());
