@@ -952,6 +952,10 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 	push_key(l, "names");
 	if ((rc = op_list(l, v, "a list of opcode names", ops, false)))
 		return rc;
+	/* An entry that names nothing does nothing: most likely a mistake
+	 * (a list emptied by an edit), so refuse it rather than ignore it. */
+	if (json_array_size(v) == 0)
+		return fail(l, "an entry must name at least one opcode (\"names\" is empty)");
 	pop(l);
 	if (!(v = json_object_get(o, "action")))
 		return fail(l, "an entry needs \"action\"");
@@ -1319,6 +1323,31 @@ static int init_err(struct iour_load_error *err)
 	return 0;
 }
 
+/* What kind of JSON error jansson found, in words that quote nothing of
+ * the text. */
+static const char *json_error_kind(const json_error_t *je)
+{
+	switch (json_error_code(je)) {
+	case json_error_invalid_utf8:
+		return "invalid UTF-8";
+	case json_error_premature_end_of_input:
+		return "unexpected end of input";
+	case json_error_end_of_input_expected:
+		return "text after the end of the JSON value";
+	case json_error_null_character:
+	case json_error_null_byte_in_key:
+		return "a NUL character";
+	case json_error_duplicate_key:
+		return "a duplicate key";
+	case json_error_numeric_overflow:
+		return "a number out of range";
+	case json_error_stack_overflow:
+		return "nested too deeply";
+	default:
+		return "not valid JSON syntax";
+	}
+}
+
 /* Documented in include/iouring_restrict/policyfile.h */
 int iour_policy__load_json(const char *text, size_t len, const struct iour_policy_load_opts *opts,
 			   struct iour_policy **out, struct iour_load_error *err)
@@ -1346,7 +1375,13 @@ int iour_policy__load_json(const char *text, size_t len, const struct iour_polic
 			err->line = je.line > 0 ? (uint32_t)je.line : 1;
 			err->column = je.column > 0 ? (uint32_t)je.column : 1;
 			err->offset = (uint64_t)je.position;
-			snprintf(err->message, sizeof(err->message), "invalid JSON: %s", je.text);
+			/* jansson's own text quotes the file ("near 'root'"): for a
+			 * path that names a secret file that would put its contents
+			 * in the error.  Position and kind only. */
+			snprintf(err->message, sizeof(err->message),
+				 "invalid JSON at line %d, column %d: %s",
+				 je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1,
+				 json_error_kind(&je));
 		}
 		return -EBADMSG;
 	}
@@ -1388,13 +1423,42 @@ int iour_policy__load_file(const char *path, const struct iour_policy_load_opts 
 	o.kernel = IOUR_OPTS_GET(opts, kernel, 0);
 	if (!o.origin)
 		o.origin = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (nor a device
+	 * for its carrier); O_NOCTTY: a terminal never becomes ours.  Then
+	 * only a regular file is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
 		if (err_ok(err))
 			snprintf(err->message, sizeof(err->message), "cannot open %s: %s", path,
 				 strerror(-rc));
 		return rc;
+	}
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0) {
+			rc = -errno;
+			close(fd);
+			if (err_ok(err))
+				snprintf(err->message, sizeof(err->message), "cannot read %s: %s",
+					 path, strerror(-rc));
+			return rc;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+			if (err_ok(err))
+				snprintf(err->message, sizeof(err->message),
+					 "cannot read %s: not a regular file (%s)", path,
+					 S_ISDIR(st.st_mode)  ? "a directory" :
+					 S_ISFIFO(st.st_mode) ? "a FIFO" :
+					 S_ISCHR(st.st_mode)  ? "a character device" :
+					 S_ISBLK(st.st_mode)  ? "a block device" :
+					 S_ISSOCK(st.st_mode) ? "a socket" :
+								"not a file");
+			close(fd);
+			return rc;
+		}
 	}
 	buf = iour__malloc(cap);
 	rc = buf ? 0 : -ENOMEM;
