@@ -1038,11 +1038,20 @@ static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
 	int rc;
 
 	*out = NULL;
-	if (!req && !reg && !sqe)
+	/* defaultAction "allow": what is not listed is not restricted.
+	 * "deny" (the default) denies what is not listed: no registerOps is
+	 * an empty list, no sqeFlags allows no flag (doc/policy-files.md). */
+	if (!req && !reg && !sqe && l->dflt == IOUR_POLICY_DEFAULT_ALLOW)
 		return 0;
 	if (iour_ruleset__new(NULL, &rs))
 		return -ENOMEM;
 	*out = rs;
+	if (l->dflt != IOUR_POLICY_DEFAULT_ALLOW) {
+		if (!reg && iour_ruleset__deny_all_register_ops(rs))
+			return -ENOMEM;
+		if (!sqe && iour_ruleset__set_sqe_flags(rs, 0, 0))
+			return -ENOMEM;
+	}
 	if (req) {
 		memset(ops, 0, sizeof(ops));
 		push_key(l, "requestOps");

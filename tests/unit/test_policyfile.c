@@ -21,6 +21,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 
+#define OP_NOP 0
 #define OP_READ 22
 #define OP_CONNECT 16
 #define OP_SOCKET 45
@@ -654,4 +655,96 @@ Test(policy_examples, test_policies)
 		closedir(dir);
 	}
 	cr_assert_geq(seen, 3);
+}
+
+/* ---- defaultAction "deny" and what a file leaves out (issue 18) ------- */
+
+static struct iour_policy *load_text(const char *text)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *p = NULL;
+
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), &o, &p, &e), 0, "%s", e.message);
+	return p;
+}
+
+static uint32_t decide_flags(const struct iour_policy *p, uint32_t flags, uint32_t *reason)
+{
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_NOP, flags, 0), 0);
+	cr_assert_eq(iour_policy__decide(p, ctx, IOUR_CTX_SIZE, &v), 0);
+	*reason = v.reason;
+	return v.verdict;
+}
+
+/* Before 1.1.0 a "deny" file without registerOps/sqeFlags had no classic
+ * part: every register opcode and every SQE flag was allowed. */
+Test(policyfile, default_deny_denies_register_ops_and_flags)
+{
+	static const char *const deny[] = {
+		"{\"entries\":[{\"names\":[\"nop\"],\"action\":\"allow\"}]}",
+		"{\"defaultAction\":\"deny\",\"entries\":[{\"names\":[\"nop\"],\"action\":\"allow\"}]}",
+	};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct iour_policy *p = load_text(deny[i]);
+		char *s = save(p);
+		uint32_t why;
+
+		cr_expect_not_null(strstr(s, "\"registerOps\": []"), "%s", s);
+		cr_expect_not_null(strstr(s, "\"allowed\": []"), "%s", s);
+		cr_expect_eq(decide_flags(p, 0, &why), IOUR_ALLOW);
+		cr_expect_eq(decide_flags(p, IOUR_SQE_ASYNC, &why), IOUR_DENY, "case %zu", i);
+		cr_expect_eq(why, IOUR_DECIDE_SQE_FLAGS);
+		cr_expect_eq(decide_flags(p, IOUR_SQE_FIXED_FILE, &why), IOUR_DENY);
+		round_trip(p);
+		free(s);
+		iour_policy__free(p);
+	}
+	/* "allow" leaves them unrestricted, as before */
+	{
+		struct iour_policy *p = load_text("{\"defaultAction\":\"allow\"}");
+		char *s = save(p);
+		uint32_t why;
+
+		cr_expect_null(strstr(s, "registerOps"), "%s", s);
+		cr_expect_eq(decide_flags(p, IOUR_SQE_ASYNC, &why), IOUR_ALLOW);
+		free(s);
+		iour_policy__free(p);
+	}
+	/* listed ones stay allowed */
+	{
+		struct iour_policy *p = load_text("{\"registerOps\":[\"@probe\"],\"sqeFlags\":{"
+						  "\"allowed\":[\"async\"]},\"entries\":[{\"names\":"
+						  "[\"nop\"],\"action\":\"allow\"}]}");
+		uint32_t why;
+
+		cr_expect_eq(decide_flags(p, IOUR_SQE_ASYNC, &why), IOUR_ALLOW);
+		cr_expect_eq(decide_flags(p, IOUR_SQE_IO_LINK, &why), IOUR_DENY);
+		iour_policy__free(p);
+	}
+}
+
+/* An API policy that leaves register opcodes and flags unrestricted saves
+ * under "deny" as a file that lists them all, so it loads to the same. */
+Test(policyfile, default_deny_save_keeps_unrestricted_parts)
+{
+	struct iour_policy *p = NULL, *q;
+	char *s;
+	uint32_t why;
+
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	s = save(p);
+	cr_expect_not_null(strstr(s, "REGISTER_PROBE") ? s : strstr(s, "register_probe"), "%s", s);
+	q = load_text(s);
+	cr_expect_eq(decide_flags(q, IOUR_SQE_ASYNC | IOUR_SQE_FIXED_FILE, &why), IOUR_DENY);
+	cr_expect_eq(why, IOUR_DECIDE_POLICY_DEFAULT); /* no entry: NOP by the default */
+	round_trip(p);
+	free(s);
+	iour_policy__free(q);
+	iour_policy__free(p);
 }
