@@ -748,3 +748,29 @@ Test(policyfile, default_deny_save_keeps_unrestricted_parts)
 	iour_policy__free(q);
 	iour_policy__free(p);
 }
+
+/* decide (and so `check`) on a CONNECT whose sockaddr_in6 is 24 bytes
+ * (SIN6_LEN_RFC2133): 7.2.13 and 7.3.4 fill the address from it and deny
+ * by the addr6 rule; the model said "allow" before (doc/kernel.md 4.3). */
+Test(policyfile, decide_connect_addr6_short_sockaddr)
+{
+	static const char text[] =
+		"{\"requestOps\":[\"connect\"],\"entries\":["
+		"{\"names\":[\"connect\"],\"action\":\"deny\",\"args\":[{\"field\":\"connect.addr6\","
+		"\"op\":\"in\",\"value\":\"::1/128\"}]},"
+		"{\"names\":[\"connect\"],\"action\":\"allow\"}]}";
+	struct iour_policy *p = load_text(text);
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(1) };
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+	uint8_t ctx[IOUR_CTX_SIZE];
+	uint32_t len;
+
+	s6.sin6_addr.s6_addr[15] = 1;
+	for (len = 22; len <= sizeof(s6); len++) {
+		cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_CONNECT, 0, 0), 0);
+		cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &s6, len), 0);
+		cr_assert_eq(iour_policy__decide(p, ctx, IOUR_CTX_SIZE, &v), 0);
+		cr_expect_eq(v.verdict, len >= 24 ? IOUR_DENY : IOUR_ALLOW, "addr_len %u", len);
+	}
+	iour_policy__free(p);
+}
