@@ -695,6 +695,43 @@ Test(cli_policy, check_agrees_with_the_simulator)
 	iour_policy__free(p);
 }
 
+/* check --register-op and --sqe-flags (issue 18): register opcodes and
+ * SQE flags by name; a deny policy without registerOps allows none. */
+Test(cli_policy, check_register_ops_and_sqe_flags)
+{
+	struct run r;
+
+	tool_run(&r, "check", POL "client.json", "--register-op", "REGISTER_FILES");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "verdict: deny\nreason: register-allow-list\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "probe", "--expect", "deny");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "sealed.json", "--register-op", "REGISTER_BUFFERS");
+	cr_assert(has(r.out, "verdict: allow\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "risky.json", "--register-op", "REGISTER_BUFFERS");
+	cr_assert(has(r.out, "verdict: allow\nreason: no-classic-part\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "REGISTER_FROB");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "probe", "--op", "NOP");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	/* --sqe-flags: names, as sqe_flags= */
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "ASYNC");
+	cr_assert(has(r.out, "verdict: deny\nreason: sqe-flags\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "sealed.json", "--op", "READ", "--sqe-flags", "fixed_file");
+	cr_assert(has(r.out, "verdict: allow\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "NOT_A_FLAG");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+}
+
 Test(cli_policy, check_reasons_expect_and_errors)
 {
 	struct run r;
