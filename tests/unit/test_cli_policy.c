@@ -792,6 +792,35 @@ static int count_id(const char *out, const char *id)
 	return n;
 }
 
+/* lint dead-entry (issue 18): rules for an opcode requestOps does not list
+ * never run; the finding names the opcodes. */
+Test(cli_policy, lint_dead_entries)
+{
+	static const char text[] =
+		"{\"requestOps\":[\"nop\",\"read\"],\"entries\":["
+		"{\"names\":[\"nop\",\"openat\"],\"action\":\"allow\"},"
+		"{\"names\":[\"socket\"],\"action\":\"deny\",\"args\":[{\"field\":"
+		"\"socket.family\",\"op\":\"==\",\"value\":\"AF_PACKET\"}]}]}";
+	char path[] = "/tmp/iour-cli-dead-XXXXXX";
+	struct run r;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	tool_run(&r, "lint", path);
+	unlink(path);
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_assert_eq(count_id(r.out, "dead-entry"), 1, "%s", r.out);
+	cr_assert(has(r.out, "entries name OPENAT, SOCKET, which requestOps does not list"), "%s",
+		  r.out);
+	run_free(&r);
+	/* every opcode with rules listed: no finding */
+	tool_run(&r, "lint", POL "sealed.json");
+	cr_assert_eq(count_id(r.out, "dead-entry"), 0, "%s", r.out);
+	run_free(&r);
+}
+
 Test(cli_policy, lint_findings_and_exit_status)
 {
 	static const char *const risky_ids[] = { "uring-cmd", "msg-ring", "socket-unfiltered",
