@@ -506,8 +506,13 @@ static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 		return 0;
 	}
 	r = reg ? iour_register_op_from_name(s) : iour_opcode_from_name(s);
-	if (r < 0)
-		return fail(l, "unknown %s opcode \"%s\"", reg ? "register" : "request", s);
+	if (r < 0) {
+		const char *near =
+			iour_name_suggest(reg ? IOUR_NAME_REGISTER_OP : IOUR_NAME_OPCODE, s);
+
+		return fail(l, "unknown %s opcode \"%s\"%s%s%s", reg ? "register" : "request", s,
+			    near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+	}
 	ops[r] = true;
 	return 0;
 }
@@ -862,11 +867,33 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	}
 }
 
+/* Why the filter refused a condition with -EINVAL, in the words the CLI's
+ * rule language uses (tools/cli/expr.c), and the key it is about; NULL
+ * when the condition shows no such reason. */
+static const char *einval_reason(const struct iour_cmp *c, const char **key)
+{
+	*key = "value";
+	if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) && c->value > c->arg) {
+		*key = "range";
+		return "the range's low end is above its high end";
+	}
+	if (c->op == IOUR_CMP_MASKED_EQ && !c->arg) {
+		*key = "mask";
+		return "the mask is 0";
+	}
+	if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
+		return "the value has bits outside the mask, so it can never match";
+	if (c->op == IOUR_CMP_ANY_BITS && !c->value)
+		return "'&= 0' tests no bit";
+	return NULL;
+}
+
 /* Checks one condition against every opcode of its entry, so that an
  * error names the condition (and, for a range error, its value). */
 static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 {
 	struct iour_filter *f;
+	const char *key;
 	uint32_t op;
 	int rc = 0;
 
@@ -885,6 +912,9 @@ static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 			rc = fail(l, "value out of range for %s (at most 0x%llx)",
 				  field_of(c->field),
 				  (unsigned long long)iour__field_valid_bits(c->field));
+		} else if (rc == -EINVAL && einval_reason(c, &key)) {
+			push_key(l, key);
+			rc = fail(l, "%s", einval_reason(c, &key));
 		} else if (rc == -EDOM) {
 			push_key(l, "field");
 			rc = fail(l, "field %s does not exist for opcode %s", field_of(c->field),
@@ -1017,8 +1047,14 @@ static int sqe_flag_list(struct ld *l, json_t *arr, uint32_t *mask)
 		if (!json_is_string(v))
 			return fail(l, "expected an SQE flag name, found %s", type_name(v));
 		r = iour_sqe_flag_from_name(json_string_value(v));
-		if (r <= 0)
-			return fail(l, "unknown SQE flag \"%s\"", json_string_value(v));
+		if (r <= 0) {
+			const char *near =
+				iour_name_suggest(IOUR_NAME_SQE_FLAG, json_string_value(v));
+
+			return fail(l, "unknown SQE flag \"%s\"%s%s%s", json_string_value(v),
+				    near ? " (did you mean \"" : "", near ? near : "",
+				    near ? "\"?)" : "");
+		}
 		*mask |= (uint32_t)r;
 		pop(l);
 	}

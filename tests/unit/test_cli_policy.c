@@ -730,6 +730,18 @@ Test(cli_policy, check_register_ops_and_sqe_flags)
 	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "NOT_A_FLAG");
 	cr_assert_eq(r.status, 2);
 	run_free(&r);
+	/* an unknown name is named, with the nearest valid one */
+	tool_run(&r, "check", POL "client.json", "--op", "opnat");
+	cr_assert_eq(r.status, 2);
+	cr_assert(has(r.err, "unknown request opcode 'opnat' (did you mean 'OPENAT'?)"), "%s",
+		  r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "register_bufers");
+	cr_assert(has(r.err, "(did you mean 'REGISTER_BUFFERS'?)"), "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "asyn");
+	cr_assert(has(r.err, "unknown SQE flag 'asyn' (did you mean 'ASYNC'?)"), "%s", r.err);
+	run_free(&r);
 }
 
 Test(cli_policy, check_reasons_expect_and_errors)

@@ -98,6 +98,16 @@ static const struct bad bad_cases[] = {
 	  "invalid JSON at line 1, column 13: unexpected end of input" },
 	{ "{\"a\": 1, \"a\": 2}", -EBADMSG, 1, 12, "",
 	  "invalid JSON at line 1, column 12: a duplicate key" },
+	{ "{\"entries\": [{\"names\": [\"opnat\"], \"action\": \"allow\"}]}", -EBADMSG, 1,
+	  25, "entries[0].names[0]", "unknown request opcode \"opnat\" (did you mean \"OPENAT\"?)" },
+	{ "{\"registerOps\": [\"register_bufers\"]}", -EBADMSG, 1, 18, "registerOps[0]",
+	  "unknown register opcode \"register_bufers\" (did you mean \"REGISTER_BUFFERS\"?)" },
+	{ "{\"sqeFlags\": {\"allowed\": [\"fixed_fil\"]}}", -EBADMSG, 1, 27, "sqeFlags.allowed[0]",
+	  "unknown SQE flag \"fixed_fil\" (did you mean \"FIXED_FILE\"?)" },
+	/* a reversed range: the CLI's reason, at the range */
+	{ "{\"entries\": [{\"names\": [\"connect\"], \"action\": \"allow\", \"args\": [{\"field\": "
+	  "\"connect.port\", \"op\": \"in\", \"range\": [65535, 1024]}]}]}", -EBADMSG, 1, 112,
+	  "entries[0].args[0].range", "the range's low end is above its high end" },
 	/* jansson quotes the text ("near 'root'"): the message must not */
 	{ "root:$y$j9T$secret:19000:0:99999:7:::\n", -EBADMSG, 1, 4, "",
 	  "invalid JSON at line 1, column 4: not valid JSON syntax" },
@@ -112,7 +122,7 @@ static const struct bad bad_cases[] = {
 	  "unknown key 'nmes' in an entry (expected one of: comment, names, action, args, "
 	  "minKernel)" },
 	{ "{\"entries\":[{\"names\":[\"read\", \"readd\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 31,
-	  "entries[0].names[1]", "unknown request opcode \"readd\"" },
+	  "entries[0].names[1]", "unknown request opcode \"readd\" (did you mean \"READ\"?)" },
 	{ "{\"entries\":[{\"names\":[300],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
 	  "entries[0].names[0]", "request opcode 300 is out of range (0 to 255)" },
 	{ "{\"entries\":[{\"names\":[\"@nope\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,

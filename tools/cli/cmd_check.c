@@ -145,8 +145,9 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case O_OP:
 			if (cli_parse_opcode(optarg, &op))
-				return cli_usage("--op: unknown request opcode '%s' (see '%s names "
-						 "ops')", optarg, CLI_PROG);
+				return cli_usage("--op: unknown request opcode '%s'%s (see '%s "
+						 "names ops')", optarg,
+						 cli_near(IOUR_NAME_OPCODE, optarg), CLI_PROG);
 			have_op = true;
 			break;
 		case O_REG: {
@@ -158,8 +159,9 @@ int cmd_check(int argc, char **argv)
 			else if (!cli_parse_u64(optarg, &v) && v < 256)
 				reg = (uint32_t)v;
 			else
-				return cli_usage("--register-op: unknown register opcode '%s' (see "
-						 "'%s names register')", optarg, CLI_PROG);
+				return cli_usage("--register-op: unknown register opcode '%s'%s "
+						 "(see '%s names register')", optarg,
+						 cli_near(IOUR_NAME_REGISTER_OP, optarg), CLI_PROG);
 			have_reg = true;
 			break;
 		}

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 from . import _lib
 from .enums import (Avail, CmpOp, DecideReason, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
                     ProgKind, Reason, RegisterOp, Reject, ReportFlag, SqeFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
-from .errors import error_from_code
+from .errors import UnknownNameError, error_from_code
 
 CTX_SIZE = 40
 OPCODE_ANY = 0xFFFFFFFF
@@ -141,11 +141,41 @@ def _verdict(v) -> int:
     return _u32(v, "verdict")
 
 
+# enum iour_name_kind, per name-lookup function
+_NAME_KIND = {"iour_opcode_from_name": (0, "request opcode"),
+              "iour_register_op_from_name": (1, "register opcode"),
+              "iour_sqe_flag_from_name": (2, "SQE flag"),
+              "iour_ruleset__allow_sqe_op_name": (0, "request opcode"),
+              "iour_ruleset__allow_register_op_name": (1, "register opcode")}
+
+
+def _unknown_name(rc, fn, name):
+    """The error for a name lookup that failed: UnknownNameError naming the
+    value and the nearest valid name when it is ENOENT."""
+    if rc != -2 or fn not in _NAME_KIND:
+        return error_from_code(rc, fn, lib)
+    kind, what = _NAME_KIND[fn]
+    near = lib.iour_name_suggest(kind, name.encode())
+    near = near.decode() if near else None
+    msg = "unknown %s %r" % (what, name)
+    if near:
+        msg += " (did you mean %r?)" % near
+    e = UnknownNameError(2, msg)
+    e.errname, e.function, e.name, e.suggestion = "-ENOENT", fn, name, near
+    return e
+
+
+def _check_name(rc, fn, name):
+    if rc < 0:
+        raise _unknown_name(rc, fn, name)
+    return rc
+
+
 def _name_or_number(x, from_name, what, kinds=()):
     """An int (or IntEnum of one of ``kinds``) as is, range-checked; a str
     through the library's name table; anything else TypeError."""
     if isinstance(x, str):
-        return _check(from_name(x.encode()), from_name.__name__)
+        return _check_name(from_name(x.encode()), from_name.__name__, x)
     _not_enum_of(x, kinds, what)
     return _u32(x, what)
 
@@ -453,8 +483,8 @@ class Ruleset(_Handle):
     def allow_sqe_op(self, *ops) -> "Ruleset":
         for op in ops:
             if isinstance(op, str):
-                _check(lib.iour_ruleset__allow_sqe_op_name(self, op.encode()),
-                       "iour_ruleset__allow_sqe_op_name")
+                _check_name(lib.iour_ruleset__allow_sqe_op_name(self, op.encode()),
+                            "iour_ruleset__allow_sqe_op_name", op)
             else:
                 _check(lib.iour_ruleset__allow_sqe_op(self, opcode(op)),
                        "iour_ruleset__allow_sqe_op")
@@ -463,8 +493,8 @@ class Ruleset(_Handle):
     def allow_register_op(self, *ops) -> "Ruleset":
         for op in ops:
             if isinstance(op, str):
-                _check(lib.iour_ruleset__allow_register_op_name(self, op.encode()),
-                       "iour_ruleset__allow_register_op_name")
+                _check_name(lib.iour_ruleset__allow_register_op_name(self, op.encode()),
+                            "iour_ruleset__allow_register_op_name", op)
             else:
                 _check(lib.iour_ruleset__allow_register_op(self, register_op(op)),
                        "iour_ruleset__allow_register_op")

@@ -222,6 +222,7 @@ FUNCS = {
     "iour_register_op_last": (c_int, [u32]),
     "iour_register_ops_up_to": (c_int, [u32, POINTER(u32), c_size_t]),
     "iour_sqe_flag_from_name": (c_int, [c_char_p]),
+    "iour_name_suggest": (c_char_p, [u32, c_char_p]),
     "iour_sqe_flag_name": (c_char_p, [u32]),
     "iour_sqe_flag_since": (c_int, [u32]),
     "iour_sqe_flags_up_to": (c_int, [u32]),

@@ -164,3 +164,36 @@ def test_ring_fd_accepts_a_ring():
         fd = os.dup(ring.fileno())
         with ir.Ring(fd) as again:
             assert again.fileno() == fd
+
+
+@pytest.mark.parametrize("call,value,near", [
+    (lambda: ir.opcode("opnat"), "opnat", "OPENAT"),
+    (lambda: ir.register_op("register_bufers"), "register_bufers", "REGISTER_BUFFERS"),
+    (lambda: ir.sqe_flag("asyn"), "asyn", "ASYNC"),
+    (lambda: ir.Ruleset().allow_sqe_op("conect"), "conect", "CONNECT"),
+    (lambda: ir.Ruleset().allow_register_op("probes"), "probes", "REGISTER_PROBE"),
+])
+def test_unknown_name_names_value_and_nearest(call, value, near):
+    with pytest.raises(ir.UnknownNameError) as ei:
+        call()
+    e = ei.value
+    assert isinstance(e, ValueError) and isinstance(e, FileNotFoundError)  # ENOENT as before
+    assert e.name == value and e.suggestion == near
+    assert repr(value) in str(e) and repr(near) in str(e), str(e)
+
+
+def test_unknown_name_without_a_near_one():
+    with pytest.raises(ir.UnknownNameError) as ei:
+        ir.opcode("xyzzy")
+    assert ei.value.suggestion is None and "'xyzzy'" in str(ei.value)
+
+
+def test_policy_file_unknown_name_suggests():
+    with pytest.raises(ir.IourError) as ei:
+        ir.Policy.from_json('{"entries": [{"names": ["opnat"], "action": "allow"}]}')
+    assert 'unknown request opcode "opnat" (did you mean "OPENAT"?)' in str(ei.value)
+    with pytest.raises(ir.IourError) as ei:
+        ir.Policy.from_json('{"entries": [{"names": ["connect"], "action": "allow", "args": '
+                            '[{"field": "connect.port", "op": "in", "range": [65535, 1024]}]}]}')
+    assert "the range's low end is above its high end" in str(ei.value)
+    assert ei.value.json_path == "entries[0].args[0].range"
