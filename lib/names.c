@@ -474,8 +474,8 @@ const char *iour_name_suggest(uint32_t kind, const char *name)
 		    distance(b, shortname) < d)
 			d = distance(b, shortname);
 		/* ties: a name the input starts with ("readd": READ, not READV) */
-		if (d < best_d || (d == best_d && best && !strncasecmp(b, t, strlen(t)) &&
-				   strncasecmp(b, best, strlen(best)))) {
+		if (d < best_d || (d == best_d && best && strncasecmp(b, t, strlen(t)) == 0 &&
+				   strncasecmp(b, best, strlen(best)) != 0)) {
 			best_d = d;
 			best = t;
 		}
