@@ -131,8 +131,11 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl From<Error> for io::Error {
-    /// System errno values become OS errors (so `kind()` works); the
-    /// library's own codes become `Other` errors carrying the `Error`.
+    /// System errno values become OS errors (so `kind()` works), except an
+    /// error with a message of its own (an unknown name and its
+    /// suggestion), which becomes an error of that errno's kind carrying
+    /// the `Error`; the library's own codes become `Other` errors carrying
+    /// the `Error`.
     fn from(e: Error) -> io::Error {
         if e.errno >= sys::IOUR_ERRNO__START {
             io::Error::new(io::ErrorKind::Other, e)

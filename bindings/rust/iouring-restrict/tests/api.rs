@@ -14,7 +14,13 @@ fn errors_keep_errno_message_and_map_to_io_errors() {
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
     assert_eq!(e.name(), "-ENOENT");
     assert!(!e.message().is_empty());
+    assert!(e.message().contains("'NO_SUCH_OPCODE'"), "{}", e);
     let ioe: io::Error = e.into();
+    // an error with its own message keeps it (and its kind), not the
+    // bare "No such file or directory" of a raw OS error
+    assert_eq!(ioe.kind(), io::ErrorKind::NotFound);
+    assert!(ioe.to_string().contains("NO_SUCH_OPCODE"), "{}", ioe);
+    let ioe: io::Error = Error::from_code(-2).into();
     assert_eq!(ioe.raw_os_error(), Some(2));
 
     // A NUL inside a name cannot reach C: EINVAL, not a truncated lookup.
