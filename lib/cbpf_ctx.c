@@ -49,6 +49,10 @@
 
 /* The largest address the kernel copies in (sizeof(struct sockaddr_storage)). */
 #define KIO_SOCKADDR_STORAGE 128U
+/* The length of a struct sockaddr_in6 without sin6_scope_id (RFC 2133):
+ * what the kernel's CONNECT payload needs to fill port and address
+ * (doc/kernel.md 4.3), not the 28 bytes of today's struct. */
+#define KIO_SIN6_LEN_RFC2133 24U
 
 uint8_t iour__ctx_pdu_size(uint32_t opcode)
 {
@@ -174,7 +178,7 @@ int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_l
 		       2);
 		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in, sin_addr),
 		       4);
-	} else if (family == AF_INET6 && addr_len >= sizeof(struct sockaddr_in6)) {
+	} else if (family == AF_INET6 && addr_len >= KIO_SIN6_LEN_RFC2133) {
 		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT,
 		       a + offsetof(struct sockaddr_in6, sin6_port), 2);
 		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR,

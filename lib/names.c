@@ -7,6 +7,8 @@
  * and UAPI history, corrected where the numbering or a measurement on
  * 6.18.44 contradicts the man pages (see the notes next to the entries).
  */
+#include <ctype.h>
+#include <stdint.h>
 #include <strings.h>
 
 #include "internal.h"
@@ -378,4 +380,109 @@ int iour_sqe_flags_up_to(uint32_t kver)
 		if (flag_tab[i].since <= kver)
 			mask |= 1 << i;
 	return mask;
+}
+
+/* ---- suggestions ----------------------------------------------------------- */
+
+/* Levenshtein distance, case-insensitive, of two short names; names longer
+ * than 63 bytes count as far from everything. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64];
+
+	if (la >= 64 || lb >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) ==
+						      tolower((unsigned char)b[j - 1]) ?
+					      0 :
+					      1;
+			size_t best = diag + cost;
+
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (up + 1 < best)
+				best = up + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The rest of `name` after the longest of `prefixes` it starts with. */
+static const char *bare(const char *name, const char *const *prefixes)
+{
+	const char *best = name, *s;
+
+	for (; *prefixes; prefixes++)
+		if ((s = strip(name, *prefixes)) && s > best)
+			best = s;
+	return best;
+}
+
+/* Documented in include/iouring_restrict/names.h */
+const char *iour_name_suggest(uint32_t kind, const char *name)
+{
+	static const char *const op_pfx[] = { "IORING_OP_", NULL };
+	static const char *const reg_pfx[] = { "IORING_", NULL };
+	static const char *const flag_pfx[] = { "IOSQE_", NULL };
+	const struct name_ent *tab;
+	const char *b, *best = NULL;
+	size_t n, i, d, best_d = SIZE_MAX, len;
+
+	if (!name)
+		return NULL;
+	switch (kind) {
+	case IOUR_NAME_OPCODE:
+		tab = op_tab;
+		n = IOUR_ARRAY_SIZE(op_tab);
+		b = bare(name, op_pfx);
+		break;
+	case IOUR_NAME_REGISTER_OP:
+		tab = reg_tab;
+		n = IOUR_ARRAY_SIZE(reg_tab);
+		b = bare(name, reg_pfx);
+		break;
+	case IOUR_NAME_SQE_FLAG:
+		tab = flag_tab;
+		n = IOUR_ARRAY_SIZE(flag_tab);
+		b = bare(name, flag_pfx);
+		break;
+	default:
+		return NULL;
+	}
+	len = strlen(b);
+	if (!len)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const char *t = tab[i].name, *shortname;
+
+		if (!t)
+			continue;
+		d = distance(b, t);
+		/* register opcodes are also written without "REGISTER_" */
+		if (kind == IOUR_NAME_REGISTER_OP && (shortname = strip(t, "REGISTER_")) &&
+		    distance(b, shortname) < d)
+			d = distance(b, shortname);
+		/* ties: a name the input starts with ("readd": READ, not READV) */
+		if (d < best_d || (d == best_d && best && strncasecmp(b, t, strlen(t)) == 0 &&
+				   strncasecmp(b, best, strlen(best)) != 0)) {
+			best_d = d;
+			best = t;
+		}
+	}
+	/* Near enough to be a typo: at most a third of the name, at least 1
+	 * and at most 3 edits; an exact match is no suggestion. */
+	if (!best || best_d == 0 || best_d > (len / 3 > 3 ? 3 : len / 3 ? len / 3 : 1))
+		return NULL;
+	return best;
 }

@@ -506,8 +506,13 @@ static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 		return 0;
 	}
 	r = reg ? iour_register_op_from_name(s) : iour_opcode_from_name(s);
-	if (r < 0)
-		return fail(l, "unknown %s opcode \"%s\"", reg ? "register" : "request", s);
+	if (r < 0) {
+		const char *near =
+			iour_name_suggest(reg ? IOUR_NAME_REGISTER_OP : IOUR_NAME_OPCODE, s);
+
+		return fail(l, "unknown %s opcode \"%s\"%s%s%s", reg ? "register" : "request", s,
+			    near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+	}
 	ops[r] = true;
 	return 0;
 }
@@ -862,11 +867,33 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	}
 }
 
+/* Why the filter refused a condition with -EINVAL, in the words the CLI's
+ * rule language uses (tools/cli/expr.c), and the key it is about; NULL
+ * when the condition shows no such reason. */
+static const char *einval_reason(const struct iour_cmp *c, const char **key)
+{
+	*key = "value";
+	if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) && c->value > c->arg) {
+		*key = "range";
+		return "the range's low end is above its high end";
+	}
+	if (c->op == IOUR_CMP_MASKED_EQ && !c->arg) {
+		*key = "mask";
+		return "the mask is 0";
+	}
+	if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
+		return "the value has bits outside the mask, so it can never match";
+	if (c->op == IOUR_CMP_ANY_BITS && !c->value)
+		return "'&= 0' tests no bit";
+	return NULL;
+}
+
 /* Checks one condition against every opcode of its entry, so that an
  * error names the condition (and, for a range error, its value). */
 static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 {
 	struct iour_filter *f;
+	const char *key;
 	uint32_t op;
 	int rc = 0;
 
@@ -885,6 +912,9 @@ static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 			rc = fail(l, "value out of range for %s (at most 0x%llx)",
 				  field_of(c->field),
 				  (unsigned long long)iour__field_valid_bits(c->field));
+		} else if (rc == -EINVAL && einval_reason(c, &key)) {
+			push_key(l, key);
+			rc = fail(l, "%s", einval_reason(c, &key));
 		} else if (rc == -EDOM) {
 			push_key(l, "field");
 			rc = fail(l, "field %s does not exist for opcode %s", field_of(c->field),
@@ -952,6 +982,10 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 	push_key(l, "names");
 	if ((rc = op_list(l, v, "a list of opcode names", ops, false)))
 		return rc;
+	/* An entry that names nothing does nothing: most likely a mistake
+	 * (a list emptied by an edit), so refuse it rather than ignore it. */
+	if (json_array_size(v) == 0)
+		return fail(l, "an entry must name at least one opcode (\"names\" is empty)");
 	pop(l);
 	if (!(v = json_object_get(o, "action")))
 		return fail(l, "an entry needs \"action\"");
@@ -1013,8 +1047,14 @@ static int sqe_flag_list(struct ld *l, json_t *arr, uint32_t *mask)
 		if (!json_is_string(v))
 			return fail(l, "expected an SQE flag name, found %s", type_name(v));
 		r = iour_sqe_flag_from_name(json_string_value(v));
-		if (r <= 0)
-			return fail(l, "unknown SQE flag \"%s\"", json_string_value(v));
+		if (r <= 0) {
+			const char *near =
+				iour_name_suggest(IOUR_NAME_SQE_FLAG, json_string_value(v));
+
+			return fail(l, "unknown SQE flag \"%s\"%s%s%s", json_string_value(v),
+				    near ? " (did you mean \"" : "", near ? near : "",
+				    near ? "\"?)" : "");
+		}
 		*mask |= (uint32_t)r;
 		pop(l);
 	}
@@ -1034,11 +1074,20 @@ static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
 	int rc;
 
 	*out = NULL;
-	if (!req && !reg && !sqe)
+	/* defaultAction "allow": what is not listed is not restricted.
+	 * "deny" (the default) denies what is not listed: no registerOps is
+	 * an empty list, no sqeFlags allows no flag (doc/policy-files.md). */
+	if (!req && !reg && !sqe && l->dflt == IOUR_POLICY_DEFAULT_ALLOW)
 		return 0;
 	if (iour_ruleset__new(NULL, &rs))
 		return -ENOMEM;
 	*out = rs;
+	if (l->dflt != IOUR_POLICY_DEFAULT_ALLOW) {
+		if (!reg && iour_ruleset__deny_all_register_ops(rs))
+			return -ENOMEM;
+		if (!sqe && iour_ruleset__set_sqe_flags(rs, 0, 0))
+			return -ENOMEM;
+	}
 	if (req) {
 		memset(ops, 0, sizeof(ops));
 		push_key(l, "requestOps");
@@ -1319,6 +1368,31 @@ static int init_err(struct iour_load_error *err)
 	return 0;
 }
 
+/* What kind of JSON error jansson found, in words that quote nothing of
+ * the text. */
+static const char *json_error_kind(const json_error_t *je)
+{
+	switch (json_error_code(je)) {
+	case json_error_invalid_utf8:
+		return "invalid UTF-8";
+	case json_error_premature_end_of_input:
+		return "unexpected end of input";
+	case json_error_end_of_input_expected:
+		return "text after the end of the JSON value";
+	case json_error_null_character:
+	case json_error_null_byte_in_key:
+		return "a NUL character";
+	case json_error_duplicate_key:
+		return "a duplicate key";
+	case json_error_numeric_overflow:
+		return "a number out of range";
+	case json_error_stack_overflow:
+		return "nested too deeply";
+	default:
+		return "not valid JSON syntax";
+	}
+}
+
 /* Documented in include/iouring_restrict/policyfile.h */
 int iour_policy__load_json(const char *text, size_t len, const struct iour_policy_load_opts *opts,
 			   struct iour_policy **out, struct iour_load_error *err)
@@ -1346,7 +1420,13 @@ int iour_policy__load_json(const char *text, size_t len, const struct iour_polic
 			err->line = je.line > 0 ? (uint32_t)je.line : 1;
 			err->column = je.column > 0 ? (uint32_t)je.column : 1;
 			err->offset = (uint64_t)je.position;
-			snprintf(err->message, sizeof(err->message), "invalid JSON: %s", je.text);
+			/* jansson's own text quotes the file ("near 'root'"): for a
+			 * path that names a secret file that would put its contents
+			 * in the error.  Position and kind only. */
+			snprintf(err->message, sizeof(err->message),
+				 "invalid JSON at line %d, column %d: %s",
+				 je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1,
+				 json_error_kind(&je));
 		}
 		return -EBADMSG;
 	}
@@ -1388,13 +1468,42 @@ int iour_policy__load_file(const char *path, const struct iour_policy_load_opts 
 	o.kernel = IOUR_OPTS_GET(opts, kernel, 0);
 	if (!o.origin)
 		o.origin = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (nor a device
+	 * for its carrier); O_NOCTTY: a terminal never becomes ours.  Then
+	 * only a regular file is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
 		if (err_ok(err))
 			snprintf(err->message, sizeof(err->message), "cannot open %s: %s", path,
 				 strerror(-rc));
 		return rc;
+	}
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0) {
+			rc = -errno;
+			close(fd);
+			if (err_ok(err))
+				snprintf(err->message, sizeof(err->message), "cannot read %s: %s",
+					 path, strerror(-rc));
+			return rc;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+			if (err_ok(err))
+				snprintf(err->message, sizeof(err->message),
+					 "cannot read %s: not a regular file (%s)", path,
+					 S_ISDIR(st.st_mode)  ? "a directory" :
+					 S_ISFIFO(st.st_mode) ? "a FIFO" :
+					 S_ISCHR(st.st_mode)  ? "a character device" :
+					 S_ISBLK(st.st_mode)  ? "a block device" :
+					 S_ISSOCK(st.st_mode) ? "a socket" :
+								"not a file");
+			close(fd);
+			return rc;
+		}
 	}
 	buf = iour__malloc(cap);
 	rc = buf ? 0 : -ENOMEM;

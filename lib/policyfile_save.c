@@ -254,11 +254,31 @@ static json_t *flag_list(uint32_t mask)
 	return a;
 }
 
-static int classic(json_t *root, const struct iour_ruleset *rs)
+/* The classic part (rs NULL: none).  Under defaultAction "deny" a file
+ * without registerOps or sqeFlags denies every register opcode or SQE
+ * flag, so what this policy leaves unrestricted is written out in full
+ * (every register opcode, every flag). */
+static int classic(json_t *root, const struct iour_ruleset *rs, bool deny)
 {
 	json_t *a;
 	uint32_t op, allowed, required;
 	int bad = 0;
+
+	if (!rs) {
+		if (!deny)
+			return 0;
+		a = json_array();
+		bad |= set(root, "registerOps", a);
+		for (op = 0; a && op < IOUR_REGISTER__COUNT; op++)
+			bad |= push(a, regname(op));
+		a = json_object();
+		bad |= set(root, "sqeFlags", a);
+		if (a) {
+			bad |= set(a, "allowed", flag_list(IOUR_SQE__VALID));
+			bad |= set(a, "required", flag_list(0));
+		}
+		return bad;
+	}
 
 	if (iour_ruleset__sqe_restricted(rs) == 1) {
 		a = json_array();
@@ -267,14 +287,18 @@ static int classic(json_t *root, const struct iour_ruleset *rs)
 			if (iour_ruleset__sqe_op_allowed(rs, op) == 1)
 				bad |= push(a, opname(op));
 	}
-	if (iour_ruleset__register_restricted(rs) == 1) {
+	if (deny || iour_ruleset__register_restricted(rs) == 1) {
 		a = json_array();
 		bad |= set(root, "registerOps", a);
 		for (op = 0; a && op < IOUR_REGISTER__COUNT; op++)
 			if (iour_ruleset__register_op_allowed(rs, op) == 1)
 				bad |= push(a, regname(op));
 	}
-	if (iour_ruleset__sqe_flags(rs, &allowed, &required) == 1) {
+	if (iour_ruleset__sqe_flags(rs, &allowed, &required) == 1 || deny) {
+		if (iour_ruleset__sqe_flags(rs, &allowed, &required) != 1) {
+			allowed = IOUR_SQE__VALID;
+			required = 0;
+		}
 		a = json_object();
 		bad |= set(root, "sqeFlags", a);
 		if (a) {
@@ -374,8 +398,7 @@ static json_t *build(const struct iour_policy *p)
 	}
 	if (f && (f->flags & IOUR_FILTER_ADDR4_LITERAL))
 		bad |= set(root, "addr4Literal", json_true());
-	if (p->rs)
-		bad |= classic(root, p->rs);
+	bad |= classic(root, p->rs, dflt == IOUR_DENY);
 	/* Opcodes whose only rule is unconditional (and whose default is
 	 * unreachable) share one entry per verdict, written first. */
 	for (i = 0; i < 2 && f && !bad; i++) {

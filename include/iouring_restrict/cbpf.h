@@ -292,8 +292,10 @@ IOUR_API int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mo
  * address's sa_family, zero-extended to a native u32, at 16) only if
  * @p addr_len >= 2; for AF_INET with @p addr_len >= sizeof(struct
  * sockaddr_in) (16), `port` at 20 and the IPv4 address at 24; for AF_INET6
- * with @p addr_len >= sizeof(struct sockaddr_in6) (28), `port` at 20 and
- * the 16 address bytes at 24..39.  Port and addresses keep their network
+ * with @p addr_len >= 24 (SIN6_LEN_RFC2133: a struct sockaddr_in6 without
+ * its trailing sin6_scope_id, which the network stack accepts too), `port`
+ * at 20 and the 16 address bytes at 24..39 (measured on 7.2.13 and 7.3.4,
+ * doc/kernel.md 4.3).  Port and addresses keep their network
  * byte order, byte for byte.  Any other family fills only `family`.
  *
  * @param ctx a context set up by iour_ctx_generic() for opcode 16.

@@ -361,6 +361,36 @@ IOUR_API int iour_sqe_flags_up_to(uint32_t kver);
 
 /** @} */
 
+/** @name Suggestions
+ *  @{ */
+
+/** @brief The name tables iour_name_suggest() searches. */
+enum iour_name_kind {
+	IOUR_NAME_OPCODE = 0,      /**< request opcodes (IORING_OP_*) */
+	IOUR_NAME_REGISTER_OP = 1, /**< register opcodes (IORING_REGISTER_*) */
+	IOUR_NAME_SQE_FLAG = 2,    /**< SQE flags (IOSQE_*) */
+};
+
+/**
+ * @brief **iour_name_suggest()** the valid name nearest to a name that
+ *        was not found, for an error message ("did you mean OPENAT?").
+ *
+ * Case and the usual prefix (`IORING_OP_`, `IORING_`, `IOSQE_`) do not
+ * count; a register opcode also matches without its `REGISTER_`.  A name
+ * is suggested only when it is a few edits away (at most a third of the
+ * name's length, at most 3), so a name far from every entry gets none.
+ * @param kind which table (enum iour_name_kind).
+ * @param name the name that was not found.
+ * @return the suggested name as iour_opcode_name(),
+ *         iour_register_op_name() or iour_sqe_flag_name() spell it
+ *         (static storage, without prefix); NULL if @p name is NULL or
+ *         exactly a valid name, @p kind is unknown, or nothing is near.
+ * @since 1.1
+ */
+IOUR_API const char *iour_name_suggest(uint32_t kind, const char *name);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -137,9 +137,13 @@ IOUR_API int iour_policy__load_json(const char *text, size_t len,
  * @param opts options, or NULL (the origin in messages is then @p path).
  * @param out receives the policy.
  * @param err filled on failure (may be NULL).
- * @return as iour_policy__load_json(); also -EINVAL if @p path is NULL,
+ * The file is opened with O_NONBLOCK and O_NOCTTY (a FIFO never blocks
+ * the call) and only a regular file is read.
+ * @return as iour_policy__load_json(); also -EINVAL if @p path is NULL
+ *         or names something other than a regular file or directory (a
+ *         FIFO, a device, a socket), -EISDIR for a directory,
  *         -EFBIG if the file is larger than 16 MiB, and the negative errno
- *         of open(2) or read(2) (-ENOENT, -EACCES, -EISDIR, ...).
+ *         of open(2) or read(2) (-ENOENT, -EACCES, ...).
  * @since 1.1
  */
 IOUR_API int iour_policy__load_file(const char *path, const struct iour_policy_load_opts *opts,

@@ -198,8 +198,17 @@ static void case_ring(void)
 	io_uring_queue_exit(&ring);
 }
 
-static const char nop_read[] = "{ \"defaultAction\": \"deny\", \"entries\": [ "
+/* registerOps lists REGISTER_RESTRICTIONS: under defaultAction deny a file
+ * without registerOps denies every register opcode (doc/policy-files.md),
+ * and the -EBUSY check below is about the kernel's one-set rule, not the
+ * task's register gate (case_inherit checks that gate too). */
+static const char nop_read[] = "{ \"defaultAction\": \"deny\", \"registerOps\": "
+			       "[\"register_restrictions\", \"register_enable_rings\"], "
+			       "\"sqeFlags\": {}, \"entries\": [ "
 			       "{ \"names\": [\"nop\", \"read\"], \"action\": \"allow\" } ] }";
+static const char nop_read_noreg[] = "{ \"defaultAction\": \"deny\", \"entries\": [ "
+				     "{ \"names\": [\"nop\", \"read\"], \"action\": "
+				     "\"allow\" } ] }";
 static const char no_unix[] =
 	"{ \"defaultAction\": \"allow\", \"entries\": [ { \"names\": [\"socket\"], "
 	"\"action\": \"deny\", \"args\": [ { \"field\": \"socket.family\", \"op\": \"==\", "
@@ -234,6 +243,32 @@ static void case_inherit(void)
 	check(r == 0, "inherit: the ring enabled", r);
 	r = req_write(&dis);
 	check(r == -EACCES, "inherit: that ring still refuses WRITE (the task's set)", r);
+	io_uring_queue_exit(&dis);
+}
+
+/* defaultAction deny without registerOps: the task's set denies every
+ * register opcode, so liburing's io_uring_register_restrictions() on a
+ * disabled ring is refused by the task's register gate (-EACCES), and a
+ * buffer registration too (before 1.1.0 both were allowed). */
+static void case_inherit_noreg(void)
+{
+	struct io_uring dis;
+	struct io_uring_restriction res = { .opcode = IORING_RESTRICTION_SQE_OP,
+					    .sqe_op = IORING_OP_WRITE };
+	static char buf[4096];
+	struct iovec iov = { buf, sizeof(buf) };
+	int mech = 0, st = task_policy(nop_read_noreg, &mech), r;
+
+	check(st == IOUR_STATUS_FULLY && (mech & IOUR_MECH_TASK),
+	      "noreg: fully enforced by task restrictions", st);
+	r = io_uring_queue_init(8, &dis, IORING_SETUP_R_DISABLED);
+	check(r == 0, "noreg: a disabled ring under the task policy", r);
+	if (r)
+		return;
+	r = io_uring_register_restrictions(&dis, &res, 1);
+	check(r == -EACCES, "noreg: REGISTER_RESTRICTIONS denied by the task's register gate", r);
+	r = io_uring_register_buffers(&dis, &iov, 1);
+	check(r == -EACCES, "noreg: REGISTER_BUFFERS denied by the task's register gate", r);
 	io_uring_queue_exit(&dis);
 }
 
@@ -335,6 +370,7 @@ int main(void)
 	in_child(case_ring, "ring");
 	if (level >= IOUR_LEVEL_TASK_BPF) {
 		in_child(case_inherit, "inherit");
+		in_child(case_inherit_noreg, "inherit_noreg");
 		in_child(case_both, "both");
 		in_child(case_stack, "stack");
 	} else {

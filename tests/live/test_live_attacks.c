@@ -991,6 +991,11 @@ static const struct iour_verify_req r_connect[] = {
 	  .addr = &lo_22, .addrlen = sizeof(lo_22) },
 	{ .sz = sizeof(struct iour_verify_req), .opcode = OP_CONNECT, .expect = IOUR_EXPECT_DENY,
 	  .addr = &lo6_1, .addrlen = sizeof(lo6_1) },
+	/* addr_len 24 (SIN6_LEN_RFC2133, no sin6_scope_id): the kernel fills
+	 * the address from it, so the ::1/128 rule denies this too (the
+	 * library's model said "allow" before 1.1.0, doc/kernel.md 4.3) */
+	{ .sz = sizeof(struct iour_verify_req), .opcode = OP_CONNECT, .expect = IOUR_EXPECT_DENY,
+	  .addr = &lo6_1, .addrlen = 24 },
 };
 
 Test(live_ring_bpf, connect_port_and_addr6_prefix)
@@ -1007,8 +1012,8 @@ Test(live_ring_bpf, connect_port_and_addr6_prefix)
 			 sizeof(why));
 	cr_expect_eq(rc, 0, "%s", why);
 	io_uring_queue_exit(&ring);
-	live_log("ring filter CONNECT: 127.0.0.1:22 and [::1]:1 (addr6 in ::1/128) denied, "
-		 "127.0.0.1:1 allowed");
+	live_log("ring filter CONNECT: 127.0.0.1:22 and [::1]:1 (addr6 in ::1/128, addr_len 28 "
+		 "and 24) denied, 127.0.0.1:1 allowed");
 }
 
 static int connect_child(void *arg, struct child_msg *m)

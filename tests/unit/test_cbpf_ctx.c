@@ -229,7 +229,10 @@ Test(cbpf_ctx, connect_by_addr_len)
 	for (len = 0; len <= sizeof(s6); len++) {
 		cr_assert_eq(iour_ctx_connect(ctx, 40, &s6, len), 0);
 		cr_assert_eq(rd32(ctx, IOUR_CTX_OFF_CONNECT_FAMILY), len >= 2 ? AF_INET6 : 0);
-		if (len >= sizeof(s6)) {
+		/* 24 (SIN6_LEN_RFC2133), not sizeof(s6) == 28: the kernel
+		 * (7.2.13, 7.3.4) fills port and address from a sockaddr_in6
+		 * without sin6_scope_id (doc/kernel.md 4.3) */
+		if (len >= 24) {
 			cr_assert_eq(ctx[20], 0x01);
 			cr_assert_eq(ctx[21], 0xbb);
 			cr_assert_eq(memcmp(ctx + 24, &s6.sin6_addr, 16), 0);

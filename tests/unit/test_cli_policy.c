@@ -695,6 +695,55 @@ Test(cli_policy, check_agrees_with_the_simulator)
 	iour_policy__free(p);
 }
 
+/* check --register-op and --sqe-flags (issue 18): register opcodes and
+ * SQE flags by name; a deny policy without registerOps allows none. */
+Test(cli_policy, check_register_ops_and_sqe_flags)
+{
+	struct run r;
+
+	tool_run(&r, "check", POL "client.json", "--register-op", "REGISTER_FILES");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "verdict: deny\nreason: register-allow-list\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "probe", "--expect", "deny");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "sealed.json", "--register-op", "REGISTER_BUFFERS");
+	cr_assert(has(r.out, "verdict: allow\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "risky.json", "--register-op", "REGISTER_BUFFERS");
+	cr_assert(has(r.out, "verdict: allow\nreason: no-classic-part\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "REGISTER_FROB");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "probe", "--op", "NOP");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	/* --sqe-flags: names, as sqe_flags= */
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "ASYNC");
+	cr_assert(has(r.out, "verdict: deny\nreason: sqe-flags\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "sealed.json", "--op", "READ", "--sqe-flags", "fixed_file");
+	cr_assert(has(r.out, "verdict: allow\n"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "NOT_A_FLAG");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	/* an unknown name is named, with the nearest valid one */
+	tool_run(&r, "check", POL "client.json", "--op", "opnat");
+	cr_assert_eq(r.status, 2);
+	cr_assert(has(r.err, "unknown request opcode 'opnat' (did you mean 'OPENAT'?)"), "%s",
+		  r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--register-op", "register_bufers");
+	cr_assert(has(r.err, "(did you mean 'REGISTER_BUFFERS'?)"), "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "check", POL "client.json", "--op", "NOP", "--sqe-flags", "asyn");
+	cr_assert(has(r.err, "unknown SQE flag 'asyn' (did you mean 'ASYNC'?)"), "%s", r.err);
+	run_free(&r);
+}
+
 Test(cli_policy, check_reasons_expect_and_errors)
 {
 	struct run r;
@@ -753,6 +802,35 @@ static int count_id(const char *out, const char *id)
 	for (const char *s = out; (s = strstr(s, pat)); s++)
 		n++;
 	return n;
+}
+
+/* lint dead-entry (issue 18): rules for an opcode requestOps does not list
+ * never run; the finding names the opcodes. */
+Test(cli_policy, lint_dead_entries)
+{
+	static const char text[] =
+		"{\"requestOps\":[\"nop\",\"read\"],\"entries\":["
+		"{\"names\":[\"nop\",\"openat\"],\"action\":\"allow\"},"
+		"{\"names\":[\"socket\"],\"action\":\"deny\",\"args\":[{\"field\":"
+		"\"socket.family\",\"op\":\"==\",\"value\":\"AF_PACKET\"}]}]}";
+	char path[] = "/tmp/iour-cli-dead-XXXXXX";
+	struct run r;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	tool_run(&r, "lint", path);
+	unlink(path);
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_assert_eq(count_id(r.out, "dead-entry"), 1, "%s", r.out);
+	cr_assert(has(r.out, "entries name OPENAT, SOCKET, which requestOps does not list"), "%s",
+		  r.out);
+	run_free(&r);
+	/* every opcode with rules listed: no finding */
+	tool_run(&r, "lint", POL "sealed.json");
+	cr_assert_eq(count_id(r.out, "dead-entry"), 0, "%s", r.out);
+	run_free(&r);
 }
 
 Test(cli_policy, lint_findings_and_exit_status)

@@ -340,3 +340,28 @@ Test(names, real_kernel_query_matches_table)
 		cr_assert_eq(q.nr_register_opcodes, 36);
 	}
 }
+
+/* iour_name_suggest(): the nearest valid name for a typo, none for a name
+ * far from every entry or exactly valid (issue 18). */
+Test(names, suggest_nearest)
+{
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_OPCODE, "opnat"), "OPENAT");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_OPCODE, "IORING_OP_CONECT"), "CONNECT");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_OPCODE, "readd"), "READ");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_REGISTER_OP, "register_bufers"),
+			 "REGISTER_BUFFERS");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_REGISTER_OP, "IORING_REGISTER_PROBES"),
+			 "REGISTER_PROBE");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_REGISTER_OP, "prob"), "REGISTER_PROBE");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_SQE_FLAG, "IOSQE_ASYN"), "ASYNC");
+	cr_assert_str_eq(iour_name_suggest(IOUR_NAME_SQE_FLAG, "fixed_fil"), "FIXED_FILE");
+	cr_assert_null(iour_name_suggest(IOUR_NAME_OPCODE, "READ"));	/* valid: nothing */
+	cr_assert_null(iour_name_suggest(IOUR_NAME_OPCODE, "xyzzy"));
+	cr_assert_null(iour_name_suggest(IOUR_NAME_OPCODE, "frobnicate"));
+	cr_assert_null(iour_name_suggest(IOUR_NAME_OPCODE, ""));
+	cr_assert_null(iour_name_suggest(IOUR_NAME_OPCODE, NULL));
+	cr_assert_null(iour_name_suggest(3, "opnat"));
+	cr_assert_null(iour_name_suggest(IOUR_NAME_SQE_FLAG,
+					 "an_sqe_flag_name_much_longer_than_any_table_entry_ever_is_"
+					 "more_than_sixty_four"));
+}

@@ -77,6 +77,9 @@ int cli_parse_opcode(const char *s, uint32_t *op);
 /* A mask of SQE flags: names (ASYNC, IOSQE_ASYNC), numbers, "none" and
  * "all", joined by ',' or '|'.  0 or CLI_USAGE (message printed). */
 int cli_parse_sqe_flags(const char *s, const char *what, uint32_t *mask);
+/* " (did you mean 'NAME'?)" for a name not found in table @kind (enum
+ * iour_name_kind; iour_name_suggest()), or "" when nothing is near. */
+const char *cli_near(uint32_t kind, const char *name);
 
 /* Reports a getopt_long() error (@c is '?' or ':'); returns CLI_USAGE. */
 int cli_getopt_error(int c, char **argv);

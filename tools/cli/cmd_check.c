@@ -17,7 +17,10 @@
 
 const char cli_help_check[] =
 "Usage: iour-restrict check POLICY --op OPCODE [FIELD=VALUE]...\n"
-"                           [--kernel X.Y] [--expect allow|deny]\n"
+"                           [--sqe-flags FLAGS] [--kernel X.Y]\n"
+"                           [--expect allow|deny]\n"
+"       iour-restrict check POLICY --register-op NAME [--kernel X.Y]\n"
+"                           [--expect allow|deny]\n"
 "\n"
 "Print the verdict of the policy file POLICY for one request, and what\n"
 "decided it: the request allow-list (requestOps), the SQE flags (sqeFlags),\n"
@@ -31,8 +34,17 @@ const char cli_help_check[] =
 "opcode; SOCKET family, type, protocol; OPENAT/OPENAT2 flags, mode, resolve;\n"
 "CONNECT family, port, addr4, addr6, addrlen.  Fields not given are 0.\n"
 "\n"
+"With --register-op, the verdict for io_uring_register() opcode NAME\n"
+"instead: allowed if the policy's registerOps lists it, or if the policy\n"
+"has no classic part (defaultAction allow without registerOps, requestOps\n"
+"or sqeFlags); reasons 'register-allow-list' and 'no-classic-part'.\n"
+"\n"
 "Options:\n"
 "  --op OPCODE            the request opcode (name or number)\n"
+"  --sqe-flags FLAGS      the request's SQE flags, by name (FIXED_FILE|ASYNC,\n"
+"                         as sqe_flags=, which it replaces)\n"
+"  --register-op NAME     a register opcode (name or number) instead of a\n"
+"                         request\n"
 "  --kernel X.Y           read the policy's minKernel conditions for Linux\n"
 "                         X.Y (default: the running kernel)\n"
 "  --expect V             exit 1 unless the verdict is V (allow or deny)\n"
@@ -102,11 +114,15 @@ static void because(const struct iour_request_verdict *d, const char *op)
 	}
 }
 
+static int check_register(const char *path, uint32_t kver, uint32_t reg, int expect);
+
 int cmd_check(int argc, char **argv)
 {
-	enum { O_OP = 256, O_KERNEL, O_EXPECT };
+	enum { O_OP = 256, O_KERNEL, O_EXPECT, O_REG, O_FLAGS };
 	static const struct option lo[] = {
 		{ "op", required_argument, NULL, O_OP },
+		{ "register-op", required_argument, NULL, O_REG },
+		{ "sqe-flags", required_argument, NULL, O_FLAGS },
 		{ "kernel", required_argument, NULL, O_KERNEL },
 		{ "expect", required_argument, NULL, O_EXPECT },
 		{ "help", no_argument, NULL, 'h' },
@@ -118,10 +134,10 @@ int cmd_check(int argc, char **argv)
 	struct expr_error e;
 	const char *path = NULL, *opname;
 	char *fields = NULL, numbuf[16];
-	uint32_t op = UINT32_MAX, kver = 0;
+	uint32_t op = UINT32_MAX, kver = 0, reg = 0, sqe_flags = 0;
 	int expect = -1, c, rc;
 	size_t flen = 0;
-	bool have_op = false;
+	bool have_op = false, have_reg = false, have_flags = false;
 
 	opterr = 0;
 	/* GNU order: options may follow POLICY and the assignments. */
@@ -129,9 +145,31 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case O_OP:
 			if (cli_parse_opcode(optarg, &op))
-				return cli_usage("--op: unknown request opcode '%s' (see '%s names "
-						 "ops')", optarg, CLI_PROG);
+				return cli_usage("--op: unknown request opcode '%s'%s (see '%s "
+						 "names ops')", optarg,
+						 cli_near(IOUR_NAME_OPCODE, optarg), CLI_PROG);
 			have_op = true;
+			break;
+		case O_REG: {
+			uint64_t v;
+			int r = iour_register_op_from_name(optarg);
+
+			if (r >= 0)
+				reg = (uint32_t)r;
+			else if (!cli_parse_u64(optarg, &v) && v < 256)
+				reg = (uint32_t)v;
+			else
+				return cli_usage("--register-op: unknown register opcode '%s'%s "
+						 "(see '%s names register')", optarg,
+						 cli_near(IOUR_NAME_REGISTER_OP, optarg), CLI_PROG);
+			have_reg = true;
+			break;
+		}
+		case O_FLAGS:
+			rc = cli_parse_sqe_flags(optarg, "--sqe-flags", &sqe_flags);
+			if (rc)
+				return rc;
+			have_flags = true;
 			break;
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
@@ -153,8 +191,13 @@ int cmd_check(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage("no policy file given");
+	if (have_reg) {
+		if (have_op || have_flags || optind + 1 < argc)
+			return cli_usage("--register-op takes no --op, --sqe-flags or FIELD=VALUE");
+		return check_register(argv[optind], kver, reg, expect);
+	}
 	if (!have_op)
-		return cli_usage("--op OPCODE is required");
+		return cli_usage("--op OPCODE (or --register-op NAME) is required");
 	path = argv[optind++];
 	for (int i = optind; i < argc; i++) {
 		if (!strchr(argv[i], '='))
@@ -174,6 +217,8 @@ int cmd_check(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	free(fields);
+	if (have_flags)
+		ctx[IOUR_CTX_OFF_SQE_FLAGS] = (uint8_t)sqe_flags;
 
 	rc = cli_policy_load(path, kver, &pol);
 	if (rc)
@@ -197,6 +242,101 @@ int cmd_check(int argc, char **argv)
 	because(&d, opname);
 	if (expect >= 0 && (uint32_t)expect != (d.verdict == IOUR_DENY ? IOUR_DENY : IOUR_ALLOW)) {
 		cli_msg("the verdict is %s, not %s", d.verdict == IOUR_DENY ? "deny" : "allow",
+			expect == IOUR_DENY ? "deny" : "allow");
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+/*
+ * Whether the policy allows register opcode @reg: the restriction entries
+ * of its plan for a ring on Linux 7.2 (split gates: exactly the register
+ * opcodes the classic part allows), as lint's check_sealed reads them.
+ * *listed is 1 if allowed, 0 if not; *classic is false if the plan has no
+ * restriction step (no classic part: nothing restricts register opcodes).
+ */
+static int register_verdict(const struct iour_policy *p, uint32_t reg, int *listed, bool *classic)
+{
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	struct iour_plan_step st = { .sz = sizeof(st) };
+	struct iour_policy *dup = NULL;
+	struct iour_plan *plan = NULL;
+	struct iour_features f;
+	uint8_t *arg = NULL;
+	size_t len = 0;
+	int n, r;
+
+	*listed = 0;
+	*classic = false;
+	cli_kernel_features(IOUR_KVER(7, 2), &f);
+	po.features = &f;
+	r = iour_policy__dup(p, &dup);
+	if (!r)
+		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
+	if (!r)
+		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_COMPAT,
+					  IOUR_POLICY_COMPAT_BEST_EFFORT);
+	if (!r)
+		r = iour_policy__plan(dup, &po, &plan);
+	n = r ? 0 : iour_plan__step_cnt(plan);
+	for (int i = 0; i < n && !r; i++) {
+		if (iour_plan__step(plan, (size_t)i, &st) || st.op != IOUR_STEP_RESTRICTIONS)
+			continue;
+		r = iour_plan__step_arg(plan, (size_t)i, NULL, &len);
+		if (!r && !(arg = malloc(len)))
+			r = -ENOMEM;
+		if (!r)
+			r = iour_plan__step_arg(plan, (size_t)i, arg, &len);
+		if (r)
+			break;
+		*classic = true;
+		for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
+			struct iour_restriction e;
+
+			memcpy(&e, arg + off, sizeof(e));
+			if (e.opcode == IOUR_RESTRICTION_REGISTER_OP && e.arg == reg)
+				*listed = 1;
+		}
+		break;
+	}
+	if (!r && !*classic)
+		*listed = 1;
+	free(arg);
+	iour_plan__free(plan);
+	iour_policy__free(dup);
+	return r;
+}
+
+static int check_register(const char *path, uint32_t kver, uint32_t reg, int expect)
+{
+	struct iour_policy *pol = NULL;
+	const char *name = iour_register_op_name(reg);
+	char numbuf[32];
+	bool classic;
+	int listed, rc;
+
+	rc = cli_policy_load(path, kver, &pol);
+	if (rc)
+		return rc;
+	rc = register_verdict(pol, reg, &listed, &classic);
+	iour_policy__free(pol);
+	if (rc)
+		return cli_fail(rc, "planning the policy");
+	if (!name) {
+		snprintf(numbuf, sizeof(numbuf), "register opcode %u", reg);
+		name = numbuf;
+	}
+	printf("verdict: %s\n", listed ? "allow" : "deny");
+	printf("reason: %s\n", classic ? "register-allow-list" : "no-classic-part");
+	printf("rule: -\n");
+	if (classic)
+		printf("because: the classic part (registerOps) %s %s\n",
+		       listed ? "allows" : "does not allow", name);
+	else
+		printf("because: the policy has no classic part (defaultAction allow without "
+		       "registerOps): register opcodes are not restricted\n");
+	if (expect >= 0 && (uint32_t)expect != (listed ? IOUR_ALLOW : IOUR_DENY)) {
+		cli_msg("the verdict is %s, not %s", listed ? "allow" : "deny",
 			expect == IOUR_DENY ? "deny" : "allow");
 		return CLI_FAIL;
 	}

@@ -158,8 +158,9 @@ static int parse_args(int argc, char **argv, bool sim, struct fargs *a)
 			if (a->have_op)
 				return cli_usage("--op given twice (one opcode per run)");
 			if (cli_parse_opcode(optarg, &a->op))
-				return cli_usage("--op: unknown request opcode '%s' (see '%s names "
-						 "ops')", optarg, CLI_PROG);
+				return cli_usage("--op: unknown request opcode '%s'%s (see '%s "
+						 "names ops')", optarg,
+						 cli_near(IOUR_NAME_OPCODE, optarg), CLI_PROG);
 			a->have_op = true;
 			break;
 		case O_ALLOW:

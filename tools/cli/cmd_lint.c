@@ -41,6 +41,8 @@ const char cli_help_lint[] =
 "  compat-soft          where not exact, nothing at all is enforced\n"
 "  group-grew           a group named in the file gained opcodes after Linux\n"
 "                       6.1 (or --since X.Y)\n"
+"  dead-entry           entries name an opcode requestOps does not list: its\n"
+"                       rules never apply (the request is denied first)\n"
 "\n"
 "Options:\n"
 "  --ignore LIST          do not report these ids\n"
@@ -57,6 +59,7 @@ static const char *const ids[] = {
 	"uring-cmd",     "msg-ring",      "socket-unfiltered", "openat-unfiltered",
 	"register-files", "default-allow", "fallback-open",     "companion-off",
 	"compat-soft",   "group-grew",
+	"dead-entry",
 };
 #define NR_IDS (sizeof(ids) / sizeof(ids[0]))
 
@@ -304,6 +307,41 @@ static void check_attrs(struct lint *l, const struct iour_policy *p)
 			"policy exactly, nothing at all is enforced");
 }
 
+/*
+ * Opcodes with argument rules (entries or programs) that the request
+ * allow-list (requestOps) does not list: the classic gate denies them
+ * before any rule runs, so the rules are dead (an allow rule there reads
+ * as if it allowed something).
+ */
+static int check_dead_entries(struct lint *l, const struct iour_policy *p)
+{
+	struct iour_request_verdict d;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	char dead[512] = "";
+	int n = 0;
+
+	for (uint32_t op = 0; op < IOUR_OP__COUNT; op++) {
+		size_t used = strlen(dead);
+
+		if (iour_policy__prog_cnt(p, op) <= 0 ||
+		    iour_ctx_generic(ctx, sizeof(ctx), op, 0, 0))
+			continue;
+		if (verdict(p, ctx, &d) < 0)
+			return CLI_FAIL;
+		if (d.reason != IOUR_DECIDE_CLASSIC_GATE)
+			continue;
+		snprintf(dead + used, sizeof(dead) - used, "%s%s", used ? ", " : "",
+			 iour_opcode_name(op));
+		n++;
+	}
+	if (n)
+		finding(l, "dead-entry", "entries name %s, which requestOps does not list: %s never "
+			"appl%s (requestOps denies the request first); list %s in requestOps or drop "
+			"the entr%s", dead, n == 1 ? "its rules" : "their rules", "y",
+			n == 1 ? "it" : "them", n == 1 ? "y" : "ies");
+	return 0;
+}
+
 /* The file's text, to see which groups it names; NULL for stdin. */
 static char *slurp(const char *path)
 {
@@ -418,6 +456,8 @@ int cmd_lint(int argc, char **argv)
 	rc = check_requests(&l, pol);
 	if (!rc)
 		rc = check_sealed(&l, pol);
+	if (!rc)
+		rc = check_dead_entries(&l, pol);
 	if (!rc) {
 		check_attrs(&l, pol);
 		text = slurp(l.path);

@@ -107,8 +107,8 @@ static int add_op(const char *item, void *arg)
 	int r;
 
 	if (cli_parse_opcode(item, &op))
-		return cli_usage("--allow-op: unknown request opcode '%s' (see '%s names ops')",
-				 item, CLI_PROG);
+		return cli_usage("--allow-op: unknown request opcode '%s'%s (see '%s names ops')",
+				 item, cli_near(IOUR_NAME_OPCODE, item), CLI_PROG);
 	r = iour_ruleset__allow_sqe_op(a->rs, op);
 	if (r)
 		return cli_fail(r, "--allow-op %s", item);
@@ -129,8 +129,9 @@ static int add_reg(const char *item, void *arg)
 	} else {
 		r = iour_ruleset__allow_register_op_name(a->rs, item);
 		if (r == -ENOENT)
-			return cli_usage("--allow-register: unknown register opcode '%s' "
-					 "(see '%s names register')", item, CLI_PROG);
+			return cli_usage("--allow-register: unknown register opcode '%s'%s "
+					 "(see '%s names register')", item,
+					 cli_near(IOUR_NAME_REGISTER_OP, item), CLI_PROG);
 	}
 	if (r)
 		return cli_fail(r, "--allow-register %s", item);

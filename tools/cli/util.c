@@ -213,6 +213,17 @@ int cli_each_item(const char *list, const char *what,
 	return rc;
 }
 
+const char *cli_near(uint32_t kind, const char *name)
+{
+	static char buf[96];
+	const char *n = iour_name_suggest(kind, name);
+
+	if (!n)
+		return "";
+	snprintf(buf, sizeof(buf), " (did you mean '%s'?)", n);
+	return buf;
+}
+
 int cli_parse_opcode(const char *s, uint32_t *op)
 {
 	uint64_t v;
@@ -260,8 +271,9 @@ int cli_parse_sqe_flags(const char *s, const char *what, uint32_t *mask)
 		} else {
 			r = iour_sqe_flag_from_name(word);
 			if (r < 0)
-				return cli_usage("%s: unknown SQE flag '%s' (see '%s names flags')",
-						 what, word, CLI_PROG);
+				return cli_usage("%s: unknown SQE flag '%s'%s (see '%s names flags')",
+						 what, word, cli_near(IOUR_NAME_SQE_FLAG, word),
+						 CLI_PROG);
 			m |= (uint32_t)r;
 		}
 		p += n;

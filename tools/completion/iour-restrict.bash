@@ -92,9 +92,11 @@ _iour_restrict()
                 --format) COMPREPLY=($(compgen -W "text json c" -- "$cur")); return ;;
             esac ;;
         check)
-            opts="--op --kernel --expect --help"
+            opts="--op --register-op --sqe-flags --kernel --expect --help"
             case $prev in
                 --op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" ops)" -- "$cur")); return ;;
+                --register-op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" register)" -- "$cur")); return ;;
+                --sqe-flags) _iour_restrict_list "$cur" none all $(_iour_restrict_names "$tool" flags); return ;;
                 --kernel) return ;;
                 --expect) COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return ;;
             esac

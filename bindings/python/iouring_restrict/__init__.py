@@ -14,7 +14,7 @@ the library's own layout table (iour_abi_layout()); a mismatch raises
 """
 from .enums import *  # noqa: F401,F403
 from .enums import __all__ as _enums_all
-from .errors import IourError, LayoutError, LibraryError, error_from_code
+from .errors import IourError, LayoutError, LibraryError, UnknownNameError, error_from_code
 from ._api import (CTX_SIZE, OPCODE_ANY, Cmp, Decision, Features, Filter, Insn, Plan,
                    PlanInfo, PlanStep, Policy, Program, Report, Ring, RingReport, Ruleset,
                    SimResult, ValidateInfo, VerifyReq, VerifyResult, cbpf_disasm, cbpf_run,
@@ -27,7 +27,7 @@ from ._api import (CTX_SIZE, OPCODE_ANY, Cmp, Decision, Features, Filter, Insn, 
 __version__ = "1.1.0"
 
 __all__ = list(_enums_all) + [
-    "IourError", "LayoutError", "LibraryError", "error_from_code", "CTX_SIZE", "OPCODE_ANY",
+    "IourError", "LayoutError", "LibraryError", "UnknownNameError", "error_from_code", "CTX_SIZE", "OPCODE_ANY",
     "Cmp", "Decision", "Features", "Filter", "Insn", "Plan", "PlanInfo", "PlanStep", "Policy",
     "Program", "Report", "Ring", "RingReport", "Ruleset", "SimResult", "ValidateInfo",
     "VerifyReq", "VerifyResult", "cbpf_disasm", "cbpf_run", "cbpf_validate", "ctx_connect",

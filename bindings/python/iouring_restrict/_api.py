@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: MIT
 """The Pythonic layer: handles, builders, dataclasses."""
+import contextlib
 import ctypes
 import dataclasses
+import enum
 import os
+import threading
 from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
 from . import _lib
-from .enums import (Avail, DecideReason, DecisionKind, DisasmFormat, FeatureLevel, FeaturesFlag, LimitsSource, Mechanism, Op, PolicyAttr, ProgKind, Reason, Reject,
-                    ReportFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
-from .errors import error_from_code
+from .enums import (Avail, CmpOp, DecideReason, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
+                    ProgKind, Reason, RegisterOp, Reject, ReportFlag, SqeFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
+from .errors import UnknownNameError, error_from_code
 
 CTX_SIZE = 40
 OPCODE_ANY = 0xFFFFFFFF
@@ -29,6 +32,8 @@ def _handle_type(pyname):
     class _T(c_void_p):
         @classmethod
         def from_param(cls, obj):
+            if isinstance(obj, cls):  # a raw pointer the handle itself passes (its free)
+                return obj
             want = _HANDLE_CLASSES[pyname]
             if not isinstance(obj, want):
                 raise TypeError("expected a %s, got %s" % (want.__name__, type(obj).__name__))
@@ -57,18 +62,33 @@ class _CheckedLib:
     @staticmethod
     def _wrap(f, name, args):
         checks = [(i, a) for i, a in enumerate(args) if isinstance(a, str)]
-        if not checks:
+        ints = [(i, a) for i, a in enumerate(args)
+                if not isinstance(a, str) and _lib.int_range(a) is not None]
+        if not checks and not ints:
             return f
 
         def call(*a):
-            for i, kind in checks:
+            for i, t in ints:
                 if i < len(a):
-                    want = _HANDLE_CLASSES[kind]
-                    if not isinstance(a[i], want):
-                        raise TypeError("%s: argument %d must be a %s, not %s"
-                                        % (name, i + 1, want.__name__, type(a[i]).__name__))
-                    a[i]._live()
-            return f(*a)
+                    _lib.check_int(t, a[i], "%s: argument %d" % (name, i + 1))
+            held = []
+            try:
+                for i, kind in checks:
+                    if i < len(a):
+                        want = _HANDLE_CLASSES[kind]
+                        if not isinstance(a[i], want):
+                            raise TypeError("%s: argument %d must be a %s, not %s"
+                                            % (name, i + 1, want.__name__, type(a[i]).__name__))
+                        # A reference for the duration of the call: ctypes
+                        # releases the GIL, and a close() from another
+                        # thread meanwhile must not free the object under
+                        # the library (it is freed when the call returns).
+                        a[i]._acquire()
+                        held.append(a[i])
+                return f(*a)
+            finally:
+                for h in held:
+                    h._release()
         call.__name__ = name
         return call
 
@@ -90,29 +110,85 @@ def _s(b):
     return None if b is None else b.decode()
 
 
-def _u32(x, what):
+def _int(x, what):
+    """An int (TypeError otherwise); its range is checked where it meets
+    its C type (a function argument, a struct field)."""
     if isinstance(x, bool) or not isinstance(x, int):
         raise TypeError("%s must be an int, not %s" % (what, type(x).__name__))
     return int(x)
 
 
-def _name_or_number(x, from_name, what):
-    """An int (or IntEnum) as is; a str through the library's name table;
-    anything else TypeError."""
+def _u32(x, what):
+    """An int in [0, 2**32) (TypeError / OverflowError otherwise)."""
+    return _lib.check_int(c_uint32, x, what)
+
+
+def _u64(x, what):
+    return _lib.check_int(ctypes.c_uint64, x, what)
+
+
+def _not_enum_of(x, kinds, what):
+    """An IntEnum of another kind than ``what`` takes is a TypeError, never
+    its number (SqeFlag.ASYNC is not opcode 4)."""
+    if isinstance(x, enum.Enum) and not isinstance(x, kinds):
+        raise TypeError("%s must be %s, an int or a name, not %s.%s"
+                        % (what, " or ".join(k.__name__ for k in kinds),
+                           type(x).__name__, x.name))
+
+
+def _verdict(v) -> int:
+    _not_enum_of(v, (Verdict,), "a verdict")
+    return _u32(v, "verdict")
+
+
+# enum iour_name_kind, per name-lookup function
+_NAME_KIND = {"iour_opcode_from_name": (0, "request opcode"),
+              "iour_register_op_from_name": (1, "register opcode"),
+              "iour_sqe_flag_from_name": (2, "SQE flag"),
+              "iour_ruleset__allow_sqe_op_name": (0, "request opcode"),
+              "iour_ruleset__allow_register_op_name": (1, "register opcode")}
+
+
+def _unknown_name(rc, fn, name):
+    """The error for a name lookup that failed: UnknownNameError naming the
+    value and the nearest valid name when it is ENOENT."""
+    if rc != -2 or fn not in _NAME_KIND:
+        return error_from_code(rc, fn, lib)
+    kind, what = _NAME_KIND[fn]
+    near = lib.iour_name_suggest(kind, name.encode())
+    near = near.decode() if near else None
+    msg = "unknown %s %r" % (what, name)
+    if near:
+        msg += " (did you mean %r?)" % near
+    e = UnknownNameError(2, msg)
+    e.errname, e.function, e.name, e.suggestion = "-ENOENT", fn, name, near
+    return e
+
+
+def _check_name(rc, fn, name):
+    if rc < 0:
+        raise _unknown_name(rc, fn, name)
+    return rc
+
+
+def _name_or_number(x, from_name, what, kinds=()):
+    """An int (or IntEnum of one of ``kinds``) as is, range-checked; a str
+    through the library's name table; anything else TypeError."""
     if isinstance(x, str):
-        return _check(from_name(x.encode()), from_name.__name__)
+        return _check_name(from_name(x.encode()), from_name.__name__, x)
+    _not_enum_of(x, kinds, what)
     return _u32(x, what)
 
 
 def opcode(x) -> int:
     """The request opcode of ``x``: an int, an :class:`Op`, or a name
     ("READ", "IORING_OP_READ", any case)."""
-    return _name_or_number(x, lib.iour_opcode_from_name, "opcode")
+    return _name_or_number(x, lib.iour_opcode_from_name, "opcode", (Op,))
 
 
 def register_op(x) -> int:
     """The register opcode of ``x`` (int, :class:`RegisterOp` or name)."""
-    return _name_or_number(x, lib.iour_register_op_from_name, "register opcode")
+    return _name_or_number(x, lib.iour_register_op_from_name, "register opcode", (RegisterOp,))
 
 
 def sqe_flag(x) -> int:
@@ -123,7 +199,7 @@ def sqe_flag(x) -> int:
         for f in x:
             m |= sqe_flag(f)
         return m
-    return _name_or_number(x, lib.iour_sqe_flag_from_name, "SQE flag")
+    return _name_or_number(x, lib.iour_sqe_flag_from_name, "SQE flag", (SqeFlag,))
 
 
 # ---- version, errors, names
@@ -137,11 +213,11 @@ def version_info() -> Tuple[int, int, int]:
 
 def strerror(err: int) -> str:
     """The library's message for an error code (negative or positive)."""
-    return lib.iour_strerror_desc(_u32(err, "err")).decode()
+    return lib.iour_strerror_desc(_int(err, "err")).decode()
 
 
 def errname(err: int) -> str:
-    return lib.iour_errname(_u32(err, "err")).decode()
+    return lib.iour_errname(_int(err, "err")).decode()
 
 
 def opcode_name(op) -> Optional[str]:
@@ -158,7 +234,8 @@ def sqe_flag_name(flag) -> Optional[str]:
 
 def kver(major: int, minor: int) -> int:
     """IOUR_KVER(major, minor)."""
-    return (_u32(major, "major") << 16) | (_u32(minor, "minor") << 8)
+    return ((_lib.check_int(ctypes.c_uint16, major, "major") << 16)
+            | (_lib.check_int(c_uint8, minor, "minor") << 8))
 
 
 def opcode_since(op) -> Tuple[int, int]:
@@ -188,9 +265,10 @@ def _insn_array(insns):
     arr = (_lib.iour_insn * max(len(insns), 1))()
     for i, x in enumerate(insns):
         if isinstance(x, Insn):
-            arr[i] = _lib.iour_insn(x.code, x.jt, x.jf, x.k)
-        elif isinstance(x, tuple) and len(x) == 4:
-            arr[i] = _lib.iour_insn(*(_u32(v, "insn") for v in x))
+            x = (x.code, x.jt, x.jf, x.k)
+        if isinstance(x, tuple) and len(x) == 4:
+            # range-checked: jt=257 is not jt=1
+            arr[i] = _lib.opts(_lib.iour_insn, code=x[0], jt=x[1], jf=x[2], k=x[3])
         else:
             raise TypeError("an instruction must be an Insn or a 4-tuple, not %s"
                             % type(x).__name__)
@@ -245,7 +323,7 @@ def ctx_socket(family: int, type: int, protocol: int = 0, sqe_flags: int = 0,
     """The filter context of an IORING_OP_SOCKET request."""
     c = (c_uint8 * CTX_SIZE)()
     _check(lib.iour_ctx_generic(c, CTX_SIZE, Op.SOCKET, sqe_flag(sqe_flags),
-                                _u32(user_data, "user_data")), "iour_ctx_generic")
+                                _int(user_data, "user_data")), "iour_ctx_generic")
     _check(lib.iour_ctx_socket(c, CTX_SIZE, _u32(family, "family"), _u32(type, "type"),
                                _u32(protocol, "protocol")), "iour_ctx_socket")
     return bytes(c)
@@ -256,7 +334,7 @@ def ctx_open(op, flags: int = 0, mode: int = 0, resolve: int = 0, sqe_flags: int
     """The filter context of an OPENAT / OPENAT2 request."""
     c = (c_uint8 * CTX_SIZE)()
     _check(lib.iour_ctx_generic(c, CTX_SIZE, opcode(op), sqe_flag(sqe_flags),
-                                _u32(user_data, "user_data")), "iour_ctx_generic")
+                                _int(user_data, "user_data")), "iour_ctx_generic")
     _check(lib.iour_ctx_open(c, CTX_SIZE, _u32(flags, "flags"), _u32(mode, "mode"),
                              _u32(resolve, "resolve")), "iour_ctx_open")
     return bytes(c)
@@ -269,7 +347,7 @@ def ctx_connect(addr: bytes, sqe_flags: int = 0, user_data: int = 0) -> bytes:
         raise TypeError("addr must be bytes (a struct sockaddr), not %s" % type(addr).__name__)
     c = (c_uint8 * CTX_SIZE)()
     _check(lib.iour_ctx_generic(c, CTX_SIZE, Op.CONNECT, sqe_flag(sqe_flags),
-                                _u32(user_data, "user_data")), "iour_ctx_generic")
+                                _int(user_data, "user_data")), "iour_ctx_generic")
     a = ctypes.create_string_buffer(bytes(addr), len(addr))
     _check(lib.iour_ctx_connect(c, CTX_SIZE, a, len(addr)), "iour_ctx_connect")
     return bytes(c)
@@ -278,7 +356,7 @@ def ctx_connect(addr: bytes, sqe_flags: int = 0, user_data: int = 0) -> bytes:
 def ctx_generic(op, sqe_flags: int = 0, user_data: int = 0) -> bytes:
     c = (c_uint8 * CTX_SIZE)()
     _check(lib.iour_ctx_generic(c, CTX_SIZE, opcode(op), sqe_flag(sqe_flags),
-                                _u32(user_data, "user_data")), "iour_ctx_generic")
+                                _int(user_data, "user_data")), "iour_ctx_generic")
     return bytes(c)
 
 
@@ -299,27 +377,74 @@ def cbpf_disasm(insns, op=OPCODE_ANY, format=DisasmFormat.TEXT, seccomp=False) -
 class _Handle:
     """An owned library object: ``close()`` frees it (idempotent), so does
     leaving a ``with`` block or garbage collection.  Using a closed handle
-    raises ValueError."""
+    raises ValueError.
+
+    Safe to share between threads: every library call on a handle holds a
+    reference to it, and ``close()`` from any thread marks the handle
+    closed at once (later calls raise ValueError) but frees the library
+    object only when the last call in flight has returned.  Concurrent
+    builder calls on one handle are not serialized: the library's objects
+    are not thread-safe, so do not mutate one handle from two threads."""
     _free = None
 
     def __init__(self, ptr):
+        self._mu = threading.Lock()
+        self._refs = 0
+        self._closed = False
         self._ptr = ptr
 
     def _live(self):
-        if not self._ptr:
+        ptr = getattr(self, "_ptr", None)
+        if not ptr or (getattr(self, "_closed", False) and not self._refs):
             raise ValueError("%s is closed" % type(self).__name__)
-        return c_void_p(self._ptr)
+        return c_void_p(ptr)
+
+    def _acquire(self):
+        with self._mu:
+            if self._closed or not self._ptr:
+                raise ValueError("%s is closed" % type(self).__name__)
+            self._refs += 1
+
+    def _release(self):
+        with self._mu:
+            self._refs -= 1
+            ptr = self._take_if_done()
+        self._free_ptr(ptr)
+
+    def _take_if_done(self):
+        # under _mu: the pointer to free if closed and no call is in flight
+        if self._closed and self._refs == 0 and self._ptr:
+            ptr, self._ptr = self._ptr, None
+            return ptr
+        return None
+
+    def _free_ptr(self, ptr):
+        if ptr:
+            t = type(self)
+            getattr(_raw, t._free)(_HANDLE_TYPES[t._kind](ptr))
+
+    @contextlib.contextmanager
+    def _held(self):
+        """Keeps the object alive across several calls (and reads of
+        memory it owns), whatever other threads close meanwhile."""
+        self._acquire()
+        try:
+            yield
+        finally:
+            self._release()
 
     @property
     def closed(self) -> bool:
-        return not self._ptr
+        return getattr(self, "_closed", True) or not self._ptr
 
     def close(self):
-        if getattr(self, "_ptr", None):
-            try:
-                getattr(lib, type(self)._free)(self)
-            finally:
-                self._ptr = None
+        mu = getattr(self, "_mu", None)
+        if mu is None:  # __init__ never ran
+            return
+        with mu:
+            self._closed = True
+            ptr = self._take_if_done()
+        self._free_ptr(ptr)
 
     def __enter__(self):
         self._live()
@@ -358,20 +483,20 @@ class Ruleset(_Handle):
     def allow_sqe_op(self, *ops) -> "Ruleset":
         for op in ops:
             if isinstance(op, str):
-                _check(lib.iour_ruleset__allow_sqe_op_name(self, op.encode()),
-                       "iour_ruleset__allow_sqe_op_name")
+                _check_name(lib.iour_ruleset__allow_sqe_op_name(self, op.encode()),
+                            "iour_ruleset__allow_sqe_op_name", op)
             else:
-                _check(lib.iour_ruleset__allow_sqe_op(self, _u32(op, "opcode")),
+                _check(lib.iour_ruleset__allow_sqe_op(self, opcode(op)),
                        "iour_ruleset__allow_sqe_op")
         return self
 
     def allow_register_op(self, *ops) -> "Ruleset":
         for op in ops:
             if isinstance(op, str):
-                _check(lib.iour_ruleset__allow_register_op_name(self, op.encode()),
-                       "iour_ruleset__allow_register_op_name")
+                _check_name(lib.iour_ruleset__allow_register_op_name(self, op.encode()),
+                            "iour_ruleset__allow_register_op_name", op)
             else:
-                _check(lib.iour_ruleset__allow_register_op(self, _u32(op, "register opcode")),
+                _check(lib.iour_ruleset__allow_register_op(self, register_op(op)),
                        "iour_ruleset__allow_register_op")
         return self
 
@@ -440,10 +565,12 @@ class Cmp:
     addr6: Optional[bytes] = None
 
     def _c(self, keep):
-        c = _lib.opts(_lib.iour_cmp, field=_u32(self.field, "field"), op=_u32(self.op, "op"),
-                      value=_u32(self.value, "value"), arg=_u32(self.arg, "arg"))
+        _not_enum_of(self.field, (Field,), "a comparison's field")
+        _not_enum_of(self.op, (CmpOp,), "a comparison's op")
+        c = _lib.opts(_lib.iour_cmp, field=_int(self.field, "field"), op=_int(self.op, "op"),
+                      value=_int(self.value, "value"), arg=_int(self.arg, "arg"))
         if self.values is not None:
-            vals = [_u32(v, "set value") for v in self.values]
+            vals = [_u64(v, "set value") for v in self.values]
             arr = (ctypes.c_uint64 * max(len(vals), 1))(*vals)
             keep.append(arr)
             c.set = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint64))
@@ -460,7 +587,7 @@ class Filter(_Handle):
     """A filter set (iour_filter): per-opcode rules compiled to cBPF."""
 
     def __init__(self, default_verdict=Verdict.DENY, flags: int = 0):
-        o = _lib.opts(_lib.iour_filter_opts, default_verdict=_u32(default_verdict, "verdict"),
+        o = _lib.opts(_lib.iour_filter_opts, default_verdict=_verdict(default_verdict),
                       flags=_u32(flags, "flags"))
         super().__init__(_new(lib.iour_filter__new, byref(o)))
 
@@ -477,13 +604,13 @@ class Filter(_Handle):
             if not isinstance(c, Cmp):
                 raise TypeError("a comparison must be a Cmp, not %s" % type(c).__name__)
         arr = (_lib.iour_cmp * max(len(cmps), 1))(*[c._c(keep) for c in cmps])
-        _check(lib.iour_filter__add_rule(self, opcode(op), _u32(verdict, "verdict"),
+        _check(lib.iour_filter__add_rule(self, opcode(op), _verdict(verdict),
                                          arr if cmps else None, len(cmps)),
                "iour_filter__add_rule")
         return self
 
     def set_default(self, op, verdict) -> "Filter":
-        _check(lib.iour_filter__set_default(self, opcode(op), _u32(verdict, "verdict")),
+        _check(lib.iour_filter__set_default(self, opcode(op), _verdict(verdict)),
                "iour_filter__set_default")
         return self
 
@@ -511,9 +638,10 @@ class Program(_Handle):
 
     @property
     def insns(self) -> List[Insn]:
-        n = lib.iour_prog__insn_cnt(self)
-        p = lib.iour_prog__insns(self)
-        return [Insn(p[i].code, p[i].jt, p[i].jf, p[i].k) for i in range(n)]
+        with self._held():  # p points into the program
+            n = lib.iour_prog__insn_cnt(self)
+            p = lib.iour_prog__insns(self)
+            return [Insn(p[i].code, p[i].jt, p[i].jf, p[i].k) for i in range(n)]
 
     @property
     def opcode(self) -> int:
@@ -623,12 +751,30 @@ def _fd(x) -> int:
     raise TypeError("a ring must be an fd (int) or have fileno(), not %s" % type(x).__name__)
 
 
+def _check_ring_fd(fd):
+    """OSError(EBADF) for a closed fd, ValueError for one that is not an
+    io_uring instance: by its /proc/self/fd link where /proc is procfs,
+    else (no /proc) by its inode, which must be an anonymous one."""
+    st = os.fstat(fd)  # EBADF
+    try:
+        link = os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:
+        link = None
+    if link is not None and os.path.isdir("/proc/self/fd"):
+        if link != "anon_inode:[io_uring]":
+            raise ValueError("fd %d is not an io_uring ring (it is %s)" % (fd, link))
+    elif st.st_mode & 0o170000:
+        raise ValueError("fd %d is not an io_uring ring (not an anonymous inode)" % fd)
+
+
 class Ring:
     """An io_uring descriptor owned by Python: ``close()`` (or ``with``)
     closes it; ``fileno()`` / ``detach()`` as for sockets."""
 
     def __init__(self, fd: int):
-        self._fd = _u32(fd, "fd")
+        fd = _lib.check_int(c_int, fd, "fd")
+        _check_ring_fd(fd)
+        self._fd = fd
 
     def fileno(self) -> int:
         if self._fd < 0:
@@ -1003,10 +1149,11 @@ class Plan(_Handle):
     @property
     def report(self) -> Report:
         """The report the plan predicts (nothing applied)."""
-        r = lib.iour_plan__report(self)
-        if not r:
-            raise error_from_code(-22, "iour_plan__report", lib)
-        return _report(r)
+        with self._held():  # the report belongs to the plan
+            r = lib.iour_plan__report(self)
+            if not r:
+                raise error_from_code(-22, "iour_plan__report", lib)
+            return _report(r)
 
     def apply_task(self) -> Report:
         """Applies the plan to the calling task (and its future children):
@@ -1083,10 +1230,11 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
         ctypes.memset(byref(c), 0, ctypes.sizeof(c))
         c.sz = ctypes.sizeof(c)
         c.opcode = opcode(r.opcode)
-        c.expect = _u32(r.expect, "expect")
-        c.sqe_flags = sqe_flag(r.sqe_flags)
+        _not_enum_of(r.expect, (Expect,), "expect")
+        _lib.set_field(c, "expect", _int(r.expect, "expect"))
+        _lib.set_field(c, "sqe_flags", sqe_flag(r.sqe_flags))
         for n in ("family", "type", "protocol", "open_flags", "open_mode", "open_resolve"):
-            setattr(c, n, _u32(getattr(r, n), n))
+            _lib.set_field(c, n, _int(getattr(r, n), n))
         if r.path is not None:
             if not isinstance(r.path, (str, bytes)):
                 raise TypeError("path must be str or bytes")
@@ -1116,9 +1264,8 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
 
 
 _HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan)
-Ruleset._free = "iour_ruleset__free"
-Filter._free = "iour_filter__free"
-Program._free = "iour_prog__free"
-Policy._free = "iour_policy__free"
-Plan._free = "iour_plan__free"
+for _cls, _kind in ((Ruleset, "ruleset"), (Filter, "filter"), (Program, "prog"),
+                    (Policy, "policy"), (Plan, "plan")):
+    _cls._free = "iour_%s__free" % _kind
+    _cls._kind = _kind
 

@@ -121,14 +121,50 @@ iour_group_info = _decl("iour_group_info", [("sz", sz), ("name", c_char_p), ("he
                                             ("nregister_ops", u32)])
 
 
+_INT_TYPES = (c_uint8, c_uint16, c_uint32, c_uint64, c_int32, c_int, c_uint, c_size_t,
+              ctypes.c_int64, ctypes.c_long, ctypes.c_ulong)
+
+
+def int_range(ctype):
+    """(lowest, highest) value of an integer ctypes type, or None for any
+    other type."""
+    if ctype not in _INT_TYPES:
+        return None
+    bits = 8 * ctypes.sizeof(ctype)
+    if ctype(-1).value < 0:
+        return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    return (0, (1 << bits) - 1)
+
+
+def check_int(ctype, v, what):
+    """``v`` if it is an int that ``ctype`` holds exactly: ctypes would
+    silently truncate 2**32+22 to 22.  TypeError for a non-int (bool
+    included), OverflowError outside the range."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("%s must be an int, not %s" % (what, type(v).__name__))
+    lo, hi = int_range(ctype)
+    if not lo <= v <= hi:
+        raise OverflowError("%s %d is out of range [%d, %d]" % (what, v, lo, hi))
+    return int(v)
+
+
+def set_field(o, name, v):
+    """Sets an integer field of a struct after checking its range."""
+    t = dict(type(o)._fields_)[name]
+    if int_range(t) is not None:
+        v = check_int(t, v, name)
+    setattr(o, name, v)
+
+
 def opts(cls, **kw):
-    """An options struct with ``sz`` set and every other byte zero."""
+    """An options struct with ``sz`` set and every other byte zero; each
+    integer field given is range-checked (check_int)."""
     o = cls()
     ctypes.memset(ctypes.byref(o), 0, ctypes.sizeof(o))
     if "sz" in dict(cls._fields_):
         o.sz = ctypes.sizeof(cls)
     for k, v in kw.items():
-        setattr(o, k, v)
+        set_field(o, k, v)
     return o
 
 
@@ -186,6 +222,7 @@ FUNCS = {
     "iour_register_op_last": (c_int, [u32]),
     "iour_register_ops_up_to": (c_int, [u32, POINTER(u32), c_size_t]),
     "iour_sqe_flag_from_name": (c_int, [c_char_p]),
+    "iour_name_suggest": (c_char_p, [u32, c_char_p]),
     "iour_sqe_flag_name": (c_char_p, [u32]),
     "iour_sqe_flag_since": (c_int, [u32]),
     "iour_sqe_flags_up_to": (c_int, [u32]),

@@ -9,7 +9,7 @@ import os as _os
 
 from .enums import ErrorCode
 
-__all__ = ["IourError", "LibraryError", "LayoutError", "error_from_code"]
+__all__ = ["IourError", "LibraryError", "LayoutError", "UnknownNameError", "error_from_code"]
 
 
 class IourError(OSError):
@@ -37,6 +37,16 @@ class LibraryError(IourError):
 
     code = None
     name = None
+
+
+class UnknownNameError(IourError, FileNotFoundError, ValueError):
+    """A name (opcode, register opcode, SQE flag) the library's tables do
+    not have.  ``name`` is the value given, ``suggestion`` the nearest
+    valid name (iour_name_suggest()) or None; the message names both.  It
+    is an ``OSError`` with errno ENOENT, as before, and a ``ValueError``."""
+
+    name = None
+    suggestion = None
 
 
 class LayoutError(ImportError):

@@ -115,6 +115,10 @@ pub const IOUR_OP_PIPE: u32 = 62;
 pub const IOUR_OP_NOP128: u32 = 63;
 pub const IOUR_OP_URING_CMD128: u32 = 64;
 pub const IOUR_OP__COUNT: u32 = 65;
+// enum iour_name_kind (iour_name_suggest())
+pub const IOUR_NAME_OPCODE: u32 = 0;
+pub const IOUR_NAME_REGISTER_OP: u32 = 1;
+pub const IOUR_NAME_SQE_FLAG: u32 = 2;
 // enum iour_register_op
 pub const IOUR_REGISTER_BUFFERS: u32 = 0;
 pub const IOUR_UNREGISTER_BUFFERS: u32 = 1;
@@ -932,6 +936,7 @@ extern "C" {
     pub fn iour_register_op_last(kver: u32) -> c_int;
     pub fn iour_register_ops_up_to(kver: u32, ops: *mut u32, cap: usize) -> c_int;
     pub fn iour_sqe_flag_from_name(name: *const c_char) -> c_int;
+    pub fn iour_name_suggest(kind: u32, name: *const c_char) -> *const c_char;
     pub fn iour_sqe_flag_name(flag: u32) -> *const c_char;
     pub fn iour_sqe_flag_since(flag: u32) -> c_int;
     pub fn iour_sqe_flags_up_to(kver: u32) -> c_int;

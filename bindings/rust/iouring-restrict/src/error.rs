@@ -76,6 +76,13 @@ impl Error {
         Error { errno, message }
     }
 
+    /// An error with its own message (an unknown name and the nearest
+    /// valid one), instead of the library's text for the errno.
+    pub(crate) fn with_message(code: i32, message: String) -> Error {
+        let errno = code.checked_abs().unwrap_or(i32::MAX);
+        Error { errno, message }
+    }
+
     /// The positive error number: a system errno, or one of the library's
     /// codes (4001 and up).
     pub fn errno(&self) -> i32 {
@@ -124,11 +131,17 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl From<Error> for io::Error {
-    /// System errno values become OS errors (so `kind()` works); the
-    /// library's own codes become `Other` errors carrying the `Error`.
+    /// System errno values become OS errors (so `kind()` works), except an
+    /// error with a message of its own (an unknown name and its
+    /// suggestion), which becomes an error of that errno's kind carrying
+    /// the `Error`; the library's own codes become `Other` errors carrying
+    /// the `Error`.
     fn from(e: Error) -> io::Error {
         if e.errno >= sys::IOUR_ERRNO__START {
             io::Error::new(io::ErrorKind::Other, e)
+        } else if e.message != Error::from_code(e.errno).message {
+            // a message of its own (an unknown name): keep it
+            io::Error::new(io::Error::from_raw_os_error(e.errno).kind(), e)
         } else {
             io::Error::from_raw_os_error(e.errno)
         }

@@ -17,6 +17,30 @@
 //! [`Result`], whose [`Error`] keeps the errno and the library's message.
 //! No `unsafe` is needed.  Rust 1.63 or newer; std only.
 //!
+//! **Threads.**  The handles ([`Ruleset`], [`Filter`], [`Prog`],
+//! [`Policy`], [`Plan`]) are `Send` but not `Sync`: one may be moved to
+//! another thread, never shared by two at once (the library's objects are
+//! not thread-safe).  Ownership makes "close while another thread is
+//! inside a call" impossible: a handle is freed only when dropped, and a
+//! borrow for a call keeps it alive.  Wrap one in a `Mutex` to share it.
+//!
+//! ```compile_fail
+//! fn shared<T: Sync>() {}
+//! shared::<iouring_restrict::Ruleset>(); // not Sync
+//! ```
+//! ```compile_fail
+//! fn shared<T: Sync>() {}
+//! shared::<iouring_restrict::Policy>(); // not Sync
+//! ```
+//! ```
+//! fn sent<T: Send>() {}
+//! sent::<iouring_restrict::Ruleset>();
+//! sent::<iouring_restrict::Filter>();
+//! sent::<iouring_restrict::Prog>();
+//! sent::<iouring_restrict::Policy>();
+//! sent::<iouring_restrict::Plan>();
+//! ```
+//!
 //! ```
 //! use iouring_restrict::{Opcode, Ruleset, SqeFlags};
 //! # fn main() -> Result<(), iouring_restrict::Error> {
@@ -47,7 +71,7 @@ pub use error::{Error, LibraryError, Result};
 pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
 pub use names::{Opcode, RegisterOp, SqeFlags};
 pub use policy::{CompatLevel, Decision, Plan, Policy, Report, RulesetStatus, Target};
-pub use policyfile::{Group, LoadError, RequestVerdict};
+pub use policyfile::{DecideReason, Group, LoadError, RequestVerdict};
 pub use ruleset::{enable_ring, RingParams, RingReport, Ruleset};
 
 use error::{check, static_string};

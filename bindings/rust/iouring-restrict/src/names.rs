@@ -7,6 +7,26 @@ use iouring_restrict_sys as sys;
 
 use crate::error::{check, static_string, Error, Result};
 
+/// The error of a name lookup that failed: for ENOENT, "unknown request
+/// opcode 'opnat' (did you mean 'OPENAT'?)" (`iour_name_suggest()`), not
+/// the system's "No such file or directory".
+fn unknown(rc: i32, kind: u32, what: &str, name: &str, c: &CString) -> Error {
+    if rc != -libc_enoent() {
+        return Error::from_code(rc);
+    }
+    // SAFETY: c is NUL-terminated; the result is NULL or a static string.
+    let near = static_string(unsafe { sys::iour_name_suggest(kind, c.as_ptr()) });
+    let mut msg = format!("unknown {} '{}'", what, name);
+    if !near.is_empty() {
+        msg.push_str(&format!(" (did you mean '{}'?)", near));
+    }
+    Error::with_message(rc, msg)
+}
+
+fn libc_enoent() -> i32 {
+    2
+}
+
 fn cname(name: &str) -> Result<CString> {
     CString::new(name).map_err(|_| Error::from_code(-22))
 }
@@ -98,7 +118,10 @@ impl Opcode {
     pub fn from_name(name: &str) -> Result<Opcode> {
         let c = cname(name)?;
         // SAFETY: c is a NUL-terminated string alive for the call.
-        check(unsafe { sys::iour_opcode_from_name(c.as_ptr()) }).map(Opcode)
+        let rc = unsafe { sys::iour_opcode_from_name(c.as_ptr()) };
+        check(rc)
+            .map(Opcode)
+            .map_err(|_| unknown(rc, sys::IOUR_NAME_OPCODE, "request opcode", name, &c))
     }
 
     /// The name without prefix (`"READ"`), or `None` if unknown.
@@ -193,7 +216,10 @@ impl RegisterOp {
     pub fn from_name(name: &str) -> Result<RegisterOp> {
         let c = cname(name)?;
         // SAFETY: c is a NUL-terminated string alive for the call.
-        check(unsafe { sys::iour_register_op_from_name(c.as_ptr()) }).map(RegisterOp)
+        let rc = unsafe { sys::iour_register_op_from_name(c.as_ptr()) };
+        check(rc)
+            .map(RegisterOp)
+            .map_err(|_| unknown(rc, sys::IOUR_NAME_REGISTER_OP, "register opcode", name, &c))
     }
 
     /// The name without prefix, or `None` if unknown.
@@ -253,7 +279,10 @@ impl SqeFlags {
     pub fn from_name(name: &str) -> Result<SqeFlags> {
         let c = cname(name)?;
         // SAFETY: c is a NUL-terminated string alive for the call.
-        check(unsafe { sys::iour_sqe_flag_from_name(c.as_ptr()) }).map(SqeFlags)
+        let rc = unsafe { sys::iour_sqe_flag_from_name(c.as_ptr()) };
+        check(rc)
+            .map(SqeFlags)
+            .map_err(|_| unknown(rc, sys::IOUR_NAME_SQE_FLAG, "SQE flag", name, &c))
     }
 }
 

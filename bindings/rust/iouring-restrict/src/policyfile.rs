@@ -72,13 +72,51 @@ fn load_error(rc: i32, e: &sys::iour_load_error) -> LoadError {
     }
 }
 
+/// What decided a request's verdict (`enum iour_decide_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecideReason {
+    /// The request allow-list (`requestOps`) does not list the opcode.
+    ClassicGate,
+    /// The request's SQE flags are not allowed, or lack a required one.
+    SqeFlags,
+    /// One of the opcode's argument rules held (see `rule`).
+    Rule,
+    /// The opcode has argument rules and none held: its default verdict.
+    OpcodeDefault,
+    /// The opcode's raw program decided.
+    Program,
+    /// The request allow-list lists the opcode and no argument rule applies.
+    ClassicAllow,
+    /// Nothing in the policy names the opcode: `defaultAction`.
+    PolicyDefault,
+    /// A reason this binding does not know (a newer library).
+    Other(u32),
+}
+
+impl DecideReason {
+    /// The reason of an `IOUR_DECIDE_*` value.
+    pub fn from_raw(v: u32) -> DecideReason {
+        match v {
+            sys::IOUR_DECIDE_CLASSIC_GATE => DecideReason::ClassicGate,
+            sys::IOUR_DECIDE_SQE_FLAGS => DecideReason::SqeFlags,
+            sys::IOUR_DECIDE_RULE => DecideReason::Rule,
+            sys::IOUR_DECIDE_OPCODE_DEFAULT => DecideReason::OpcodeDefault,
+            sys::IOUR_DECIDE_PROGRAM => DecideReason::Program,
+            sys::IOUR_DECIDE_CLASSIC_ALLOW => DecideReason::ClassicAllow,
+            sys::IOUR_DECIDE_POLICY_DEFAULT => DecideReason::PolicyDefault,
+            other => DecideReason::Other(other),
+        }
+    }
+}
+
 /// The verdict of one request under a policy ([`Policy::decide`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestVerdict {
     /// Allowed or denied.
     pub verdict: Verdict,
-    /// Why (`enum iour_decide_reason`, `IOUR_DECIDE_*`).
-    pub reason: u32,
+    /// Why.
+    pub reason: DecideReason,
     /// The index of the deciding rule among the opcode's rules, if a rule
     /// decided.
     pub rule: Option<u32>,
@@ -162,7 +200,7 @@ impl Policy {
             } else {
                 Verdict::Deny
             },
-            reason: v.reason,
+            reason: DecideReason::from_raw(v.reason),
             rule: if v.rule == sys::IOUR_VERDICT_NO_RULE {
                 None
             } else {

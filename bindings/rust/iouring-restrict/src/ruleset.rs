@@ -171,6 +171,20 @@ impl Ruleset {
 pub struct RingParams(pub [u32; 30]);
 
 impl RingParams {
+    /// The submission queue's size the kernel chose (`sq_entries`, word 0;
+    /// read after the ring is created).
+    pub fn sq_entries(&self) -> u32 {
+        self.0[0]
+    }
+    /// The completion queue's size (`cq_entries`, word 1).
+    pub fn cq_entries(&self) -> u32 {
+        self.0[1]
+    }
+    /// Asks for a completion queue of `n` entries (with
+    /// `IORING_SETUP_CQSIZE` in the flags).
+    pub fn set_cq_entries(&mut self, n: u32) {
+        self.0[1] = n;
+    }
     /// The `IORING_SETUP_*` flags (word 2).
     pub fn flags(&self) -> u32 {
         self.0[2]
@@ -178,6 +192,36 @@ impl RingParams {
     /// Sets the `IORING_SETUP_*` flags.
     pub fn set_flags(&mut self, flags: u32) {
         self.0[2] = flags;
+    }
+    /// The CPU of the SQPOLL thread (`sq_thread_cpu`, word 3).
+    pub fn sq_thread_cpu(&self) -> u32 {
+        self.0[3]
+    }
+    /// Pins the SQPOLL thread (with `IORING_SETUP_SQ_AFF`).
+    pub fn set_sq_thread_cpu(&mut self, cpu: u32) {
+        self.0[3] = cpu;
+    }
+    /// The SQPOLL thread's idle time in milliseconds (`sq_thread_idle`,
+    /// word 4).
+    pub fn sq_thread_idle(&self) -> u32 {
+        self.0[4]
+    }
+    /// Sets the SQPOLL thread's idle time in milliseconds.
+    pub fn set_sq_thread_idle(&mut self, ms: u32) {
+        self.0[4] = ms;
+    }
+    /// The `IORING_FEAT_*` bits the kernel reported (`features`, word 5).
+    pub fn features(&self) -> u32 {
+        self.0[5]
+    }
+    /// The ring whose io-wq to share (`wq_fd`, word 6), with
+    /// `IORING_SETUP_ATTACH_WQ`.
+    pub fn wq_fd(&self) -> u32 {
+        self.0[6]
+    }
+    /// Sets the ring whose io-wq to share.
+    pub fn set_wq_fd(&mut self, fd: u32) {
+        self.0[6] = fd;
     }
 }
 

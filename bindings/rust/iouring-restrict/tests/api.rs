@@ -14,7 +14,13 @@ fn errors_keep_errno_message_and_map_to_io_errors() {
     assert_eq!(e.kind(), io::ErrorKind::NotFound);
     assert_eq!(e.name(), "-ENOENT");
     assert!(!e.message().is_empty());
+    assert!(e.message().contains("'NO_SUCH_OPCODE'"), "{}", e);
     let ioe: io::Error = e.into();
+    // an error with its own message keeps it (and its kind), not the
+    // bare "No such file or directory" of a raw OS error
+    assert_eq!(ioe.kind(), io::ErrorKind::NotFound);
+    assert!(ioe.to_string().contains("NO_SUCH_OPCODE"), "{}", ioe);
+    let ioe: io::Error = Error::from_code(-2).into();
     assert_eq!(ioe.raw_os_error(), Some(2));
 
     // A NUL inside a name cannot reach C: EINVAL, not a truncated lookup.
@@ -200,4 +206,44 @@ fn features_flags_match_probe_h() {
     // Linux 6.18 here has no filters: neither 7.3.4 measurement is set.
     assert!(!f.features_flags().contains(FeaturesFlags::SOCKET_FLAGS_HIDDEN));
     assert!(!f.features_flags().contains(FeaturesFlags::TASK_SET_GATES_FILTERS));
+}
+
+// issue 18: an unknown name is named, with the nearest valid one (not
+// "No such file or directory").
+#[test]
+fn unknown_names_suggest_the_nearest() {
+    use iouring_restrict::{Opcode, RegisterOp, SqeFlags};
+    let e = Opcode::from_name("opnat").unwrap_err();
+    assert_eq!(e.errno(), 2);
+    assert_eq!(e.message(), "unknown request opcode 'opnat' (did you mean 'OPENAT'?)");
+    let e = RegisterOp::from_name("register_bufers").unwrap_err();
+    assert!(e.message().contains("'register_bufers' (did you mean 'REGISTER_BUFFERS'?)"), "{}", e);
+    let e = SqeFlags::from_name("asyn").unwrap_err();
+    assert!(e.message().contains("did you mean 'ASYNC'"), "{}", e);
+    let e = Opcode::from_name("xyzzy").unwrap_err();
+    assert_eq!(e.message(), "unknown request opcode 'xyzzy'");
+    let io: std::io::Error = Opcode::from_name("opnat").unwrap_err().into();
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert!(io.to_string().contains("OPENAT"), "{}", io);
+}
+
+// issue 18: typed accessors of RingParams and a typed decide reason.
+#[test]
+fn ring_params_and_decide_reason_are_typed() {
+    use iouring_restrict::{DecideReason, Opcode, Policy, RingParams};
+    let mut p = RingParams::default();
+    p.set_flags(1 << 1);
+    p.set_sq_thread_idle(250);
+    p.set_sq_thread_cpu(3);
+    p.set_cq_entries(64);
+    p.set_wq_fd(7);
+    assert_eq!((p.flags(), p.sq_thread_idle(), p.sq_thread_cpu()), (2, 250, 3));
+    assert_eq!((p.cq_entries(), p.wq_fd(), p.sq_entries(), p.features()), (64, 7, 0, 0));
+    assert_eq!((p.0[1], p.0[2], p.0[3], p.0[4], p.0[6]), (64, 2, 3, 250, 7));
+    let pol = Policy::from_json(
+        r#"{ "requestOps": ["nop"], "entries": [ { "names": ["nop"], "action": "allow" } ] }"#,
+    )
+    .unwrap();
+    assert_eq!(pol.decide_op(Opcode::NOP).unwrap().reason, DecideReason::Rule);
+    assert_eq!(pol.decide_op(Opcode::READ).unwrap().reason, DecideReason::ClassicGate);
 }
