@@ -16,3 +16,9 @@ $(LEARN_PROG): tests/learn/learn_prog.c
 check-learn: $(LEARN_PROG) tools
 	$(Q)$(NEED) fio:fio
 	$(Q)tests/learn/run.sh $(O)
+
+# `iour-restrict merge` (tests/learn/merge.sh): unions, refusals, verdicts
+# of the union; needs nothing of the machine.
+.PHONY: check-merge
+check-merge: tools
+	$(Q)tests/learn/merge.sh $(O)

@@ -266,8 +266,11 @@ static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, const ch
 			return -ENOMEM;
 		k = tracer_find(t, pid);
 	}
-	if (k)
+	if (k) {
+		/* the name it has now (the fork event gave the parent's) */
+		snprintf(k->comm, sizeof(k->comm), "%s", comm);
 		count_request(t, k, b, c, d);
+	}
 	return 0;
 }
 
@@ -314,6 +317,7 @@ static int parse_line(struct tracer *t, const char *l)
 			return 0;
 		L->nreg++;
 		k->nreg++;
+		snprintf(k->comm, sizeof(k->comm), "%s", comm);
 		if (a >= NREG) {
 			L->reg_other++;
 			return 0;
