@@ -18,7 +18,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -198,17 +197,23 @@ struct rec {
 };
 #define RECBUF (1 << 18)
 
-/* Reads the trace, then waits up to @ms for more; 0 or an exit code. */
+/*
+ * Reads the trace, then sleeps @ms (a signal ends the sleep); 0 or an exit
+ * code.  A sleep rather than poll(): trace_pipe wakes a poller at nearly
+ * every event, and at tens of thousands of requests a second those wakeups
+ * cost the recorded program more than reading the events in batches
+ * (bench/learn_fio.sh, doc/cli.md "learn").
+ */
 static int pump(struct rec *r, int ms)
 {
 	ssize_t n = tracer_drain(&r->t, r->fd, r->buf, RECBUF, &r->held);
 
 	if (n < 0)
 		return cli_fail((int)n, "reading the trace");
-	if (n == 0 && ms > 0 && !learn_stop_signal) {
-		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	if (ms > 0 && !learn_stop_signal) {
+		struct timespec ts = { 0, (long)ms * 1000000L };
 
-		poll(&pfd, 1, ms);
+		nanosleep(&ts, NULL);
 	}
 	return 0;
 }
