@@ -30,13 +30,13 @@ fi
 work=$(mktemp -d /dev/shm/iour-learn.XXXXXX 2>/dev/null || mktemp -d)
 ours=""
 trap 'rm -rf "$work"; [ -n "$ours" ] && umount "$ours"' EXIT
-"$T" learn -q -o "$work/probe.json" -- true 2>"$work/probe.err"
+"$T" learn -q -o "$work/probe.json" -- "$P" >/dev/null 2>"$work/probe.err"
 rc=$?
 if [ $rc -eq 4 ]; then
 	echo "learn: SKIP: $(cat "$work/probe.err")"
 	exit 0
 fi
-[ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- true exited $rc"; exit 1; }
+[ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- learn_prog exited $rc"; exit 1; }
 
 # The checks that learn removes its instance need tracefs to stay mounted
 # after learn exits: when nothing has it mounted (a fresh machine or a
