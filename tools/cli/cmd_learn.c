@@ -389,8 +389,8 @@ static int record_attached(const struct opts *o, struct rec *r, char *rel, size_
 		r->t.cgroup_rel = rel;
 	}
 	if (!o->quiet)
-		cli_msg("recording %zu task%s%s; Ctrl-C or SIGTERM writes the policy",
-			r->t.ntask, r->t.ntask == 1 ? "" : "s", o->duration ? " for --duration" : "");
+		cli_msg("recording %zu task%s%s; Ctrl-C or SIGTERM writes the policy", r->t.ntask,
+			r->t.ntask == 1 ? "" : "s", o->duration ? " for --duration" : "");
 	while (!learn_stop_signal && now() < end) {
 		if ((rc = pump(r, 50)))
 			return rc;

@@ -51,8 +51,8 @@ const char cli_help_merge[] =
 	"Exit status: 0 written; 1 the inputs cannot be merged (why is on stderr)\n"
 	"or OUT cannot be written; 2 usage error; 3 an input is not a valid policy.\n";
 
-static const char *const attr_keys[] = { "defaultAction", "target",      "compat",
-					 "noNewPrivs",    "threads",     "companion",
+static const char *const attr_keys[] = { "defaultAction",    "target",       "compat",
+					 "noNewPrivs",       "threads",      "companion",
 					 "noFilterFallback", "addr4Literal", "groupsAsOf" };
 #define NATTR (sizeof(attr_keys) / sizeof(attr_keys[0]))
 
@@ -71,12 +71,14 @@ static int entry_ops(const struct input *in, json_t *names, uint32_t kver, bool 
 	size_t i;
 	json_t *n;
 
-	json_array_foreach(names, i, n) {
+	json_array_foreach(names, i, n)
+	{
 		const char *s = json_string_value(n);
 		uint32_t g[256];
 		int r;
 
-		if (json_is_integer(n) && json_integer_value(n) >= 0 && json_integer_value(n) < 256) {
+		if (json_is_integer(n) && json_integer_value(n) >= 0 &&
+		    json_integer_value(n) < 256) {
 			ops[json_integer_value(n)] = true;
 			continue;
 		}
@@ -108,7 +110,8 @@ static int index_entries(struct input *in, uint32_t kver)
 	json_t *entries = json_object_get(in->doc, "entries"), *e;
 	size_t i;
 
-	json_array_foreach(entries, i, e) {
+	json_array_foreach(entries, i, e)
+	{
 		bool ops[256] = { false };
 		json_t *rule = json_deep_copy(e);
 
@@ -167,7 +170,8 @@ static bool has_item(json_t *a, json_t *x)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(a, i, v) {
+	json_array_foreach(a, i, v)
+	{
 		if (json_equal(v, x))
 			return true;
 		if (json_is_string(v) && json_is_string(x) &&
@@ -182,9 +186,7 @@ static void unite(json_t *to, json_t *from)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(from, i, v)
-		if (!has_item(to, v))
-			json_array_append(to, v);
+	json_array_foreach(from, i, v) if (!has_item(to, v)) json_array_append(to, v);
 }
 
 /* The classic part of the union into @out; 0 or CLI_FAIL. */
@@ -233,14 +235,14 @@ static int merge_classic(struct input *in, int n, json_t *out)
 		if (!req) {
 			req = json_object();
 			json_object_set_new(req, "allowed", json_array());
-			json_object_set_new(req, "required", rq ? json_deep_copy(rq) : json_array());
+			json_object_set_new(req, "required",
+					    rq ? json_deep_copy(rq) : json_array());
 		} else {
 			json_t *keep = json_array(), *cur = json_object_get(req, "required"), *v;
 			size_t k;
 
-			json_array_foreach(cur, k, v)
-				if (rq && has_item(rq, v))
-					json_array_append(keep, v);
+			json_array_foreach(cur, k, v) if (rq && has_item(rq, v))
+				json_array_append(keep, v);
 			json_object_set_new(req, "required", keep);
 		}
 		if (al)
@@ -274,7 +276,8 @@ static int merge_entries(struct input *in, int n, json_t *out)
 				outright = true;
 			if (in[i].kind[op] != 2)
 				continue;
-			if (with_rules >= 0 && !json_equal(in[with_rules].rules[op], in[i].rules[op])) {
+			if (with_rules >= 0 &&
+			    !json_equal(in[with_rules].rules[op], in[i].rules[op])) {
 				cli_msg("conflicting argument rules for %s: %s and %s have different "
 					"entries for it (their union is not a rule list); merge them "
 					"by hand",
@@ -291,7 +294,8 @@ static int merge_entries(struct input *in, int n, json_t *out)
 			size_t k;
 			json_t *r;
 
-			json_array_foreach(in[with_rules].rules[op], k, r) {
+			json_array_foreach(in[with_rules].rules[op], k, r)
+			{
 				json_t *e = json_deep_copy(r);
 
 				json_object_set_new(e, "names", json_pack("[s]", name));
@@ -300,8 +304,8 @@ static int merge_entries(struct input *in, int n, json_t *out)
 		}
 	}
 	if (json_array_size(allow))
-		json_array_insert_new(entries, 0, json_pack("{s:o,s:s}", "names", allow, "action",
-							    "allow"));
+		json_array_insert_new(entries, 0,
+				      json_pack("{s:o,s:s}", "names", allow, "action", "allow"));
 	else
 		json_decref(allow);
 	if (json_array_size(entries))

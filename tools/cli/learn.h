@@ -65,7 +65,7 @@ struct task {
 struct tracer {
 	struct task *task;
 	size_t ntask, cap;
-	size_t last; /* index of the last task found (a cache) */
+	size_t last;        /* index of the last task found (a cache) */
 	struct set rings;   /* ctx of the rings followed tasks created */
 	struct set strange; /* pids checked and found outside the cgroup */
 	struct learned *l;
@@ -119,10 +119,10 @@ extern volatile sig_atomic_t learn_stop_signal, learn_stop_from_tty;
 
 /* ---- learn_policy.c: the output file */
 struct learn_out {
-	bool std;         /* "-o -": standard output */
-	int dirfd;        /* the target's directory */
-	char base[256];   /* the target's name in it */
-	char tmp[256];    /* the new file's name in it */
+	bool std;       /* "-o -": standard output */
+	int dirfd;      /* the target's directory */
+	char base[256]; /* the target's name in it */
+	char tmp[256];  /* the new file's name in it */
 	FILE *f;
 };
 /* Checks the target and creates the new file; 0 or CLI_FAIL (printed). */
@@ -133,8 +133,8 @@ int learn_out_commit(struct learn_out *o, const char *path);
 void learn_out_abort(struct learn_out *o);
 extern struct learn_out *volatile learn_out_current;
 
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
-		       int status, bool per_task);
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
+		       bool per_task);
 void learn_summary(const struct learned *L);
 
 /* ---- learn_procs.c */

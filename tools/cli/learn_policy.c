@@ -103,8 +103,7 @@ int learn_out_commit(struct learn_out *o, const char *path)
 	if (o->std)
 		return fflush(stdout) || ferror(stdout) ? cli_fail(-EIO, "writing the policy") : 0;
 	bad = fflush(o->f) || ferror(o->f) || fsync(fileno(o->f));
-	if (!bad && !fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) &&
-	    !S_ISREG(st.st_mode)) {
+	if (!bad && !fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) && !S_ISREG(st.st_mode)) {
 		cli_msg("-o '%s' became something other than a regular file while learn ran: "
 			"refusing to replace it",
 			path);
@@ -275,8 +274,8 @@ static void per_task_text(FILE *f, const struct tracer *t)
 }
 
 /* The top-level comment: what ran, and what was seen how often. */
-static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
-			 int status, bool per_task)
+static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
+			 bool per_task)
 {
 	const struct learned *L = t->l;
 	struct utsname u;
@@ -334,8 +333,8 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 }
 
 /* Appends to @f (a memory stream) the policy text. */
-static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
-			int status, bool per_task)
+static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
+			bool per_task)
 {
 	const struct learned *L = t->l;
 	bool seen[NOPS], rseen[NOPS];
@@ -389,8 +388,8 @@ static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char 
  * Writes the policy to @out after checking that the library loads it back
  * (doc/cli.md, "learn"); 0 or an exit code.
  */
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
-		       int status, bool per_task)
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
+		       bool per_task)
 {
 	struct iour_load_error le = { .sz = sizeof(le) };
 	struct iour_policy *p = NULL;
@@ -422,7 +421,6 @@ int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char
 		cli_fail(-EIO, "writing the policy");
 	return r;
 }
-
 
 void learn_summary(const struct learned *L)
 {

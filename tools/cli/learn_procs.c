@@ -251,8 +251,7 @@ int learn_cgroup_rel(const char *dir, char *rel, size_t len)
 			continue;
 		size_t wl = strlen(where);
 
-		if (!strncmp(real, where, wl) && (real[wl] == '/' || !real[wl]) &&
-		    wl > strlen(mnt))
+		if (!strncmp(real, where, wl) && (real[wl] == '/' || !real[wl]) && wl > strlen(mnt))
 			snprintf(mnt, sizeof(mnt), "%s", where);
 	}
 	fclose(f);

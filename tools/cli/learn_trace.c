@@ -167,9 +167,8 @@ void learn_remove_instance(void)
 
 /* events[0] is the submit tracepoint this kernel has (setup_instance) */
 static const char *events[] = {
-	"io_uring/io_uring_submit_req", "io_uring/io_uring_register",
-	"io_uring/io_uring_create",     "sched/sched_process_fork",
-	"sched/sched_process_exit",
+	"io_uring/io_uring_submit_req", "io_uring/io_uring_register", "io_uring/io_uring_create",
+	"sched/sched_process_fork",     "sched/sched_process_exit",
 };
 #define NEVENTS (sizeof(events) / sizeof(events[0]))
 
@@ -226,7 +225,6 @@ static const char *const p_register[] = { "\"ring %p, opcode %d,", "ret %ld", NU
 static const char *const p_create[] = { "\"ring %p,", " flags ", NULL };
 static const char *const p_fork[] = { " pid=%d", "child_pid=%d", NULL };
 static const char *const p_exit[] = { "comm=%s pid=%d", NULL };
-
 
 /* The "print fmt:" line of @ev's format, in @fmt (8192 bytes); NULL if the
  * format cannot be read or has none. */
@@ -358,7 +356,8 @@ int learn_setup_instance(unsigned buffer_kb)
 		return LEARN_NO_TRACING;
 	}
 	snprintf(val, sizeof(val), "%u", buffer_kb);
-	if ((r = learn_inst_write("tracing_on", "0")) || (r = learn_inst_write("buffer_size_kb", val)) ||
+	if ((r = learn_inst_write("tracing_on", "0")) ||
+	    (r = learn_inst_write("buffer_size_kb", val)) ||
 	    (!text && (r = learn_inst_write("options/fields", "1"))) ||
 	    (r = learn_inst_write("options/overwrite", "0")))
 		goto fail;
@@ -460,7 +459,7 @@ int learn_clean_stale(void)
  * default action ends the process is fatal (fatal_sigs). */
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static const int fatal_sigs[] = { SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
-				  SIGXCPU, SIGXFSZ, SIGPOLL, SIGSYS,  SIGTRAP, SIGABRT,
+				  SIGXCPU, SIGXFSZ, SIGPOLL, SIGSYS,  SIGTRAP,   SIGABRT,
 				  SIGBUS,  SIGFPE,  SIGILL,  SIGSEGV, SIGSTKFLT, SIGPWR };
 #define NSTOP (sizeof(stop_sigs) / sizeof(stop_sigs[0]))
 #define NFATAL (sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
@@ -483,8 +482,8 @@ static void on_fatal(int sig)
 {
 	int saved = errno;
 
-	if (learn_child > 0 && sig != SIGSEGV && sig != SIGBUS && sig != SIGILL &&
-	    sig != SIGFPE && sig != SIGABRT && sig != SIGTRAP && sig != SIGSYS)
+	if (learn_child > 0 && sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
+	    sig != SIGABRT && sig != SIGTRAP && sig != SIGSYS)
 		kill(learn_child, sig); /* as if learn were not there */
 	if (learn_pipe_fd >= 0)
 		close(learn_pipe_fd);
