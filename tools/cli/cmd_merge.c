@@ -334,7 +334,7 @@ static int merge_attrs(struct input *in, int n, json_t *out, uint32_t *kver)
 		if (!v0)
 			continue;
 		if (!strcmp(key, "defaultAction") &&
-		    strcmp(json_string_value(v0) ? json_string_value(v0) : "", "deny")) {
+		    strcmp(json_string_value(v0) ? json_string_value(v0) : "", "deny") != 0) {
 			cli_msg("defaultAction is not \"deny\": merge writes unions of deny-default "
 				"policies only");
 			return CLI_FAIL;

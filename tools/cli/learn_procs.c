@@ -28,7 +28,7 @@ int learn_in_pid_ns(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "NSpid:", 6))
+		if (strncmp(line, "NSpid:", 6) != 0)
 			continue;
 		/* one pid per namespace level: more than one, we are nested */
 		nested = strchr(line + 6 + strspn(line + 6, " \t"), '\t') != NULL;
@@ -84,8 +84,8 @@ static int proc_table(struct proc **out)
 			}
 			v = nv;
 		}
-		v[n].pid = (pid_t)atoi(buf);
-		v[n].ppid = (pid_t)atoi(rp + 4);
+		v[n].pid = (pid_t)strtol(buf, NULL, 10);
+		v[n].ppid = (pid_t)strtol(rp + 4, NULL, 10);
 		snprintf(v[n].comm, sizeof(v[n].comm), "%.*s", (int)(rp - strchr(buf, '(') - 1),
 			 strchr(buf, '(') + 1);
 		n++;
@@ -101,6 +101,8 @@ static int mark_tree(const struct proc *v, int n, pid_t root, char *in)
 	int count = 0;
 	bool more = true;
 
+	if (!v || !in)
+		return 0;
 	for (int i = 0; i < n; i++) {
 		in[i] = v[i].pid == root;
 		count += in[i];
@@ -148,8 +150,10 @@ int learn_follow_tree(struct tracer *t, pid_t pid)
 	int n = proc_table(&v), count, r = 0;
 	char *in;
 
-	if (n < 0)
+	if (n <= 0) {
+		free(v);
 		return n;
+	}
 	in = calloc((size_t)n + 1, 1);
 	if (!in) {
 		free(v);
@@ -172,8 +176,10 @@ int learn_live_descendants(pid_t pid, char *buf, size_t len)
 	char *in;
 
 	buf[0] = '\0';
-	if (n < 0)
+	if (n <= 0) {
+		free(v);
 		return 0;
+	}
 	in = calloc((size_t)n + 1, 1);
 	if (!in) {
 		free(v);
@@ -247,7 +253,7 @@ int learn_cgroup_rel(const char *dir, char *rel, size_t len)
 		char dev[64], where[PATH_MAX], type[32];
 
 		if (sscanf(line, "%63s %4095s %31s", dev, where, type) != 3 ||
-		    strcmp(type, "cgroup2"))
+		    strcmp(type, "cgroup2") != 0)
 			continue;
 		size_t wl = strlen(where);
 
@@ -275,7 +281,7 @@ int learn_task_in_cgroup(uint64_t pid, const char *rel)
 	while (fgets(line, sizeof(line), f)) {
 		char *path;
 
-		if (strncmp(line, "0::", 3))
+		if (strncmp(line, "0::", 3) != 0)
 			continue;
 		path = line + 3;
 		path[strcspn(path, "\n")] = '\0';

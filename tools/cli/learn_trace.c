@@ -426,7 +426,7 @@ int learn_clean_stale(void)
 		char *end;
 		long pid;
 
-		if (strncmp(e->d_name, "iour-learn-", 11))
+		if (strncmp(e->d_name, "iour-learn-", 11) != 0)
 			continue;
 		pid = strtol(e->d_name + 11, &end, 10);
 		if (end == e->d_name + 11 || *end != '-' || pid <= 0 || pid == (long)getpid() ||
