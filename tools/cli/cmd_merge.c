@@ -431,6 +431,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!rc && !(rc = learn_out_open(&out, output)) && !(rc = merge(in, n, out.f)))
 		rc = learn_out_commit(&out, output);
+	learn_out_current = NULL;
 	learn_out_abort(&out);
 	if (out.f && !out.std)
 		fclose(out.f);

@@ -248,7 +248,22 @@ static void count_request(struct tracer *t, struct task *k, uint64_t b, uint64_t
 	}
 }
 
-static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, const char *comm)
+/* Task @pid's comm from /proc into @comm (16 bytes), if it still runs. */
+static void proc_comm(uint64_t pid, char *comm)
+{
+	char p[64];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%llu/comm", (unsigned long long)pid);
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	if (fgets(comm, 16, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, char *comm)
 {
 	uint64_t a, b, c = 0, d;
 	struct task *k;
@@ -267,7 +282,10 @@ static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, const ch
 		k = tracer_find(t, pid);
 	}
 	if (k) {
-		/* the name it has now (the fork event gave the parent's) */
+		/* the name it has now (the fork event gave the parent's);
+		 * "<...>" when tracefs did not save it: /proc may know */
+		if (comm[0] == '<')
+			proc_comm(pid, comm);
 		snprintf(k->comm, sizeof(k->comm), "%s", comm);
 		count_request(t, k, b, c, d);
 	}
