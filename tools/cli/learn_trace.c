@@ -339,7 +339,7 @@ int learn_setup_instance(unsigned buffer_kb)
 				events[0]);
 			return LEARN_NO_TRACING;
 		}
-		if (pf && (strstr(pf, " flags 0x%x,") || strstr(pf, " flags %u,") ||
+		if (pf && (strstr(pf, " flags 0x%x,") || strstr(pf, " flags 0x%llx,") || strstr(pf, " flags %u,") ||
 			   strstr(pf, " flags %d,")))
 			keys.flags = "flags ";
 	}
