@@ -339,8 +339,8 @@ int learn_setup_instance(unsigned buffer_kb)
 				events[0]);
 			return LEARN_NO_TRACING;
 		}
-		if (pf && (strstr(pf, " flags 0x%x,") || strstr(pf, " flags 0x%llx,") || strstr(pf, " flags %u,") ||
-			   strstr(pf, " flags %d,")))
+		if (pf && (strstr(pf, " flags 0x%x,") || strstr(pf, " flags 0x%llx,") ||
+			   strstr(pf, " flags %u,") || strstr(pf, " flags %d,")))
 			keys.flags = "flags ";
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
