@@ -54,7 +54,18 @@ if [ ! -d $tracefs/instances ]; then
 		exit 1
 	fi
 fi
-no_instance() { ! ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1; }
+# no instance left by a learner that has exited (another learn running at
+# the same time, say another worktree's tests, may have its own)
+no_instance() {
+	for i in $tracefs/instances/iour-learn-*; do
+		[ -d "$i" ] || continue
+		_pid=${i##*/iour-learn-}
+		kill -0 "${_pid%%-*}" 2>/dev/null || return 1
+	done
+	return 0
+}
+# learner PID's instance exists
+has_instance() { ls -d $tracefs/instances/iour-learn-"$1"-* >/dev/null 2>&1; }
 
 echo "learn: exact recording (tests/learn/learn_prog.c)"
 # an unrelated io_uring user runs meanwhile: it must not be recorded
@@ -175,11 +186,12 @@ check "command exits 7 without io_uring: no policy written" [ ! -e "$work/f.json
 rc=$?
 check "command exits 7: exit 5 (got $rc)" [ $rc -eq 5 ]
 check "command exits 7: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
-"$T" learn -o "$work/sig.json" -- sh -c "\"\$0\" >/dev/null; sleep 30" "$P" 2>"$work/sig.err" &
+"$T" learn -o "$work/sig.json" -- sh -c "\"\$0\" >/dev/null; : >\"\$1\"; sleep 10" "$P" \
+	"$work/ran" 2>"$work/sig.err" &
 lp=$!
 i=0
-while [ $i -lt 50 ] && no_instance; do sleep 0.1; i=$((i + 1)); done
-check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1"
+while [ $i -lt 100 ] && [ ! -e "$work/ran" ]; do sleep 0.1; i=$((i + 1)); done
+check "signal: the instance exists while the command runs" has_instance $lp
 kill -TERM $lp
 wait $lp
 rc=$?

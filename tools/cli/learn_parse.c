@@ -263,6 +263,30 @@ static void proc_comm(uint64_t pid, char *comm)
 	fclose(f);
 }
 
+/*
+ * An SQPOLL thread names its process, "iou-sqp-TGID" (Linux 5.12+): a
+ * freed ring's address can be reused by another process's ring, so that
+ * process must be followed too.  The "io_uring-sq" kernel threads of
+ * older kernels name none: there the ring address alone decides.
+ */
+static bool sqpoll_ours(struct tracer *t, uint64_t pid, char *comm)
+{
+	char *end;
+	uint64_t owner;
+
+	if (comm[0] == '<')
+		proc_comm(pid, comm);
+	if (strncmp(comm, "iou-sqp-", 8) != 0)
+		return true;
+	owner = strtoull(comm + 8, &end, 10);
+	if (end == comm + 8)
+		return true;
+	for (size_t i = 0; i < t->ntask; i++)
+		if (t->task[i].pid == owner)
+			return true; /* followed, even if it has exited since */
+	return find_or_join(t, owner, NULL) != NULL;
+}
+
 static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, char *comm)
 {
 	uint64_t a, b, c = 0, d;
@@ -276,7 +300,7 @@ static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, char *co
 		t->l->flags_unknown = true;
 	k = find_or_join(t, pid, comm);
 	/* SQPOLL submissions come from the kernel's SQPOLL thread */
-	if (!k && d && set_has(&t->rings, a)) {
+	if (!k && d && set_has(&t->rings, a) && sqpoll_ours(t, pid, comm)) {
 		if (tracer_follow(t, pid, comm))
 			return -ENOMEM;
 		k = tracer_find(t, pid);
