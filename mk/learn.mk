@@ -16,3 +16,21 @@ $(LEARN_PROG): tests/learn/learn_prog.c
 check-learn: $(LEARN_PROG) tools
 	$(Q)$(NEED) fio:fio
 	$(Q)tests/learn/run.sh $(O)
+
+# `iour-restrict merge` (tests/learn/merge.sh): unions, refusals, verdicts
+# of the union; needs nothing of the machine.
+.PHONY: check-merge
+check-merge: tools
+	$(Q)tests/learn/merge.sh $(O)
+
+# learn.fio_iops_ratio (bench/learn_fio.sh): fio's io_uring IOPS under learn
+# over alone, interleaved rounds, merged into $(O)/bench.json (kept: the
+# other benchmarks' metrics).  Needs root, tracefs and fio; writes
+# learn.skipped with the reason otherwise.  Not part of `make bench`, which
+# needs no root.
+.PHONY: bench-learn
+bench-learn: tools
+	$(Q)mkdir -p $(O)/bench
+	$(Q)bench/learn_fio.sh $(O)/tools/iour-restrict $(O)/bench/learn.json
+	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(wildcard $(O)/bench.json) \
+		$(O)/bench/learn.json

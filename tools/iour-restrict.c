@@ -38,6 +38,7 @@ static const struct subcommand cmds[] = {
 	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
 	{ "learn", cmd_learn, cli_help_learn,
 	  "run a command; write the policy file its io_uring use needs" },
+	{ "merge", cmd_merge, cli_help_merge, "the union of policy files" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

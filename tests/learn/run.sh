@@ -30,13 +30,13 @@ fi
 work=$(mktemp -d /dev/shm/iour-learn.XXXXXX 2>/dev/null || mktemp -d)
 ours=""
 trap 'rm -rf "$work"; [ -n "$ours" ] && umount "$ours"' EXIT
-"$T" learn -q -o "$work/probe.json" -- true 2>"$work/probe.err"
+"$T" learn -q -o "$work/probe.json" -- "$P" >/dev/null 2>"$work/probe.err"
 rc=$?
 if [ $rc -eq 4 ]; then
 	echo "learn: SKIP: $(cat "$work/probe.err")"
 	exit 0
 fi
-[ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- true exited $rc"; exit 1; }
+[ $rc -eq 0 ] || { cat "$work/probe.err"; echo "learn: FAIL: learn -- learn_prog exited $rc"; exit 1; }
 
 # The checks that learn removes its instance need tracefs to stay mounted
 # after learn exits: when nothing has it mounted (a fresh machine or a
@@ -54,7 +54,18 @@ if [ ! -d $tracefs/instances ]; then
 		exit 1
 	fi
 fi
-no_instance() { ! ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1; }
+# no instance left by a learner that has exited (another learn running at
+# the same time, say another worktree's tests, may have its own)
+no_instance() {
+	for i in $tracefs/instances/iour-learn-*; do
+		[ -d "$i" ] || continue
+		_pid=${i##*/iour-learn-}
+		kill -0 "${_pid%%-*}" 2>/dev/null || return 1
+	done
+	return 0
+}
+# learner PID's instance exists
+has_instance() { ls -d $tracefs/instances/iour-learn-"$1"-* >/dev/null 2>&1; }
 
 echo "learn: exact recording (tests/learn/learn_prog.c)"
 # an unrelated io_uring user runs meanwhile: it must not be recorded
@@ -82,8 +93,9 @@ else
 	bad "learn_prog: recorded differs from its known use"
 	diff "$work/prog.want" "$work/prog.got"
 fi
-check "learn_prog: 3 tasks, 4 rings (1 SQPOLL), 9 requests, 3 register calls" \
-	grep -q '3 tasks followed, 4 rings (1 SQPOLL), 9 requests, 3 register calls, 0 events lost' \
+# its process, thread and child, and the SQPOLL thread of its ring
+check "learn_prog: 4 tasks, 4 rings (1 SQPOLL), 9 requests, 3 register calls" \
+	grep -q '4 tasks followed, 4 rings (1 SQPOLL), 9 requests, 3 register calls, 0 events lost' \
 	"$work/prog.err"
 check "learn_prog: the policy lists exactly what it used" python3 -c '
 import json, sys
@@ -168,13 +180,18 @@ rc=$?
 check "no command: exit 2 (got $rc)" [ $rc -eq 2 ]
 "$T" learn -o "$work/f.json" -- sh -c 'exit 7' 2>/dev/null
 rc=$?
+check "command exits 7 without io_uring: exit 6, nothing recorded (got $rc)" [ $rc -eq 6 ]
+check "command exits 7 without io_uring: no policy written" [ ! -e "$work/f.json" ]
+"$T" learn -o "$work/f.json" -- sh -c "\"\$0\" >/dev/null; exit 7" "$P" 2>/dev/null
+rc=$?
 check "command exits 7: exit 5 (got $rc)" [ $rc -eq 5 ]
 check "command exits 7: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
-"$T" learn -o "$work/sig.json" -- sleep 30 2>"$work/sig.err" &
+"$T" learn -o "$work/sig.json" -- sh -c "\"\$0\" >/dev/null; : >\"\$1\"; sleep 10" "$P" \
+	"$work/ran" 2>"$work/sig.err" &
 lp=$!
 i=0
-while [ $i -lt 50 ] && no_instance; do sleep 0.1; i=$((i + 1)); done
-check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1"
+while [ $i -lt 100 ] && [ ! -e "$work/ran" ]; do sleep 0.1; i=$((i + 1)); done
+check "signal: the instance exists while the command runs" has_instance $lp
 kill -TERM $lp
 wait $lp
 rc=$?
@@ -201,11 +218,15 @@ else
 		grep -q '"FADVISE"' "$work/mnt.json"
 fi
 if command -v setpriv >/dev/null 2>&1; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$T" learn -- true 2>"$work/nr.err"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$T" learn -o - -- true 2>"$work/nr.err"
 	rc=$?
 	check "not root: exit 4 (got $rc)" [ $rc -eq 4 ]
 	check "not root: says learn needs root" grep -q 'learn needs root' "$work/nr.err"
 fi
+
+tests/learn/services.sh "$O" "$work" "$tracefs"
+rc=$?
+check "services.sh (issue 23: daemons, attach, output, signals): exit 0 (got $rc)" [ $rc -eq 0 ]
 
 echo "learn: $pass passed, $failed failed"
 [ $failed -eq 0 ]

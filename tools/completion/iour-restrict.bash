@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn merge help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -127,12 +127,26 @@ _iour_restrict()
             fi ;;
         learn)
             # learn: its options (the learn command's own; see its --help).
-            opts="--output --buffer-kb --quiet --help --"
+            opts="--output --pid --cgroup --duration --timeout --stop-at-exit --per-task --buffer-kb --quiet --help --"
             case $prev in
                 --output|-o) _iour_restrict_files "$cur" json; return ;;
                 --buffer-kb) COMPREPLY=($(compgen -W "1024 8192 65536" -- "$cur")); return ;;
+                --pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
+                --cgroup) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+                --duration|--timeout) return ;;
             esac
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        merge)
+            # merge: -o OUT and policy files.
+            case $prev in
+                --output|-o) _iour_restrict_files "$cur" json; return ;;
+            esac
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--output --help" -- "$cur"))
+            else
+                _iour_restrict_files "$cur" json
+            fi
             return ;;
         exec)
             opts="--companion-errno --no-new-privs --deny-existing --existing-rings --quiet --help --"
