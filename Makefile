@@ -246,6 +246,7 @@ check-run:
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
+	$(Q)$(CI_STEP) 'merge (policy-file unions and refusals)' $(SUBMAKE) check-merge
 	$(Q)$(CI_STEP) 'guest benchmark, quick mode (restrictions in force, simulator counts)' $(SUBMAKE) check-bench-guest
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
