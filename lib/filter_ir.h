@@ -203,6 +203,11 @@ struct cc {
 	uint32_t ntramp;
 	uint8_t *shared; /* original nodes with more than one parent */
 	uint32_t norig;
+	/* CONNECT: the root with the mapped-address check when stage 1 left
+	 * it out as provably useless (0: none); the driver keeps whichever
+	 * program runs shorter (filter_lower.c, compile_mapped()) */
+	uint32_t mapped_alt;
+	uint32_t chain; /* longest JEQ chain in an interval map; 0: 3 */
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */
@@ -237,9 +242,11 @@ IOUR_INTERNAL uint32_t iour__fc_mk_test(struct cc *c, uint64_t wx, uint8_t jop, 
 					uint32_t t, uint32_t f);
 
 /* Stage 1: the decision graph for one opcode's rules; returns its root
- * (c->err set on failure). */
+ * (c->err set on failure).  cfg may ask for a stacked program's range
+ * pre-check (filter_internal.h). */
 IOUR_INTERNAL uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
-				      const struct iour__opfilter *of);
+				      const struct iour__opfilter *of,
+				      const struct iour__compile_cfg *cfg);
 
 /* Stage 2: the graph under root re-walked with path knowledge, within
  * budget steps (0: the default); returns the new root, or root itself when

@@ -408,6 +408,8 @@ uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t budget)
 	c->budget = budget ? budget : SPEC_BUDGET;
 	c->ksp = 0;
 	c->norig = c->nnodes;
+	c->aborted = false;
+	iour__free(c->shared); /* a second call (the driver's mapped_alt) */
 	c->shared = iour__calloc(c->nnodes, 1);
 	if (!c->shared) {
 		c->err = -ENOMEM;
