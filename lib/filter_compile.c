@@ -131,7 +131,8 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 			goto out;
 		}
 		if (!arc) {
-			uint32_t la = prog_longest_path(alt), lp = rc ? UINT32_MAX : prog_longest_path(*out);
+			uint32_t la = prog_longest_path(alt),
+				 lp = rc ? UINT32_MAX : prog_longest_path(*out);
 
 			if (rc || la < lp || (la == lp && alt->cnt < (*out)->cnt)) {
 				if (!rc)
@@ -204,6 +205,13 @@ static int unit_cmp(const void *x, const void *y)
 	return u->a < v->a ? -1 : u->a > v->a;
 }
 
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
 struct stacker {
 	const struct iour_filter *f;
 	const struct iour__opfilter *of;
@@ -218,8 +226,9 @@ struct stacker {
 	struct iour__opfilter tof;
 	struct iour_prog *head, **tail;
 	uint32_t nprogs;
-	bool points4;  /* every deny unit is an IPv4 point: pack by loaded word */
-	bool precheck; /* with points4: give each program a range pre-check */
+	bool points4;   /* every deny unit is an IPv4 point: pack by loaded word */
+	uint64_t *vals; /* with points4: scratch for one part's values */
+	bool precheck;  /* with points4: give each program a range pre-check */
 };
 
 /* A stacked program's longest chain of equality tests (filter_ir.h):
@@ -239,7 +248,32 @@ static int stack_compile(struct stacker *st, size_t a, size_t b, uint32_t max_in
 
 	for (i = 0; i < st->p_end; i++)
 		st->rules[n++] = of->rules[i];
-	for (i = a; i < b; i++) {
+	if (st->points4) {
+		/* all IPv4 points: one IN_SET rule of the part's values, sorted
+		 * and without duplicates as the builder keeps a set (filter.c) */
+		size_t m = 0;
+
+		for (i = a; i < b; i++) {
+			const struct iour__cmp *c = &of->rules[st->units[i].rule].cmps[0];
+
+			st->vals[m++] = c->op == IOUR_CMP_EQ ? c->value : c->set[st->units[i].a];
+		}
+		qsort(st->vals, m, sizeof(*st->vals), u64_cmp);
+		nc = 0;
+		for (i = 0; i < m; i++)
+			if (!nc || st->vals[nc - 1] != st->vals[i])
+				st->vals[nc++] = st->vals[i];
+		memset(&st->cmps[0], 0, sizeof(st->cmps[0]));
+		st->cmps[0].field = IOUR_FIELD_CONNECT_ADDR4;
+		st->cmps[0].op = IOUR_CMP_IN_SET;
+		st->cmps[0].set = st->vals;
+		st->cmps[0].set_len = nc;
+		st->rules[n].verdict = IOUR_DENY;
+		st->rules[n].ncmps = 1;
+		st->rules[n].cmps = &st->cmps[0];
+		n += b > a;
+	}
+	for (i = st->points4 ? b : a; i < b; i++) {
 		const struct unit *u = &st->units[i];
 		const struct iour__rule *r = &of->rules[u->rule];
 
@@ -475,13 +509,6 @@ static void stack_units(struct stacker *st, size_t lo, size_t hi)
 	qsort(st->units, n, sizeof(*st->units), unit_cmp);
 }
 
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /*
  * Can the deny run [lo, hi) not fit in one program?  True when its point
  * values (one-comparison IN_SET and EQ rules) fall into more than twice
@@ -489,8 +516,8 @@ static int u64_cmp(const void *x, const void *y)
  * comparison of its own.  Spares the compile of the whole rule list at
  * 100,000 entries.  False when unsure (or out of memory).
  */
-static bool surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi,
-			     size_t weight, uint32_t max)
+static bool surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi, size_t weight,
+			     uint32_t max)
 {
 	uint64_t *v;
 	size_t n = 0, runs = 0;
@@ -580,7 +607,8 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	st.cmps = iour__malloc(weight * sizeof(*st.cmps));
 	st.rules = iour__malloc((st.of->nrules + weight) * sizeof(*st.rules));
 	st.tf = iour__malloc(sizeof(*st.tf));
-	if (!st.units || !st.cmps || !st.rules || !st.tf) {
+	st.vals = iour__malloc(weight * sizeof(*st.vals));
+	if (!st.units || !st.cmps || !st.rules || !st.tf || !st.vals) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -628,5 +656,6 @@ out:
 	iour__free(st.cmps);
 	iour__free(st.rules);
 	iour__free(st.tf);
+	iour__free(st.vals);
 	return rc;
 }

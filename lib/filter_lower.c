@@ -1264,7 +1264,8 @@ static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32
 	if (!lo)
 		return in24;
 	in36 = iour__fc_mk_test(c, w36, J_GE, lo, iour__fc_mk_test(c, w36, J_GT, hi, g0, all), g0);
-	return iour__fc_mk_test(c, w24, J_GE, lo, in24, iour__fc_mk_test(c, w24, J_EQ, 0, in36, g0));
+	return iour__fc_mk_test(c, w24, J_GE, lo, in24,
+				iour__fc_mk_test(c, w24, J_EQ, 0, in36, g0));
 }
 
 /* Documented in filter_ir.h */
