@@ -134,7 +134,9 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 			uint32_t la = prog_longest_path(alt),
 				 lp = rc ? UINT32_MAX : prog_longest_path(*out);
 
-			if (rc || la < lp || (la == lp && alt->cnt < (*out)->cnt)) {
+			if (rc || la < lp ||
+			    (la == lp && (c.alt_wins_ties ? alt->cnt <= (*out)->cnt + 8 :
+							    alt->cnt < (*out)->cnt))) {
 				if (!rc)
 					iour_prog__free(*out);
 				*out = alt;

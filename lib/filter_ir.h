@@ -203,11 +203,14 @@ struct cc {
 	uint32_t ntramp;
 	uint8_t *shared; /* original nodes with more than one parent */
 	uint32_t norig;
-	/* CONNECT: the root with the mapped-address check when stage 1 left
-	 * it out as provably useless (0: none); the driver keeps whichever
-	 * program runs shorter (filter_lower.c, compile_mapped()) */
+	/* CONNECT: another root of the same semantics (0: none), the driver
+	 * keeps whichever program runs shorter (filter_lower.c,
+	 * compile_mapped()): the one with the mapped-address check when
+	 * stage 1 left it out as provably useless, or the one testing the
+	 * ::ffff: prefix after the address */
 	uint32_t mapped_alt;
-	uint32_t chain; /* longest JEQ chain in an interval map; 0: 3 */
+	bool alt_wins_ties; /* keep mapped_alt when it runs as short */
+	uint32_t chain;     /* longest JEQ chain in an interval map; 0: 3 */
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */

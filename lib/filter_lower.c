@@ -1095,14 +1095,15 @@ static bool test_holds(uint8_t jop, uint32_t x, uint32_t k)
 
 /*
  * The plain graph under `plain` as it reads a request known to be an
- * AF_INET6 connect to ::ffff:0:0/96: every test of the family word or of
- * the first three address words is decided, the rest kept.  Hash-consing
+ * AF_INET6 connect (to ::ffff:0:0/96 when `mapped`): every test of the
+ * family word (and of the first three address words) is decided, the
+ * rest kept.  Hash-consing
  * makes the result the same node as any structurally equal graph.  A
  * child is always created before its parent (filter_ir.c), so one pass in
  * index order visits children first; no recursion.  Returns UINT32_MAX
  * when out of memory.
  */
-static uint32_t restrict_to_mapped(struct cc *c, uint32_t plain)
+static uint32_t restrict_known(struct cc *c, uint32_t plain, bool mapped)
 {
 	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
 	uint32_t *memo = iour__malloc(((size_t)plain + 1) * sizeof(*memo));
@@ -1121,7 +1122,8 @@ static uint32_t restrict_to_mapped(struct cc *c, uint32_t plain)
 		}
 		if (off == IOUR_CTX_OFF_CONNECT_FAMILY)
 			w = known[0];
-		else if (off >= IOUR_CTX_OFF_CONNECT_ADDR && off < IOUR_CTX_OFF_CONNECT_ADDR + 12)
+		else if (mapped && off >= IOUR_CTX_OFF_CONNECT_ADDR &&
+			 off < IOUR_CTX_OFF_CONNECT_ADDR + 12)
 			w = known[1 + (off - IOUR_CTX_OFF_CONNECT_ADDR) / 4];
 		else {
 			memo[i] = iour__fc_mk_test(c, n.wx, n.jop, n.k, memo[n.t], memo[n.f]);
@@ -1135,6 +1137,45 @@ static uint32_t restrict_to_mapped(struct cc *c, uint32_t plain)
 }
 
 /*
+ * The mapped graph `m` with the ::ffff: test moved to its leaves: a leaf
+ * L becomes "w24 == 0 && w28 == 0 && w32 == ::ffff ? L : p6", p6 the
+ * plain graph of an AF_INET6 request.  Equivalent to testing the prefix
+ * first (the graph's tests only read), and shorter where the address word
+ * decides before the prefix does.  Children precede parents (filter_ir.c):
+ * one pass in index order.  0 when out of memory.
+ */
+static uint32_t prefix_at_leaves(struct cc *c, uint32_t m, uint32_t p6)
+{
+	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
+	uint32_t *memo = iour__malloc(((size_t)m + 1) * sizeof(*memo)), res;
+
+	if (!memo)
+		return 0;
+	for (uint32_t i = 0; i <= m && !c->err; i++) {
+		const struct node n = c->nodes[i];
+		uint32_t x;
+
+		if (n.jop != J_LEAF) {
+			memo[i] = iour__fc_mk_test(c, n.wx, n.jop, n.k, memo[n.t], memo[n.f]);
+			continue;
+		}
+		x = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ,
+				     load32(ffff, c->be), i, p6);
+		x = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, x,
+				     p6);
+		memo[i] = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, x,
+					   p6);
+	}
+	res = c->err ? 0 : memo[m];
+	iour__free(memo);
+	return res;
+}
+
+/* Graphs up to this size also get the prefix-at-leaves form compiled, the
+ * shorter program kept (the driver, filter_compile.c). */
+#define MAPPED_ALT_NODES 1024
+
+/*
  * CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to an IPv4-mapped
  * address (family AF_INET6, address ::ffff:0:0/96) take a graph of their
  * own, compiled in the mapped views; all other requests take the plain
@@ -1146,7 +1187,7 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 			       uint32_t plain)
 {
 	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
-	uint32_t node, useless;
+	uint32_t node, mnode, useless;
 
 	c->view = VIEW_M6;
 	node = compile_rules(c, of, dflt);
@@ -1158,10 +1199,11 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 	 * as family == AF_UNIX, which no reading of a mapped request can
 	 * satisfy), the mapped graph is the plain one restricted to mapped
 	 * requests, the same hash-consed node. */
-	useless = restrict_to_mapped(c, plain) == node;
+	useless = restrict_known(c, plain, true) == node;
 
 	if (c->err)
 		return plain;
+	mnode = node;
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ,
 				load32(ffff, c->be), node, plain);
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, node,
@@ -1169,8 +1211,21 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, node, plain);
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node,
 				plain);
-	if (!useless)
+	if (!useless) {
+		if (c->nnodes <= MAPPED_ALT_NODES) {
+			uint32_t p6 = restrict_known(c, plain, false), alt = 0;
+
+			if (p6 != UINT32_MAX && !c->err)
+				alt = prefix_at_leaves(c, mnode, p6);
+			if (alt && !c->err) {
+				c->mapped_alt = iour__fc_mk_test(
+					c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
+					AF_INET6, alt, plain);
+				c->alt_wins_ties = true;
+			}
+		}
 		return node;
+	}
 	/* The driver still compiles the checked graph and keeps it when
 	 * path specialisation makes it the shorter program (its family test
 	 * first can decide later tests that the plain graph cannot). */
@@ -1260,6 +1315,7 @@ static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32
 	iour__free(ps.rules);
 	/* the alternative root of compile_mapped() has no pre-check */
 	c->mapped_alt = 0;
+	c->alt_wins_ties = false;
 	in24 = iour__fc_mk_test(c, w24, J_GT, hi, g0, all);
 	if (!lo)
 		return in24;
