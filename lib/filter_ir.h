@@ -33,6 +33,14 @@
  *      loaded word with byte-swapped constants when only equality matters
  *      (sets of points, bit tests, prefixes); ordered comparisons swap the
  *      loaded value at run time instead, whichever is cheaper.
+ *    - CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to
+ *      ::ffff:0:0/96 take a graph of their own (filter_lower.c,
+ *      compile_mapped()), left out when the plain graph restricted to
+ *      such requests is that very graph (hash-consed), and compiled a
+ *      second way, the ::ffff: test at its leaves, when the graph is
+ *      small: the driver keeps whichever program runs shorter.
+ *    - Stacked programs of IPv4 points (filter_compile.c) get a range
+ *      pre-check on the loaded address word (range_precheck()).
  * 2. Path specialisation.  The graph is re-walked with what each path
  *    already knows about each word expression (bounds, excluded values,
  *    known-zero and known-set bits); a test whose outcome is known is
