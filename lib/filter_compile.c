@@ -34,7 +34,8 @@ static int prog_from_raw(const struct iour__opfilter *of, uint32_t opcode, struc
 }
 
 /* Longest path (instructions run, RET included) through a program whose
- * jumps all go forward, as the emitter lays them out. */
+ * jumps all go forward, as the emitter lays them out; UINT32_MAX when out
+ * of memory. */
 static uint32_t prog_longest_path(const struct iour_prog *p)
 {
 	uint32_t *len = iour__malloc(p->cnt * sizeof(*len)), best;
@@ -86,6 +87,7 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 	struct iour__compile_stats local = { 0 };
 	struct iour__compile_stats *st = stats ? stats : &local;
 	uint32_t max_insns = cfg->max_insns;
+	struct iour_prog *prog = NULL, *alt = NULL;
 	struct cc c;
 	uint32_t root;
 	int rc;
@@ -111,43 +113,49 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 		goto out;
 	}
 	st->ir_nodes = c.nnodes - 2;
-	rc = spec_emit(&c, root, opcode, cfg->spec_budget, max_insns, out);
+	rc = spec_emit(&c, root, opcode, cfg->spec_budget, max_insns, &prog);
 	if (rc && rc != -IOUR_ERRNO__PROG_TOO_LARGE)
 		goto out;
 	st->spec_aborted = c.aborted;
 	st->spec_nodes = c.nnodes - 2;
 	st->trampolines = c.ntramp;
 	if (c.mapped_alt) {
-		/* the same semantics with the mapped-address check left in
-		 * (filter_lower.c, compile_mapped()): kept only if it runs
-		 * shorter, then if it is smaller */
-		struct iour_prog *alt = NULL;
+		/* the same semantics another way (filter_lower.c,
+		 * compile_mapped()): kept if it runs shorter, on a tie if it is
+		 * smaller (or, alt_wins_ties, not much larger) */
 		int arc = spec_emit(&c, c.mapped_alt, opcode, cfg->spec_budget, max_insns, &alt);
+		uint32_t la, lp;
 
 		if (arc && arc != -IOUR_ERRNO__PROG_TOO_LARGE) {
-			if (!rc)
-				iour_prog__free(*out);
 			rc = arc;
 			goto out;
 		}
 		if (!arc) {
-			uint32_t la = prog_longest_path(alt),
-				 lp = rc ? UINT32_MAX : prog_longest_path(*out);
-
-			if (rc || la < lp ||
-			    (la == lp && (c.alt_wins_ties ? alt->cnt <= (*out)->cnt + 8 :
-							    alt->cnt < (*out)->cnt))) {
-				if (!rc)
-					iour_prog__free(*out);
-				*out = alt;
+			la = prog_longest_path(alt);
+			lp = prog ? prog_longest_path(prog) : 0;
+			if (la == UINT32_MAX || lp == UINT32_MAX) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (!prog || la < lp ||
+			    (la == lp && (c.alt_wins_ties ? alt->cnt <= prog->cnt + 8 :
+							    alt->cnt < prog->cnt))) {
+				iour_prog__free(prog);
+				prog = alt;
+				alt = NULL;
 				rc = 0;
 				st->spec_aborted = c.aborted;
 				st->trampolines = c.ntramp;
-			} else
-				iour_prog__free(alt);
+			}
 		}
 	}
+	if (!rc) {
+		*out = prog;
+		prog = NULL;
+	}
 out:
+	iour_prog__free(prog);
+	iour_prog__free(alt);
 	iour__fc_fini(&c);
 	return rc;
 }
@@ -516,19 +524,19 @@ static void stack_units(struct stacker *st, size_t lo, size_t hi)
  * values (one-comparison IN_SET and EQ rules) fall into more than twice
  * max_insns runs of consecutive values on one field: each run needs a
  * comparison of its own.  Spares the compile of the whole rule list at
- * 100,000 entries.  False when unsure (or out of memory).
+ * 100,000 entries.  1: too large; 0: maybe not; -ENOMEM.
  */
-static bool surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi, size_t weight,
-			     uint32_t max)
+static int surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi, size_t weight,
+			    uint32_t max)
 {
 	uint64_t *v;
 	size_t n = 0, runs = 0;
 
 	if (weight <= 2 * (size_t)max)
-		return false;
+		return 0;
 	v = iour__malloc(weight * sizeof(*v));
 	if (!v)
-		return false;
+		return -ENOMEM;
 	for (size_t i = lo; i < hi; i++) {
 		const struct iour__cmp *c;
 
@@ -569,9 +577,13 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	memset(ss, 0, sizeof(*ss));
 	if (why && whylen)
 		why[0] = '\0';
+	rc = 0;
 	if (opcode < IOUR__NOPCODES && f->ops[opcode] && !f->ops[opcode]->raw &&
-	    deny_run(f->ops[opcode], &lo, &hi, &weight) &&
-	    surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns))
+	    deny_run(f->ops[opcode], &lo, &hi, &weight))
+		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		rc = -IOUR_ERRNO__PROG_TOO_LARGE;
 	else
 		rc = iour__filter_compile_cfg(f, opcode, cfg, NULL, &one);

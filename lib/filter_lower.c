@@ -1097,11 +1097,10 @@ static bool test_holds(uint8_t jop, uint32_t x, uint32_t k)
  * The plain graph under `plain` as it reads a request known to be an
  * AF_INET6 connect (to ::ffff:0:0/96 when `mapped`): every test of the
  * family word (and of the first three address words) is decided, the
- * rest kept.  Hash-consing
- * makes the result the same node as any structurally equal graph.  A
- * child is always created before its parent (filter_ir.c), so one pass in
- * index order visits children first; no recursion.  Returns UINT32_MAX
- * when out of memory.
+ * rest kept.  Hash-consing makes the result the same node as any
+ * structurally equal graph.  A child is always created before its parent
+ * (filter_ir.c), so one pass in index order visits children first; no recursion.  Returns UINT32_MAX
+ * with c->err set when out of memory.
  */
 static uint32_t restrict_known(struct cc *c, uint32_t plain, bool mapped)
 {
@@ -1110,8 +1109,10 @@ static uint32_t restrict_known(struct cc *c, uint32_t plain, bool mapped)
 	uint32_t known[4] = { AF_INET6, 0, 0, load32(ffff, c->be) };
 	uint32_t res;
 
-	if (!memo)
+	if (!memo) {
+		c->err = -ENOMEM;
 		return UINT32_MAX;
+	}
 	for (uint32_t i = 0; i <= plain && !c->err; i++) {
 		const struct node n = c->nodes[i];
 		uint32_t off = WX_OFF(n.wx), w;
@@ -1142,15 +1143,17 @@ static uint32_t restrict_known(struct cc *c, uint32_t plain, bool mapped)
  * plain graph of an AF_INET6 request.  Equivalent to testing the prefix
  * first (the graph's tests only read), and shorter where the address word
  * decides before the prefix does.  Children precede parents (filter_ir.c):
- * one pass in index order.  0 when out of memory.
+ * one pass in index order.  0 with c->err set when out of memory.
  */
 static uint32_t prefix_at_leaves(struct cc *c, uint32_t m, uint32_t p6)
 {
 	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
 	uint32_t *memo = iour__malloc(((size_t)m + 1) * sizeof(*memo)), res;
 
-	if (!memo)
+	if (!memo) {
+		c->err = -ENOMEM;
 		return 0;
+	}
 	for (uint32_t i = 0; i <= m && !c->err; i++) {
 		const struct node n = c->nodes[i];
 		uint32_t x;
@@ -1215,9 +1218,11 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 		if (c->nnodes <= MAPPED_ALT_NODES) {
 			uint32_t p6 = restrict_known(c, plain, false), alt = 0;
 
-			if (p6 != UINT32_MAX && !c->err)
+			if (!c->err)
 				alt = prefix_at_leaves(c, mnode, p6);
-			if (alt && !c->err) {
+			if (c->err)
+				return node;
+			if (alt) {
 				c->mapped_alt = iour__fc_mk_test(
 					c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
 					AF_INET6, alt, plain);
