@@ -12,18 +12,30 @@
  *                   median over interleaved rounds);
  * probe.cold_us     a full probe (forked child and all probing calls; median
  *                   of uncached probes);
- * probe.cached_ns   a cached iour_probe() call.
+ * probe.cached_ns   a cached iour_probe() call;
+ * probe.cold_forks, probe.cold_seam_calls
+ *                   the processes one uncached probe forks and the kernel
+ *                   calls it makes through the library's syscall seam
+ *                   (lib/sys.h: io_uring_*, prctl, seccomp, close of
+ *                   io_uring fds, mmap, munmap, fork, memfd_create,
+ *                   execve), the forked children's included (counters in
+ *                   shared memory): counts, so that a regression shows
+ *                   whatever the machine's load.  The seam does not see
+ *                   the library's other calls (doc/design.md, "One syscall
+ *                   seam").
  *
  * Usage: bench_ring OUTPUT.json
  */
 #include <errno.h>
 #include <liburing.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "sys.h"
 
 #define ENTRIES 64
 #define SETUP_ITERS 1500
@@ -32,6 +44,135 @@
 #define NOP_ROUNDS 25
 #define COLD_ITERS 41
 #define CACHED_ITERS 2000000
+
+/* ---- counting seam: every call forwarded to the real kernel ---- */
+struct seam_counts {
+	uint64_t forks, calls;
+};
+static struct seam_counts *counts; /* MAP_SHARED: children count too */
+static const struct iour_sys_ops *real_ops;
+
+#define COUNT() __atomic_add_fetch(&counts->calls, 1, __ATOMIC_RELAXED)
+
+static long c_setup(void *ctx, uint32_t e, void *p)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->io_uring_setup(real_ops->ctx, e, p);
+}
+
+static long c_enter(void *ctx, int fd, uint32_t s, uint32_t m, uint32_t f, const void *a,
+		    size_t n)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->io_uring_enter(real_ops->ctx, fd, s, m, f, a, n);
+}
+
+static long c_register(void *ctx, int fd, uint32_t op, void *arg, uint32_t nr)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->io_uring_register(real_ops->ctx, fd, op, arg, nr);
+}
+
+static long c_prctl(void *ctx, int o, unsigned long a2, unsigned long a3, unsigned long a4,
+		    unsigned long a5)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->prctl(real_ops->ctx, o, a2, a3, a4, a5);
+}
+
+static long c_seccomp(void *ctx, unsigned int op, unsigned int flags, void *args)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->seccomp(real_ops->ctx, op, flags, args);
+}
+
+static long c_close(void *ctx, int fd)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->close(real_ops->ctx, fd);
+}
+
+static long c_mmap(void *ctx, void **out, size_t len, int prot, int flags, int fd, off_t off)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->mmap(real_ops->ctx, out, len, prot, flags, fd, off);
+}
+
+static long c_munmap(void *ctx, void *addr, size_t len)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->munmap(real_ops->ctx, addr, len);
+}
+
+static long c_fork(void *ctx)
+{
+	(void)ctx;
+	COUNT();
+	__atomic_add_fetch(&counts->forks, 1, __ATOMIC_RELAXED);
+	return real_ops->fork(real_ops->ctx);
+}
+
+static long c_memfd(void *ctx, const char *name, unsigned int flags)
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->memfd_create(real_ops->ctx, name, flags);
+}
+
+static long c_execve(void *ctx, const char *path, char *const argv[], char *const envp[])
+{
+	(void)ctx;
+	COUNT();
+	return real_ops->execve(real_ops->ctx, path, argv, envp);
+}
+
+static const struct iour_sys_ops counting_ops = {
+	.io_uring_setup = c_setup,
+	.io_uring_enter = c_enter,
+	.io_uring_register = c_register,
+	.prctl = c_prctl,
+	.seccomp = c_seccomp,
+	.close = c_close,
+	.mmap = c_mmap,
+	.munmap = c_munmap,
+	.fork = c_fork,
+	.memfd_create = c_memfd,
+	.execve = c_execve,
+};
+
+static void die(const char *what, int r);
+
+/* One uncached probe through the counting seam. */
+static struct seam_counts count_probe(void)
+{
+	IOUR_OPTS(iour_probe_opts, nocache, .flags = IOUR_PROBE_NO_CACHE);
+	struct iour_features f = { .sz = sizeof(f) };
+	struct seam_counts r;
+	int rc;
+
+	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		      0);
+	if (counts == MAP_FAILED)
+		die("mmap", -errno);
+	memset(counts, 0, sizeof(*counts));
+	real_ops = iour__sys_real();
+	iour__sys_set(&counting_ops);
+	rc = iour_probe(&nocache, &f);
+	iour__sys_set(NULL);
+	if (rc)
+		die("iour_probe (counted)", rc);
+	r = *counts;
+	munmap(counts, sizeof(*counts));
+	return r;
+}
 
 static void die(const char *what, int r)
 {
@@ -122,6 +263,7 @@ int main(int argc, char **argv)
 	struct io_uring_params p;
 	struct io_uring ring_r, ring_p;
 	double setup_ratio, nop_ratio, cold_us, cached_ns, med_r, med_p;
+	struct seam_counts pc;
 	uint64_t t0, t1;
 	FILE *out;
 	int i, r, fd;
@@ -131,7 +273,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* probe: the full (uncached) probe, then the cached call */
+	/* probe: what one uncached probe does, counted; the full (uncached)
+	 * probe timed; then the cached call */
+	pc = count_probe();
 	for (i = 0; i < COLD_ITERS; i++) {
 		t0 = bench_now_ns();
 		r = iour_probe(&nocache, &f);
@@ -216,6 +360,8 @@ int main(int argc, char **argv)
 	       NOP_BATCH, NOP_ROUNDS, rate_r / 1e6, rate_p / 1e6, nop_ratio);
 	printf("probe       cold %.1f us (median of %d uncached probes), cached %.1f ns\n", cold_us,
 	       COLD_ITERS, cached_ns);
+	printf("probe       cold: %llu forks, %llu calls through the syscall seam\n",
+	       (unsigned long long)pc.forks, (unsigned long long)pc.calls);
 
 	out = fopen(argv[1], "w");
 	if (!out) {
@@ -224,8 +370,10 @@ int main(int argc, char **argv)
 	}
 	fprintf(out,
 		"{\"ring\": {\"setup_ratio\": %.4f, \"nop_ratio\": %.4f}, "
-		"\"probe\": {\"cold_us\": %.1f, \"cached_ns\": %.2f}}\n",
-		setup_ratio, nop_ratio, cold_us, cached_ns);
+		"\"probe\": {\"cold_us\": %.1f, \"cached_ns\": %.2f, \"cold_forks\": %llu, "
+		"\"cold_seam_calls\": %llu}}\n",
+		setup_ratio, nop_ratio, cold_us, cached_ns, (unsigned long long)pc.forks,
+		(unsigned long long)pc.calls);
 	fclose(out);
 	return 0;
 }

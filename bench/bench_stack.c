@@ -14,7 +14,16 @@
  * For each: stack.<shape>.nN.ms (CPU time of the process, median of
  * several runs; one run at 100,000), .progs (stacked programs), .insns (instructions over all of
  * them), and stack.<shape>.us_per_entry_n100000_vs_n1000, the time per
- * entry at 100,000 divided by that at 1,000 (1 = linear).  Nothing is
+ * entry at 100,000 divided by that at 1,000 (1 = linear).
+ *
+ * stack.random.n100000.worst_path_total: the most instructions one CONNECT
+ * runs through all the stacked programs (simulator count), over the
+ * listed addresses (every 37th), as many unlisted ones, each also as the
+ * IPv4-mapped IPv6 address, and ::1 and an AF_UNIX request;
+ * .worst_nonmatching_per_prog: the most one program that does not deny
+ * such a request runs for it (each program first sends an address outside
+ * its range to the rest of the rules: filter_lower.c, range_precheck());
+ * .worst_matching: the most the denying program runs.  Nothing is
  * asserted: the numbers go to the JSON file named by the argument.
  *
  * Usage: bench_stack OUTPUT.json
@@ -25,7 +34,12 @@
 #include <string.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "bench_util.h"
+#include "filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define OP_CONNECT 16
@@ -128,11 +142,95 @@ struct result {
 	size_t insns;
 };
 
+struct paths {
+	uint32_t total, nonmatching_per_prog, matching;
+};
+
+/* Every stacked program on one context: instructions run, deny count; the
+ * largest non-denying and denying program's counts through *nm and *m. */
+static uint32_t run_stack(const struct iour_prog *head, const uint8_t ctx[40], uint32_t *nm,
+			  uint32_t *m)
+{
+	uint32_t total = 0;
+
+	for (const struct iour_prog *p = head; p; p = p->next) {
+		struct iour_sim_result r = { .sz = sizeof(r) };
+		int rc = iour_cbpf_run(iour_prog__insns(p), iour_prog__insn_cnt(p), ctx, 40, &r);
+
+		if (rc)
+			die("iour_cbpf_run", rc);
+		total += r.executed;
+		if (r.allowed && r.executed > *nm)
+			*nm = r.executed;
+		if (!r.allowed && r.executed > *m)
+			*m = r.executed;
+	}
+	return total;
+}
+
+static void ctx4(uint8_t ctx[40], uint32_t addr, bool mapped)
+{
+	iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
+	if (mapped) {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+
+		sa.sin6_addr.s6_addr[10] = sa.sin6_addr.s6_addr[11] = 0xff;
+		addr = htonl(addr);
+		memcpy(&sa.sin6_addr.s6_addr[12], &addr, 4);
+		iour_ctx_connect(ctx, 40, &sa, sizeof(sa));
+	} else {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80),
+					  .sin_addr = { htonl(addr) } };
+
+		iour_ctx_connect(ctx, 40, &sa, sizeof(sa));
+	}
+}
+
+/* The worst paths of the stack compiled from `f` (see the top comment). */
+static struct paths worst_paths(const struct iour_filter *f, const uint64_t *set, size_t n)
+{
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = IOUR_MAX_INSNS };
+	struct iour_prog *head = NULL;
+	struct paths w = { 0 };
+	uint8_t ctx[40];
+	char why[256];
+	int rc = iour__filter_compile_stack(f, OP_CONNECT, &cfg, NULL, &head, why, sizeof(why));
+
+	if (rc)
+		die(why, rc);
+	for (size_t i = 0; i < n; i += 37)
+		for (int k = 0; k < 4; k++) {
+			uint32_t t, a = (uint32_t)set[i] * (k < 2 ? 1U : 2654435761U);
+
+			ctx4(ctx, a, k & 1);
+			t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
+			w.total = t > w.total ? t : w.total;
+		}
+	{
+		struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+		struct sockaddr su = { .sa_family = AF_UNIX };
+		uint32_t t;
+
+		sa6.sin6_addr.s6_addr[15] = 1;
+		iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
+		iour_ctx_connect(ctx, 40, &sa6, sizeof(sa6));
+		t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
+		w.total = t > w.total ? t : w.total;
+		iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
+		iour_ctx_connect(ctx, 40, &su, sizeof(su));
+		t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
+		w.total = t > w.total ? t : w.total;
+	}
+	iour_prog__free(head);
+	return w;
+}
+
 /* The policy's compile of `f`: time (median of `runs`), programs and
  * instructions (counted through a plan for a kernel with task filters). */
 static struct result measure(const struct iour_filter *f, int runs)
 {
-	uint64_t t[5];
+	uint64_t t[7];
 	struct result r = { 0 };
 	struct iour_policy *p = NULL;
 	struct iour_plan *pl = NULL;
@@ -175,6 +273,7 @@ int main(int argc, char **argv)
 	static const size_t ns[3] = { 1000, 10000, 100000 };
 	static const char *const shapes[2] = { "random", "mix" };
 	struct result res[2][3];
+	struct paths wp = { 0 };
 	uint64_t *set = malloc(100000 * sizeof(*set));
 	FILE *out;
 
@@ -188,9 +287,16 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 3; i++) {
 			struct iour_filter *f = s ? make_mix(ns[i]) : make_random(ns[i], set);
 
-			res[s][i] = measure(f, ns[i] >= 100000 ? 1 : 3);
+			res[s][i] = measure(f, ns[i] >= 100000 ? 3 : 5);
 			printf("stack %-6s n=%-6zu %9.2f ms  %4d programs  %7zu instructions\n",
 			       shapes[s], ns[i], res[s][i].ms, res[s][i].progs, res[s][i].insns);
+			if (!s && ns[i] == 100000) {
+				wp = worst_paths(f, set, ns[i]);
+				printf("stack random n=100000: worst path through all programs %u "
+				       "instructions (a non-denying program at most %u, the "
+				       "denying one at most %u)\n",
+				       wp.total, wp.nonmatching_per_prog, wp.matching);
+			}
 			iour_filter__free(f);
 		}
 	free(set);
@@ -200,9 +306,16 @@ int main(int argc, char **argv)
 	fprintf(out, "{\"stack\": {");
 	for (int s = 0; s < 2; s++) {
 		fprintf(out, "%s\"%s\": {", s ? ", " : "", shapes[s]);
-		for (int i = 0; i < 3; i++)
-			fprintf(out, "\"n%zu\": {\"ms\": %.3f, \"progs\": %d, \"insns\": %zu}, ", ns[i],
+		for (int i = 0; i < 3; i++) {
+			fprintf(out, "\"n%zu\": {\"ms\": %.3f, \"progs\": %d, \"insns\": %zu", ns[i],
 				res[s][i].ms, res[s][i].progs, res[s][i].insns);
+			if (!s && ns[i] == 100000)
+				fprintf(out,
+					", \"worst_path_total\": %u, "
+					"\"worst_nonmatching_per_prog\": %u, \"worst_matching\": %u",
+					wp.total, wp.nonmatching_per_prog, wp.matching);
+			fprintf(out, "}, ");
+		}
 		fprintf(out, "\"us_per_entry_n100000_vs_n1000\": %.4f}",
 			(res[s][2].ms / 100000.0) / (res[s][0].ms / 1000.0));
 	}

@@ -90,6 +90,17 @@ struct iour__compile_cfg {
 	/* Path-specialisation budget: 0 = the default; 1 makes every compile
 	 * fall back to the unspecialised graph. */
 	uint32_t spec_budget;
+	/* Stacked programs only (filter_compile.c): the opcode's rules are
+	 * P, D, S where D = rules[range_d_lo, range_d_hi) are one-comparison
+	 * CONNECT IPv4-address rules on points whose loaded words all lie in
+	 * [range_lo, range_hi]; the program first sends requests that no
+	 * rule of D can match to the graph of P, S alone
+	 * (filter_lower.c, range_precheck()).  Off when range_d_hi == 0. */
+	uint32_t range_d_lo, range_d_hi;
+	uint32_t range_lo, range_hi;
+	/* Longest chain of equality tests on one value in an interval map
+	 * (0: the default, 3); stacked programs use longer ones. */
+	uint32_t chain;
 };
 
 /* What one compile did (tests and benchmarks). */

@@ -20,7 +20,7 @@ static uint64_t node_hash(uint64_t wx, uint8_t jop, uint32_t k, uint32_t t, uint
 
 static int cc_grow_hash(struct cc *c)
 {
-	uint32_t ncap = c->hcap ? c->hcap * 2 : 1024;
+	uint32_t ncap = c->hcap ? c->hcap * 2 : 64;
 	uint32_t *nt = iour__calloc(ncap, sizeof(uint32_t));
 
 	if (!nt)
@@ -90,7 +90,7 @@ int iour__fc_init(struct cc *c, bool be)
 {
 	memset(c, 0, sizeof(*c));
 	c->be = be;
-	c->capnodes = 256;
+	c->capnodes = 32;
 	c->nodes = iour__calloc(c->capnodes, sizeof(struct node));
 	if (!c->nodes)
 		return -ENOMEM;

@@ -33,6 +33,14 @@
  *      loaded word with byte-swapped constants when only equality matters
  *      (sets of points, bit tests, prefixes); ordered comparisons swap the
  *      loaded value at run time instead, whichever is cheaper.
+ *    - CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to
+ *      ::ffff:0:0/96 take a graph of their own (filter_lower.c,
+ *      compile_mapped()), left out when the plain graph restricted to
+ *      such requests is that very graph (hash-consed), and compiled a
+ *      second way, the ::ffff: test at its leaves, when the graph is
+ *      small: the driver keeps whichever program runs shorter.
+ *    - Stacked programs of IPv4 points (filter_compile.c) get a range
+ *      pre-check on the loaded address word (range_precheck()).
  * 2. Path specialisation.  The graph is re-walked with what each path
  *    already knows about each word expression (bounds, excluded values,
  *    known-zero and known-set bits); a test whose outcome is known is
@@ -203,6 +211,14 @@ struct cc {
 	uint32_t ntramp;
 	uint8_t *shared; /* original nodes with more than one parent */
 	uint32_t norig;
+	/* CONNECT: another root of the same semantics (0: none), the driver
+	 * keeps whichever program runs shorter (filter_lower.c,
+	 * compile_mapped()): the one with the mapped-address check when
+	 * stage 1 left it out as provably useless, or the one testing the
+	 * ::ffff: prefix after the address */
+	uint32_t mapped_alt;
+	bool alt_wins_ties; /* keep mapped_alt when it runs as short */
+	uint32_t chain;     /* longest JEQ chain in an interval map; 0: 3 */
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */
@@ -237,9 +253,11 @@ IOUR_INTERNAL uint32_t iour__fc_mk_test(struct cc *c, uint64_t wx, uint8_t jop, 
 					uint32_t t, uint32_t f);
 
 /* Stage 1: the decision graph for one opcode's rules; returns its root
- * (c->err set on failure). */
+ * (c->err set on failure).  cfg may ask for a stacked program's range
+ * pre-check (filter_internal.h). */
 IOUR_INTERNAL uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
-				      const struct iour__opfilter *of);
+				      const struct iour__opfilter *of,
+				      const struct iour__compile_cfg *cfg);
 
 /* Stage 2: the graph under root re-walked with path knowledge, within
  * budget steps (0: the default); returns the new root, or root itself when

@@ -202,11 +202,15 @@ static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t 
 	size_t n = j - i + 1, k, npts = 0, bgi = SIZE_MAX;
 	uint32_t bg, node;
 
+	uint32_t chain = c->chain ? c->chain : 3;
+
 	if (n == 1)
 		return s[i].t;
 	/* Up to three points on a common background: a chain of JEQs has
-	 * the worst path of the tree and a shorter average one. */
-	if (n <= 7) {
+	 * the worst path of the tree and a shorter average one.  Stacked
+	 * programs allow longer chains (c->chain): fewer instructions per
+	 * point, a few more on the path. */
+	if (n <= 2 * (size_t)chain + 1) {
 		for (k = i; k <= j; k++)
 			if (s[k].lo != s[k].hi) {
 				bgi = k;
@@ -223,7 +227,7 @@ static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t 
 					ok = false;
 				npts++;
 			}
-			if (ok && npts <= 3) {
+			if (ok && npts <= chain) {
 				node = bg;
 				for (k = j + 1; k-- > i;)
 					if (s[k].t != bg)
@@ -242,6 +246,24 @@ static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t 
 		return iour__fc_mk_test(c, wx, J_GE, (uint32_t)s[j].lo, s[j].t, s[i].t);
 	}
 	k = i + n / 2;
+	if (c->chain) {
+		/* split after a multiple of `chain` single points, so that
+		 * the leaves are full chains */
+		size_t pts = 0, want, seen = 0;
+
+		for (size_t q = i; q <= j; q++)
+			pts += s[q].lo == s[q].hi;
+		want = (pts + chain) / (2 * (size_t)chain) * chain;
+		if (want && want < pts)
+			for (size_t q = i; q <= j; q++) {
+				seen += s[q].lo == s[q].hi;
+				if (seen == want) {
+					if (q + 1 <= j && q + 1 > i)
+						k = q + 1;
+					break;
+				}
+			}
+	}
 	{
 		uint32_t right = map_tree(c, wx, s, k, j);
 		uint32_t left = map_tree(c, wx, s, i, k - 1);
@@ -503,6 +525,9 @@ static int segs_from_intervals(const struct ivl *ivs, size_t n, uint64_t maxv, u
 }
 
 #define RAW_ENUM_MAX 1024
+/* More single points than that are enumerated too (they do not multiply
+ * the segments): large IPv4 sets then need no run-time byte swap. */
+#define RAW_POINTS_MAX 131072
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -551,7 +576,7 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 	if (L->swap) {
 		/* background: the target covering the most values (maps have
 		 * a handful of distinct targets) */
-		uint64_t best = 0, pts = 0, tot[8];
+		uint64_t best = 0, pts = 0, nsegs = 0, tot[8];
 		uint32_t bg = vs->v[0].t, tg[8], ntg = 0;
 
 		for (i = 0; i < vs->n; i++) {
@@ -573,9 +598,11 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 				bg = tg[j];
 			}
 		for (i = 0; i < vs->n; i++)
-			if (vs->v[i].t != bg)
+			if (vs->v[i].t != bg) {
 				pts += vs->v[i].hi - vs->v[i].lo + 1;
-		if (pts <= RAW_ENUM_MAX) {
+				nsegs++;
+			}
+		if (pts <= RAW_ENUM_MAX || (pts == nsegs && pts <= RAW_POINTS_MAX)) {
 			struct rawpt *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
 			size_t m = 0;
 			uint64_t next = 0;
@@ -1051,6 +1078,106 @@ static bool rules_read_ipv4(const struct iour__opfilter *of)
 	return false;
 }
 
+/* Outcome of a test on a known value. */
+static bool test_holds(uint8_t jop, uint32_t x, uint32_t k)
+{
+	switch (jop) {
+	case J_EQ:
+		return x == k;
+	case J_GT:
+		return x > k;
+	case J_GE:
+		return x >= k;
+	default:
+		return (x & k) != 0;
+	}
+}
+
+/*
+ * The plain graph under `plain` as it reads a request known to be an
+ * AF_INET6 connect (to ::ffff:0:0/96 when `mapped`): every test of the
+ * family word (and of the first three address words) is decided, the
+ * rest kept.  Hash-consing makes the result the same node as any
+ * structurally equal graph.  A child is always created before its parent
+ * (filter_ir.c), so one pass in index order visits children first; no recursion.  Returns UINT32_MAX
+ * with c->err set when out of memory.
+ */
+static uint32_t restrict_known(struct cc *c, uint32_t plain, bool mapped)
+{
+	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
+	uint32_t *memo = iour__malloc(((size_t)plain + 1) * sizeof(*memo));
+	uint32_t known[4] = { AF_INET6, 0, 0, load32(ffff, c->be) };
+	uint32_t res;
+
+	if (!memo) {
+		c->err = -ENOMEM;
+		return UINT32_MAX;
+	}
+	for (uint32_t i = 0; i <= plain && !c->err; i++) {
+		const struct node n = c->nodes[i];
+		uint32_t off = WX_OFF(n.wx), w;
+
+		if (n.jop == J_LEAF) {
+			memo[i] = i;
+			continue;
+		}
+		if (off == IOUR_CTX_OFF_CONNECT_FAMILY)
+			w = known[0];
+		else if (mapped && off >= IOUR_CTX_OFF_CONNECT_ADDR &&
+			 off < IOUR_CTX_OFF_CONNECT_ADDR + 12)
+			w = known[1 + (off - IOUR_CTX_OFF_CONNECT_ADDR) / 4];
+		else {
+			memo[i] = iour__fc_mk_test(c, n.wx, n.jop, n.k, memo[n.t], memo[n.f]);
+			continue;
+		}
+		memo[i] = test_holds(n.jop, wx_eval(n.wx, w), n.k) ? memo[n.t] : memo[n.f];
+	}
+	res = c->err ? UINT32_MAX : memo[plain];
+	iour__free(memo);
+	return res;
+}
+
+/*
+ * The mapped graph `m` with the ::ffff: test moved to its leaves: a leaf
+ * L becomes "w24 == 0 && w28 == 0 && w32 == ::ffff ? L : p6", p6 the
+ * plain graph of an AF_INET6 request.  Equivalent to testing the prefix
+ * first (the graph's tests only read), and shorter where the address word
+ * decides before the prefix does.  Children precede parents (filter_ir.c):
+ * one pass in index order.  0 with c->err set when out of memory.
+ */
+static uint32_t prefix_at_leaves(struct cc *c, uint32_t m, uint32_t p6)
+{
+	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
+	uint32_t *memo = iour__malloc(((size_t)m + 1) * sizeof(*memo)), res;
+
+	if (!memo) {
+		c->err = -ENOMEM;
+		return 0;
+	}
+	for (uint32_t i = 0; i <= m && !c->err; i++) {
+		const struct node n = c->nodes[i];
+		uint32_t x;
+
+		if (n.jop != J_LEAF) {
+			memo[i] = iour__fc_mk_test(c, n.wx, n.jop, n.k, memo[n.t], memo[n.f]);
+			continue;
+		}
+		x = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ,
+				     load32(ffff, c->be), i, p6);
+		x = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, x,
+				     p6);
+		memo[i] = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, x,
+					   p6);
+	}
+	res = c->err ? 0 : memo[m];
+	iour__free(memo);
+	return res;
+}
+
+/* Graphs up to this size also get the prefix-at-leaves form compiled, the
+ * shorter program kept (the driver, filter_compile.c). */
+#define MAPPED_ALT_NODES 1024
+
 /*
  * CONNECT without IOUR_FILTER_ADDR4_LITERAL: requests to an IPv4-mapped
  * address (family AF_INET6, address ::ffff:0:0/96) take a graph of their
@@ -1063,23 +1190,57 @@ static uint32_t compile_mapped(struct cc *c, const struct iour__opfilter *of, ui
 			       uint32_t plain)
 {
 	static const uint8_t ffff[4] = { 0, 0, 0xff, 0xff };
-	uint32_t node;
+	uint32_t node, mnode, useless;
 
 	c->view = VIEW_M6;
 	node = compile_rules(c, of, dflt);
 	c->view = VIEW_PLAIN;
+	if (c->err)
+		return plain;
+	/* A provably useless check is left out: when the plain graph already
+	 * decides every mapped request as the mapped graph does (a rule such
+	 * as family == AF_UNIX, which no reading of a mapped request can
+	 * satisfy), the mapped graph is the plain one restricted to mapped
+	 * requests, the same hash-consed node. */
+	useless = restrict_known(c, plain, true) == node;
+
+	if (c->err)
+		return plain;
+	mnode = node;
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 8, WX_RAW, 0), J_EQ,
 				load32(ffff, c->be), node, plain);
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR + 4, WX_RAW, 0), J_EQ, 0, node,
 				plain);
 	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0), J_EQ, 0, node, plain);
-	return iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node,
+	node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ, AF_INET6, node,
 				plain);
+	if (!useless) {
+		if (c->nnodes <= MAPPED_ALT_NODES) {
+			uint32_t p6 = restrict_known(c, plain, false), alt = 0;
+
+			if (!c->err)
+				alt = prefix_at_leaves(c, mnode, p6);
+			if (c->err)
+				return node;
+			if (alt) {
+				c->mapped_alt = iour__fc_mk_test(
+					c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
+					AF_INET6, alt, plain);
+				c->alt_wins_ties = true;
+			}
+		}
+		return node;
+	}
+	/* The driver still compiles the checked graph and keeps it when
+	 * path specialisation makes it the shorter program (its family test
+	 * first can decide later tests that the plain graph cannot). */
+	c->mapped_alt = node;
+	return plain;
 }
 
-/* Documented in filter_ir.h */
-uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
-			const struct iour__opfilter *of)
+/* One opcode's rules, with the mapped-address graph where needed. */
+static uint32_t lower_rules(struct cc *c, const struct iour_filter *f, uint32_t opcode,
+			    const struct iour__opfilter *of)
 {
 	uint32_t dflt = of->has_default ? of->default_verdict : f->default_verdict;
 	uint32_t root = compile_rules(c, of, dflt);
@@ -1087,5 +1248,94 @@ uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opco
 	if (!c->err && opcode == KIO_OP_CONNECT && !(f->flags & IOUR_FILTER_ADDR4_LITERAL) &&
 	    rules_read_ipv4(of))
 		root = compile_mapped(c, of, dflt, root);
+	return root;
+}
+
+/* Is every rule of D = rules[lo, hi) "IPv4 address in a set of points"
+ * (one comparison, IN_SET or EQ) with every loaded word in [rlo, rhi]? */
+static bool range_d_ok(const struct cc *c, const struct iour__opfilter *of,
+		       const struct iour__compile_cfg *cfg)
+{
+	struct layout L;
+
+	field_layout(IOUR_FIELD_CONNECT_ADDR4, c->be, &L);
+	if (cfg->range_d_hi > of->nrules || cfg->range_d_lo >= cfg->range_d_hi ||
+	    cfg->range_lo > cfg->range_hi)
+		return false;
+	for (uint32_t i = cfg->range_d_lo; i < cfg->range_d_hi; i++) {
+		const struct iour__rule *r = &of->rules[i];
+		const struct iour__cmp *cmp = &r->cmps[0];
+
+		if (r->verdict != IOUR_DENY || r->ncmps != 1 ||
+		    cmp->field != IOUR_FIELD_CONNECT_ADDR4 ||
+		    (cmp->op != IOUR_CMP_IN_SET && cmp->op != IOUR_CMP_EQ))
+			return false;
+		for (size_t k = 0; k < (cmp->op == IOUR_CMP_EQ ? 1 : cmp->set_len); k++) {
+			uint64_t v = cmp->op == IOUR_CMP_EQ ? cmp->value : cmp->set[k];
+			uint32_t w = raw_of(&L, v, c->be);
+
+			if (w < cfg->range_lo || w > cfg->range_hi)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A stacked program's range pre-check (filter_internal.h, struct
+ * iour__compile_cfg).  D can deny only an AF_INET request whose address
+ * word (24) is one of its points, or a request read as the IPv4 connect
+ * to ::ffff:a.b.c.d, whose word 24 is 0 and whose word 36 is one of its
+ * points.  So a request with word 24 outside [lo, hi] and not 0, or with
+ * word 24 == 0 (not a point of D when lo > 0) and word 36 outside
+ * [lo, hi], is decided by P, S alone, whatever its family:
+ *
+ *   w24 >= lo ? (w24 > hi ? PS : all)
+ *             : (w24 == 0 ? (w36 >= lo ? (w36 > hi ? PS : all) : PS) : PS)
+ *
+ * and with lo == 0 (0 may be a point): w24 > hi ? PS : all.
+ */
+static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32_t opcode,
+			       const struct iour__opfilter *of, const struct iour__compile_cfg *cfg,
+			       uint32_t all)
+{
+	struct iour__opfilter ps = *of;
+	uint32_t nd = cfg->range_d_hi - cfg->range_d_lo, lo = cfg->range_lo, hi = cfg->range_hi;
+	uint64_t w24 = WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0);
+	uint64_t w36 = WX(IOUR_CTX_OFF_CONNECT_ADDR + 12, WX_RAW, 0);
+	uint32_t g0, in24, in36;
+
+	if (!range_d_ok(c, of, cfg))
+		return all;
+	ps.rules = iour__malloc(((size_t)of->nrules - nd + 1) * sizeof(*ps.rules));
+	if (!ps.rules) {
+		c->err = -ENOMEM;
+		return all;
+	}
+	memcpy(ps.rules, of->rules, cfg->range_d_lo * sizeof(*ps.rules));
+	memcpy(ps.rules + cfg->range_d_lo, of->rules + cfg->range_d_hi,
+	       (of->nrules - cfg->range_d_hi) * sizeof(*ps.rules));
+	ps.nrules = of->nrules - nd;
+	g0 = lower_rules(c, f, opcode, &ps);
+	iour__free(ps.rules);
+	/* the alternative root of compile_mapped() has no pre-check */
+	c->mapped_alt = 0;
+	c->alt_wins_ties = false;
+	in24 = iour__fc_mk_test(c, w24, J_GT, hi, g0, all);
+	if (!lo)
+		return in24;
+	in36 = iour__fc_mk_test(c, w36, J_GE, lo, iour__fc_mk_test(c, w36, J_GT, hi, g0, all), g0);
+	return iour__fc_mk_test(c, w24, J_GE, lo, in24,
+				iour__fc_mk_test(c, w24, J_EQ, 0, in36, g0));
+}
+
+/* Documented in filter_ir.h */
+uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opcode,
+			const struct iour__opfilter *of, const struct iour__compile_cfg *cfg)
+{
+	uint32_t root = lower_rules(c, f, opcode, of);
+
+	if (!c->err && cfg && cfg->range_d_hi && opcode == KIO_OP_CONNECT)
+		root = range_precheck(c, f, opcode, of, cfg, root);
 	return root;
 }

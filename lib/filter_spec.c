@@ -176,7 +176,7 @@ static int kstack_reserve(struct cc *c, size_t n)
 	if (c->ksp + n <= c->kcap)
 		return 0;
 	{
-		size_t ncap = c->kcap ? c->kcap * 2 : 256;
+		size_t ncap = c->kcap ? c->kcap * 2 : 32;
 		struct kn *nk;
 
 		while (ncap < c->ksp + n)
@@ -297,7 +297,7 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 	uint64_t h;
 
 	if (c->nmemo == c->capmemo) {
-		uint32_t ncap = c->capmemo ? c->capmemo * 2 : 1024;
+		uint32_t ncap = c->capmemo ? c->capmemo * 2 : 64;
 		struct memo_ent *nm = iour__realloc(c->memo, ncap * sizeof(*nm));
 		uint32_t *nt;
 
@@ -321,7 +321,7 @@ static int memo_add(struct cc *c, uint32_t node, size_t b, uint32_t n, uint32_t 
 		}
 	}
 	if (c->mar_n + n > c->mar_cap) {
-		size_t ncap = c->mar_cap ? c->mar_cap * 2 : 1024;
+		size_t ncap = c->mar_cap ? c->mar_cap * 2 : 64;
 		struct kn *na;
 
 		while (ncap < c->mar_n + n)
@@ -408,6 +408,8 @@ uint32_t iour__fc_specialise(struct cc *c, uint32_t root, uint32_t budget)
 	c->budget = budget ? budget : SPEC_BUDGET;
 	c->ksp = 0;
 	c->norig = c->nnodes;
+	c->aborted = false;
+	iour__free(c->shared); /* a second call (the driver's mapped_alt) */
 	c->shared = iour__calloc(c->nnodes, 1);
 	if (!c->shared) {
 		c->err = -ENOMEM;

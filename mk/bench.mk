@@ -12,7 +12,7 @@ bench: deps
 $(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Itests/common -Wno-missing-field-initializers -o $@ $< \
+	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Ilib -Itests/common -Wno-missing-field-initializers -o $@ $< \
 		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
 
 # ---- the cost of a filter on a real 7.x kernel (bench/guest/bench_guest.c;

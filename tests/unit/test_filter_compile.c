@@ -186,8 +186,10 @@ Test(filter_golden, connect_port_range_and_ipv4_prefix)
 	    C(IOUR_FIELD_CONNECT_ADDR4, IOUR_CMP_IN_PREFIX, IOUR_IPV4(10, 0, 0, 0), 8));
 	/* an ordered test on the network-order port swaps it at run time;
 	 * the prefix is a masked equality on the raw word, after the
-	 * family guard; an AF_INET6 request to ::ffff:0:0/96 (L13-L18) has
-	 * the IPv4 rules applied to its last address word */
+	 * family guard; an AF_INET6 request has the IPv4 rules applied to
+	 * its last address word (L13-L21), which holds only for
+	 * ::ffff:0:0/96 (L22-L27, tested last: filter_lower.c,
+	 * prefix_at_leaves()) */
 	golden(f, CONNECT,
 	       "L0:  ld connect.family              ; [16]\n"
 	       "L1:  jeq #0xa, L13, L2\n"
@@ -202,21 +204,21 @@ Test(filter_golden, connect_port_range_and_ipv4_prefix)
 	       "L10: ld connect.addr[0]             ; [24]\n"
 	       "L11: and #0xff\n"
 	       "L12: jeq #0xa, L29, L28\n"
-	       "L13: ld connect.addr[0]             ; [24]\n"
-	       "L14: jeq #0, L15, L28\n"
-	       "L15: ld connect.addr[1]             ; [28]\n"
-	       "L16: jeq #0, L17, L28\n"
-	       "L17: ld connect.addr[2]             ; [32]\n"
-	       "L18: jeq #0xffff0000, L19, L28\n"
-	       "L19: ld connect.port                ; [20]\n"
-	       "L20: mul #0x10001\n"
-	       "L21: rsh #0x8\n"
-	       "L22: and #0xffff\n"
-	       "L23: jge #0x1, L24, L25\n"
-	       "L24: jge #0x400, L25, L28\n"
-	       "L25: ld connect.addr[3]             ; [36]\n"
-	       "L26: and #0xff\n"
-	       "L27: jeq #0xa, L29, L28\n"
+	       "L13: ld connect.port                ; [20]\n"
+	       "L14: mul #0x10001\n"
+	       "L15: rsh #0x8\n"
+	       "L16: and #0xffff\n"
+	       "L17: jge #0x1, L18, L19\n"
+	       "L18: jge #0x400, L19, L28\n"
+	       "L19: ld connect.addr[3]             ; [36]\n"
+	       "L20: and #0xff\n"
+	       "L21: jeq #0xa, L22, L28\n"
+	       "L22: ld connect.addr[0]             ; [24]\n"
+	       "L23: jeq #0, L24, L28\n"
+	       "L24: ld connect.addr[1]             ; [28]\n"
+	       "L25: jeq #0, L26, L28\n"
+	       "L26: ld connect.addr[2]             ; [32]\n"
+	       "L27: jeq #0xffff0000, L29, L28\n"
 	       "L28: ret #0                         ; deny\n"
 	       "L29: ret #0x1                       ; allow\n");
 }
@@ -279,7 +281,8 @@ Test(filter_golden, rule_chain_without_retests)
 	cr_assert_eq(iour_filter__set_default(f, CONNECT, IOUR_ALLOW), 0);
 	/* the address rule's family guard and the third rule are decided by
 	 * the first test: neither is tested again; an IPv4-mapped request
-	 * (L7-L12) is judged as AF_INET (filter.h) */
+	 * is judged as AF_INET (filter.h): the AF_INET6 branch (L7-L16)
+	 * tests the ::ffff: prefix only where the verdict depends on it */
 	golden(f, CONNECT,
 	       "L0:  ld connect.family              ; [16]\n"
 	       "L1:  jeq #0xa, L7, L2\n"
@@ -288,16 +291,16 @@ Test(filter_golden, rule_chain_without_retests)
 	       "L4:  jeq #0x5000, L18, L5\n"
 	       "L5:  ld connect.addr[0]             ; [24]\n"
 	       "L6:  jeq #0x100007f, L18, L17\n"
-	       "L7:  ld connect.addr[0]             ; [24]\n"
-	       "L8:  jeq #0, L9, L18\n"
-	       "L9:  ld connect.addr[1]             ; [28]\n"
-	       "L10: jeq #0, L11, L18\n"
-	       "L11: ld connect.addr[2]             ; [32]\n"
-	       "L12: jeq #0xffff0000, L13, L18\n"
-	       "L13: ld connect.port                ; [20]\n"
-	       "L14: jeq #0x5000, L18, L15\n"
-	       "L15: ld connect.addr[3]             ; [36]\n"
-	       "L16: jeq #0x100007f, L18, L17\n"
+	       "L7:  ld connect.port                ; [20]\n"
+	       "L8:  jeq #0x5000, L18, L9\n"
+	       "L9:  ld connect.addr[3]             ; [36]\n"
+	       "L10: jeq #0x100007f, L18, L11\n"
+	       "L11: ld connect.addr[0]             ; [24]\n"
+	       "L12: jeq #0, L13, L18\n"
+	       "L13: ld connect.addr[1]             ; [28]\n"
+	       "L14: jeq #0, L15, L18\n"
+	       "L15: ld connect.addr[2]             ; [32]\n"
+	       "L16: jeq #0xffff0000, L17, L18\n"
 	       "L17: ret #0                         ; deny\n"
 	       "L18: ret #0x1                       ; allow\n");
 }

@@ -491,3 +491,73 @@ Test(filter_liburing, connect_stale_addr_len)
 	expect(f, CONNECT, c, 1, "stale addr_len: family 0 passes");
 	iour_filter__free(f);
 }
+
+/* Does the program load a context word at `off`? */
+static bool prog_loads(struct iour_filter *f, uint32_t off)
+{
+	struct iour_prog *p;
+	bool found = false;
+
+	cr_assert_eq(iour_filter__compile(f, CONNECT, NULL, &p), 0);
+	for (size_t i = 0; i < iour_prog__insn_cnt(p); i++)
+		if (iour_prog__insns(p)[i].code == 0x20 /* ld [k] */ &&
+		    iour_prog__insns(p)[i].k == off)
+			found = true;
+	iour_prog__free(p);
+	return found;
+}
+
+static size_t prog_len(struct iour_filter *f)
+{
+	struct iour_prog *p;
+	size_t n;
+
+	cr_assert_eq(iour_filter__compile(f, CONNECT, NULL, &p), 0);
+	n = iour_prog__insn_cnt(p);
+	iour_prog__free(p);
+	return n;
+}
+
+/* A rule that no reading of an IPv4-mapped request can satisfy, or that
+ * every reading decides alike, gets no mapped-address check (filter_lower.c,
+ * compile_mapped()); one whose readings differ keeps it.  Verdicts through
+ * the simulator and the kernel's engine (expect()). */
+Test(filter_liburing, connect_mapped_check_only_where_it_decides)
+{
+	struct iour_filter *unix_deny = filt(IOUR_ALLOW), *two = filt(IOUR_ALLOW);
+	struct iour_filter *inet_allow = filt(IOUR_DENY), *inet_deny = filt(IOUR_ALLOW);
+
+	/* deny family == AF_UNIX: a mapped request is AF_INET6 or AF_INET,
+	 * never AF_UNIX: ld, jeq, ret (doc/design.md) */
+	rule(unix_deny, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_UNIX, 0);
+	cr_expect_eq(prog_len(unix_deny), 4, "ld, jeq, ret, ret");
+	cr_expect_not(prog_loads(unix_deny, IOUR_CTX_OFF_CONNECT_ADDR + 8),
+		      "no test of the ::ffff: word");
+	expect(unix_deny, CONNECT, unix_addr(), 0, "AF_UNIX denied");
+	expect(unix_deny, CONNECT, v4("10.0.0.1", 80), 1, "AF_INET allowed");
+	expect(unix_deny, CONNECT, v6("::ffff:10.0.0.1", 80), 1, "mapped allowed");
+	expect(unix_deny, CONNECT, v6("::1", 80), 1, "AF_INET6 allowed");
+	/* and with a port rule after it: still no check */
+	rule(two, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_UNIX, 0);
+	rule(two, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_PORT, IOUR_CMP_EQ, 22, 0);
+	cr_expect_not(prog_loads(two, IOUR_CTX_OFF_CONNECT_ADDR + 8));
+	expect(two, CONNECT, v6("::ffff:10.0.0.1", 22), 0, "mapped, port 22");
+	expect(two, CONNECT, v6("::ffff:10.0.0.1", 23), 1, "mapped, port 23");
+	expect(two, CONNECT, unix_addr(), 0, "AF_UNIX");
+	/* allow family == AF_INET: a mapped request is read as AF_INET, the
+	 * plain one as AF_INET6: the check decides */
+	rule(inet_allow, CONNECT, IOUR_ALLOW, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET, 0);
+	cr_expect(prog_loads(inet_allow, IOUR_CTX_OFF_CONNECT_ADDR + 8), "the check is kept");
+	expect(inet_allow, CONNECT, v6("::ffff:10.0.0.1", 80), 1, "mapped allowed as AF_INET");
+	expect(inet_allow, CONNECT, v6("::fffe:10.0.0.1", 80), 0, "not mapped: AF_INET6");
+	expect(inet_allow, CONNECT, v6("::1", 80), 0, "AF_INET6 denied");
+	/* deny family == AF_INET: likewise */
+	rule(inet_deny, CONNECT, IOUR_DENY, IOUR_FIELD_CONNECT_FAMILY, IOUR_CMP_EQ, AF_INET, 0);
+	cr_expect(prog_loads(inet_deny, IOUR_CTX_OFF_CONNECT_ADDR + 8));
+	expect(inet_deny, CONNECT, v6("::ffff:10.0.0.1", 80), 0, "mapped denied");
+	expect(inet_deny, CONNECT, v6("1::ffff:10.0.0.1", 80), 1, "not mapped");
+	iour_filter__free(unix_deny);
+	iour_filter__free(two);
+	iour_filter__free(inet_allow);
+	iour_filter__free(inet_deny);
+}

@@ -23,15 +23,15 @@
  *         L3:  ld connect.addr[0]             ; [24]
  *         L4:  and #0xff
  *         L5:  jeq #0xa, L16, L15
- *         L6:  ld connect.addr[0]             ; [24]
- *         L7:  jeq #0, L8, L15
- *         L8:  ld connect.addr[1]             ; [28]
- *         L9:  jeq #0, L10, L15
- *         L10: ld connect.addr[2]             ; [32]
- *         L11: jeq #0xffff0000, L12, L15
- *         L12: ld connect.addr[3]             ; [36]
- *         L13: and #0xff
- *         L14: jeq #0xa, L16, L15
+ *         L6:  ld connect.addr[3]             ; [36]
+ *         L7:  and #0xff
+ *         L8:  jeq #0xa, L9, L15
+ *         L9:  ld connect.addr[0]             ; [24]
+ *         L10: jeq #0, L11, L15
+ *         L11: ld connect.addr[1]             ; [28]
+ *         L12: jeq #0, L13, L15
+ *         L13: ld connect.addr[2]             ; [32]
+ *         L14: jeq #0xffff0000, L16, L15
  *         L15: ret #0x1                       ; allow
  *         L16: ret #0                         ; deny
  *   4. [task] io_uring_register(-1, IORING_REGISTER_BPF_FILTER, arg, 1)
@@ -99,15 +99,15 @@ const struct sock_filter iour_step3_prog[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 24), /* L3: ld connect.addr[0] */
 	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff), /* L4: and #0xff */
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xa, 10, 9), /* L5: jeq #0xa, L16, L15 */
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 24), /* L6: ld connect.addr[0] */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 7), /* L7: jeq #0, L8, L15 */
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 28), /* L8: ld connect.addr[1] */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 5), /* L9: jeq #0, L10, L15 */
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 32), /* L10: ld connect.addr[2] */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffff0000, 0, 3), /* L11: jeq #0xffff0000, L12, L15 */
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 36), /* L12: ld connect.addr[3] */
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff), /* L13: and #0xff */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xa, 1, 0), /* L14: jeq #0xa, L16, L15 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 36), /* L6: ld connect.addr[3] */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff), /* L7: and #0xff */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xa, 0, 6), /* L8: jeq #0xa, L9, L15 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 24), /* L9: ld connect.addr[0] */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4), /* L10: jeq #0, L11, L15 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 28), /* L11: ld connect.addr[1] */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2), /* L12: jeq #0, L13, L15 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 32), /* L13: ld connect.addr[2] */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffff0000, 1, 0), /* L14: jeq #0xffff0000, L16, L15 */
 	BPF_STMT(BPF_RET | BPF_K, 1), /* L15: ret #0x1 (allow) */
 	BPF_STMT(BPF_RET | BPF_K, 0), /* L16: ret #0 (deny) */
 };
