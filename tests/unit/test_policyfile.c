@@ -28,10 +28,9 @@
 
 Test(policyfile, groups_table)
 {
-	static const char *const need[] = { "@file-read",  "@file-write", "@file-meta",
-					    "@net-client", "@net-server", "@timers",
-					    "@sync",       "@poll",       "@buffers",
-					    "@probe",      "@libuv",      "@fio" };
+	static const char *const need[] = { "@file-read", "@file-write", "@file-meta",
+					    "@net-client", "@net-server", "@timers", "@sync",
+					    "@poll", "@buffers", "@probe", "@libuv", "@fio" };
 	int n = iour_group_count(), i, k, cnt;
 	uint32_t ops[256];
 
@@ -92,7 +91,8 @@ struct bad {
 };
 
 static const struct bad bad_cases[] = {
-	{ "{\"entries\": [", -EBADMSG, 1, 13, "", "invalid JSON: ']' expected near end of file" },
+	{ "{\"entries\": [", -EBADMSG, 1, 13, "",
+	  "invalid JSON: ']' expected near end of file" },
 	{ "{\"a\": 1, \"a\": 2}", -EBADMSG, 1, 12, "",
 	  "invalid JSON: duplicate object key near '\"a\"'" },
 	{ "[]", -EBADMSG, 1, 1, "", "expected a policy (a JSON object), found an array" },
@@ -110,8 +110,7 @@ static const struct bad bad_cases[] = {
 	{ "{\"entries\":[{\"names\":[\"@nope\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
 	  "entries[0].names[0]", "unknown group \"@nope\" (iour-restrict groups lists them)" },
 	{ "{\"entries\":[{\"names\":[\"@probe\"],\"action\":\"allow\"}]}", -EBADMSG, 1, 23,
-	  "entries[0].names[0]",
-	  "group \"@probe\" has no request opcodes (use it in registerOps)" },
+	  "entries[0].names[0]", "group \"@probe\" has no request opcodes (use it in registerOps)" },
 	{ "{\"defaultAction\": \"maybe\"}", -EBADMSG, 1, 19, "defaultAction",
 	  "unknown defaultAction \"maybe\" (expected one of: \"deny\", \"allow\")" },
 	{ "{\"compat\": 2}", -EBADMSG, 1, 12, "compat",
@@ -139,8 +138,7 @@ static const struct bad bad_cases[] = {
 	  "in, not in)" },
 	{ "{\"entries\":[{\"names\":[\"connect\"],\"action\":\"allow\",\"args\":[{\"field\":"
 	  "\"connect.addr4\",\"op\":\"in\",\"value\":\"10.0.0.0/33\"}]}]}",
-	  -EBADMSG, 1, 102, "entries[0].args[0].value",
-	  "prefix length \"33\" out of range (0 to 32)" },
+	  -EBADMSG, 1, 102, "entries[0].args[0].value", "prefix length \"33\" out of range (0 to 32)" },
 	{ "{\"entries\":[{\"names\":[\"read\"],\"action\":\"allow\",\"minKernel\":\"six\"}]}",
 	  -EBADMSG, 1, 60, "entries[0].minKernel",
 	  "expected a kernel version \"X.Y\" (such as \"6.1\"), found \"six\"" },
@@ -228,28 +226,16 @@ static void round_trip(const struct iour_policy *p)
 Test(policyfile, round_trip_api_policy)
 {
 	static const struct iour_insn prog[] = {
-		{ 0x20, 0, 0, 16 },
-		{ 0x15, 0, 1, 2 },
-		{ 0x06, 0, 0, 1 },
-		{ 0x06, 0, 0, 0 },
+		{ 0x20, 0, 0, 16 }, { 0x15, 0, 1, 2 }, { 0x06, 0, 0, 1 }, { 0x06, 0, 0, 0 },
 	};
 	static const uint64_t ports[] = { 443, 80 };
 	struct iour_cmp c[3] = {
-		{ .sz = sizeof(c[0]),
-		  .field = IOUR_FIELD_CONNECT_PORT,
-		  .op = IOUR_CMP_IN_SET,
-		  .set = ports,
-		  .set_len = 2 },
-		{ .sz = sizeof(c[0]),
-		  .field = IOUR_FIELD_CONNECT_ADDR6,
-		  .op = IOUR_CMP_IN_PREFIX,
-		  .arg = 10,
-		  .addr6 = { 0xfe, 0x80 } },
-		{ .sz = sizeof(c[0]),
-		  .field = IOUR_FIELD_OPEN_FLAGS,
-		  .op = IOUR_CMP_MASKED_EQ,
-		  .arg = 0x41,
-		  .value = 0x40 },
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET,
+		  .set = ports, .set_len = 2 },
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_CONNECT_ADDR6, .op = IOUR_CMP_IN_PREFIX,
+		  .arg = 10, .addr6 = { 0xfe, 0x80 } },
+		{ .sz = sizeof(c[0]), .field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_MASKED_EQ,
+		  .arg = 0x41, .value = 0x40 },
 	};
 	struct iour_ruleset *rs;
 	struct iour_filter *f;
@@ -313,20 +299,12 @@ static const char tcp_client[] =
 static uint32_t oracle(uint32_t op, const uint8_t *ctx, bool with_min)
 {
 	static const uint64_t fams[] = { AF_INET, AF_INET6 };
-	struct iour_cmp s = { .sz = sizeof(s),
-			      .field = IOUR_FIELD_SOCKET_FAMILY,
-			      .op = IOUR_CMP_IN_SET,
-			      .set = fams,
-			      .set_len = 2 };
-	struct iour_cmp c1 = { .sz = sizeof(s),
-			       .field = IOUR_FIELD_CONNECT_ADDR4,
-			       .op = IOUR_CMP_IN_PREFIX,
-			       .value = IOUR_IPV4(10, 0, 0, 0),
-			       .arg = 8 };
-	struct iour_cmp c2 = { .sz = sizeof(s),
-			       .field = IOUR_FIELD_CONNECT_ADDR4,
-			       .op = IOUR_CMP_EQ,
-			       .value = IOUR_IPV4(169, 254, 169, 254) };
+	struct iour_cmp s = { .sz = sizeof(s), .field = IOUR_FIELD_SOCKET_FAMILY,
+			      .op = IOUR_CMP_IN_SET, .set = fams, .set_len = 2 };
+	struct iour_cmp c1 = { .sz = sizeof(s), .field = IOUR_FIELD_CONNECT_ADDR4,
+			       .op = IOUR_CMP_IN_PREFIX, .value = IOUR_IPV4(10, 0, 0, 0), .arg = 8 };
+	struct iour_cmp c2 = { .sz = sizeof(s), .field = IOUR_FIELD_CONNECT_ADDR4,
+			       .op = IOUR_CMP_EQ, .value = IOUR_IPV4(169, 254, 169, 254) };
 	struct iour_sim_result r = { .sz = sizeof(r) };
 	struct iour_filter *f;
 	struct iour_prog *pr;
@@ -382,8 +360,8 @@ Test(policyfile, decide_against_simulator)
 	uint8_t ctx[IOUR_CTX_SIZE];
 	size_t i;
 
-	cr_assert_eq(iour_policy__load_json(tcp_client, strlen(tcp_client), &o72, &p, &e), 0, "%s",
-		     e.message);
+	cr_assert_eq(iour_policy__load_json(tcp_client, strlen(tcp_client), &o72, &p, &e), 0,
+		     "%s", e.message);
 	cr_assert_eq(iour_policy__load_json(tcp_client, strlen(tcp_client), &o61, &old, &e), 0);
 	for (i = 0; i < sizeof(conn) / sizeof(conn[0]); i++) {
 		connect_ctx(ctx, conn[i].ip);
@@ -432,11 +410,10 @@ Test(policyfile, decide_against_simulator)
 
 Test(policyfile, decide_classic_gate_and_flags)
 {
-	static const char text[] =
-		"{\"defaultAction\":\"allow\",\"requestOps\":[\"read\",\"socket\"],"
-		"\"sqeFlags\":{\"allowed\":[\"async\"],\"required\":[]},"
-		"\"programs\":[{\"name\":\"socket\",\"pduSize\":12,\"insns\":"
-		"[[32,0,0,16],[21,0,1,2],[6,0,0,1],[6,0,0,0]]}]}";
+	static const char text[] = "{\"defaultAction\":\"allow\",\"requestOps\":[\"read\",\"socket\"],"
+				   "\"sqeFlags\":{\"allowed\":[\"async\"],\"required\":[]},"
+				   "\"programs\":[{\"name\":\"socket\",\"pduSize\":12,\"insns\":"
+				   "[[32,0,0,16],[21,0,1,2],[6,0,0,1],[6,0,0,0]]}]}";
 	struct iour_policy *p;
 	struct iour_request_verdict v;
 	uint8_t ctx[IOUR_CTX_SIZE];
@@ -482,8 +459,7 @@ static struct iour_policy *load_example(const char *name)
 		     e.column, e.message);
 	/* Compiles for a kernel with filters (7.2) and one without (6.18). */
 	for (lvl = 3; lvl <= 5; lvl += 2) {
-		IOUR_OPTS(iour_plan_opts, po, .flags = IOUR_PLAN_FORCE_LEVEL,
-			  .level = (uint32_t)lvl);
+		IOUR_OPTS(iour_plan_opts, po, .flags = IOUR_PLAN_FORCE_LEVEL, .level = (uint32_t)lvl);
 		struct iour_plan *pl = NULL;
 
 		cr_assert_eq(iour_policy__plan(p, &po, &pl), 0, "%s level %d", name, lvl);
@@ -534,8 +510,7 @@ Test(policy_examples, tcp_client)
 
 		for (size_t k = 0; k < 4; k++) {
 			cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE,
-						      (uint32_t)iour_opcode_from_name(paths[k]), 0,
-						      0),
+						      (uint32_t)iour_opcode_from_name(paths[k]), 0, 0),
 				     0);
 			expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, paths[k]);
 		}

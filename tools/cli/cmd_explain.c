@@ -13,26 +13,26 @@
 #include "cli.h"
 
 const char cli_help_explain[] =
-	"Usage: iour-restrict explain POLICY [--kernel X.Y]\n"
-	"\n"
-	"Plan the policy file POLICY for the running kernel (or for Linux X.Y,\n"
-	"from the library's tables) and print, per effect the policy touches,\n"
-	"whether it is closed, filtered or open, and by which paths:\n"
-	"  net-dest           network destination (CONNECT, SENDMSG, SEND, ...)\n"
-	"  file-open          file open, creation and install (OPENAT, MKDIRAT, ...)\n"
-	"  plain-fd           plain descriptors although FIXED_FILE is required\n"
-	"                     (SPLICE and TEE inputs, EPOLL_CTL, WAITID, ...)\n"
-	"  cross-ring         descriptor passing and messages to other rings\n"
-	"  mem-reg            memory registration\n"
-	"  ringless-register  register calls on fd -1 (SEND_MSG_RING, QUERY)\n"
-	"\n"
-	"Options:\n"
-	"  --kernel X.Y    plan for Linux X.Y instead of the running kernel\n"
-	"  -h, --help      show this help\n"
-	"\n"
-	"Exit status: 0 on success (whatever the effects' states; `lint` fails on\n"
-	"an effect filtered on one path and open on another); 1 if the library\n"
-	"failed; 2 on a usage error; 3 if POLICY cannot be read or is not valid.\n";
+"Usage: iour-restrict explain POLICY [--kernel X.Y]\n"
+"\n"
+"Plan the policy file POLICY for the running kernel (or for Linux X.Y,\n"
+"from the library's tables) and print, per effect the policy touches,\n"
+"whether it is closed, filtered or open, and by which paths:\n"
+"  net-dest           network destination (CONNECT, SENDMSG, SEND, ...)\n"
+"  file-open          file open, creation and install (OPENAT, MKDIRAT, ...)\n"
+"  plain-fd           plain descriptors although FIXED_FILE is required\n"
+"                     (SPLICE and TEE inputs, EPOLL_CTL, WAITID, ...)\n"
+"  cross-ring         descriptor passing and messages to other rings\n"
+"  mem-reg            memory registration\n"
+"  ringless-register  register calls on fd -1 (SEND_MSG_RING, QUERY)\n"
+"\n"
+"Options:\n"
+"  --kernel X.Y    plan for Linux X.Y instead of the running kernel\n"
+"  -h, --help      show this help\n"
+"\n"
+"Exit status: 0 on success (whatever the effects' states; `lint` fails on\n"
+"an effect filtered on one path and open on another); 1 if the library\n"
+"failed; 2 on a usage error; 3 if POLICY cannot be read or is not valid.\n";
 
 int cli_effect_split(const char *text, char *key, size_t keylen, const char **state,
 		     size_t *statelen, const char **rest)
@@ -45,9 +45,9 @@ int cli_effect_split(const char *text, char *key, size_t keylen, const char **st
 	colon = strstr(s, ": ");
 	if (!colon)
 		return -1;
-	snprintf(key, keylen, "%.*s",
-		 (int)(strcspn(s, " ") < (size_t)(colon - s) ? strcspn(s, " ") :
-							       (size_t)(colon - s)),
+	snprintf(key, keylen, "%.*s", (int)(strcspn(s, " ") < (size_t)(colon - s) ?
+						     strcspn(s, " ") :
+						     (size_t)(colon - s)),
 		 s);
 	*state = colon + 2;
 	semi = strstr(*state, "; ");
@@ -79,8 +79,7 @@ int cmd_explain(int argc, char **argv)
 		switch (c) {
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
-				return cli_usage("--kernel: '%s' is not a kernel version X.Y",
-						 optarg);
+				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
 			break;
 		case 'h':
 			return cli_help(cli_help_explain);

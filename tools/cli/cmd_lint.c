@@ -22,47 +22,47 @@
 #include "cli.h"
 
 const char cli_help_lint[] =
-	"Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
-	"                        [--since X.Y]\n"
-	"\n"
-	"Report risky choices in the policy file POLICY, one line each:\n"
-	"  POLICY: ID: what is risky and why\n"
-	"\n"
-	"Findings (stable ids):\n"
-	"  uring-cmd            URING_CMD is allowed: driver commands no filter reads\n"
-	"  msg-ring             MSG_RING is allowed: reaches other rings, installs files\n"
-	"  socket-unfiltered    SOCKET is allowed for any family (raw packet sockets)\n"
-	"  openat-unfiltered    OPENAT/OPENAT2 may create and truncate files\n"
-	"  register-files       a sealed ring (FIXED_FILE required) may still register\n"
-	"                       or update its file table\n"
-	"  default-allow        unnamed opcodes, and those of future kernels, are allowed\n"
-	"  fallback-open        without argument filters, filtered opcodes are allowed\n"
-	"  companion-off        before Linux 7.0 nothing restricts the task\n"
-	"  compat-soft          where not exact, nothing at all is enforced\n"
-	"  group-grew           a group named in the file gained opcodes after Linux\n"
-	"                       6.1 (or --since X.Y)\n"
-	"  effect-bypass        an effect the policy filters on one path is open on\n"
-	"                       another (a CONNECT destination rule with SENDMSG\n"
-	"                       allowed), on Linux 7.2 (or --kernel X.Y)\n"
-	"  fixed-file-bypass    FIXED_FILE is required, yet an allowed opcode names a\n"
-	"                       plain descriptor (SPLICE, TEE, EPOLL_CTL, WAITID, ...)\n"
-	"\n"
-	"Options:\n"
-	"  --ignore LIST          do not report these ids\n"
-	"  --kernel X.Y           read minKernel conditions for Linux X.Y, and plan\n"
-	"                         the effect findings for it (default 7.2)\n"
-	"  --since X.Y            the oldest kernel the policy is meant for, for\n"
-	"                         group-grew (default 6.1)\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
-	"library failed); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
-	"valid.\n";
+"Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
+"                        [--since X.Y]\n"
+"\n"
+"Report risky choices in the policy file POLICY, one line each:\n"
+"  POLICY: ID: what is risky and why\n"
+"\n"
+"Findings (stable ids):\n"
+"  uring-cmd            URING_CMD is allowed: driver commands no filter reads\n"
+"  msg-ring             MSG_RING is allowed: reaches other rings, installs files\n"
+"  socket-unfiltered    SOCKET is allowed for any family (raw packet sockets)\n"
+"  openat-unfiltered    OPENAT/OPENAT2 may create and truncate files\n"
+"  register-files       a sealed ring (FIXED_FILE required) may still register\n"
+"                       or update its file table\n"
+"  default-allow        unnamed opcodes, and those of future kernels, are allowed\n"
+"  fallback-open        without argument filters, filtered opcodes are allowed\n"
+"  companion-off        before Linux 7.0 nothing restricts the task\n"
+"  compat-soft          where not exact, nothing at all is enforced\n"
+"  group-grew           a group named in the file gained opcodes after Linux\n"
+"                       6.1 (or --since X.Y)\n"
+"  effect-bypass        an effect the policy filters on one path is open on\n"
+"                       another (a CONNECT destination rule with SENDMSG\n"
+"                       allowed), on Linux 7.2 (or --kernel X.Y)\n"
+"  fixed-file-bypass    FIXED_FILE is required, yet an allowed opcode names a\n"
+"                       plain descriptor (SPLICE, TEE, EPOLL_CTL, WAITID, ...)\n"
+"\n"
+"Options:\n"
+"  --ignore LIST          do not report these ids\n"
+"  --kernel X.Y           read minKernel conditions for Linux X.Y, and plan\n"
+"                         the effect findings for it (default 7.2)\n"
+"  --since X.Y            the oldest kernel the policy is meant for, for\n"
+"                         group-grew (default 6.1)\n"
+"  -h, --help             show this help\n"
+"\n"
+"Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
+"library failed); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
+"valid.\n";
 
 static const char *const ids[] = {
-	"uring-cmd",      "msg-ring",      "socket-unfiltered", "openat-unfiltered",
+	"uring-cmd",     "msg-ring",      "socket-unfiltered", "openat-unfiltered",
 	"register-files", "default-allow", "fallback-open",     "companion-off",
-	"compat-soft",    "group-grew",    "effect-bypass",     "fixed-file-bypass",
+	"compat-soft",   "group-grew",    "effect-bypass",     "fixed-file-bypass",
 };
 #define NR_IDS (sizeof(ids) / sizeof(ids[0]))
 
@@ -166,16 +166,14 @@ static int check_requests(struct lint *l, const struct iour_policy *p)
 	if ((v = verdict(p, ctx, &d)) < 0)
 		return CLI_FAIL;
 	if (v)
-		finding(l, "uring-cmd",
-			"URING_CMD is allowed (%s): it passes commands to drivers "
+		finding(l, "uring-cmd", "URING_CMD is allowed (%s): it passes commands to drivers "
 			"(NVMe passthrough, socket options) that no argument filter can read",
 			why(&d, w, sizeof(w)));
 	(void)iour_ctx_generic(ctx, sizeof(ctx), op_num("MSG_RING"), 0, 0);
 	if ((v = verdict(p, ctx, &d)) < 0)
 		return CLI_FAIL;
 	if (v)
-		finding(l, "msg-ring",
-			"MSG_RING is allowed (%s): it posts completions to other "
+		finding(l, "msg-ring", "MSG_RING is allowed (%s): it posts completions to other "
 			"rings and can install files in their fixed-file tables (doc/security.md)",
 			why(&d, w, sizeof(w)));
 	/* A raw packet socket: what no ordinary network client needs. */
@@ -184,8 +182,7 @@ static int check_requests(struct lint *l, const struct iour_policy *p)
 	if ((v = verdict(p, ctx, &d)) < 0)
 		return CLI_FAIL;
 	if (v)
-		finding(l, "socket-unfiltered",
-			"SOCKET is allowed for AF_PACKET raw sockets (%s): "
+		finding(l, "socket-unfiltered", "SOCKET is allowed for AF_PACKET raw sockets (%s): "
 			"add argument rules on socket.family and socket.type",
 			why(&d, w, sizeof(w)));
 	/* Creating and truncating a file for writing. */
@@ -197,8 +194,7 @@ static int check_requests(struct lint *l, const struct iour_policy *p)
 		if ((v = verdict(p, ctx, &d)) < 0)
 			return CLI_FAIL;
 		if (v)
-			finding(l, "openat-unfiltered",
-				"%s may create and truncate files (O_RDWR|"
+			finding(l, "openat-unfiltered", "%s may create and truncate files (O_RDWR|"
 				"O_CREAT|O_TRUNC is allowed: %s): add argument rules on open.flags",
 				iour_opcode_name(op), why(&d, w, sizeof(w)));
 	}
@@ -284,10 +280,8 @@ static int check_sealed(struct lint *l, const struct iour_policy *p)
 		}
 	}
 	if (regs[0])
-		finding(l, "register-files",
-			"the policy requires FIXED_FILE (a sealed file table) "
-			"but allows %s, which change the table",
-			regs);
+		finding(l, "register-files", "the policy requires FIXED_FILE (a sealed file table) "
+			"but allows %s, which change the table", regs);
 out:
 	free(arg);
 	iour_plan__free(plan);
@@ -334,10 +328,8 @@ static int check_effects(struct lint *l, const struct iour_policy *p, uint32_t k
 		if (d.kind == IOUR_DECISION_NOTE && d.reason == IOUR_REASON_EFFECT_OPEN &&
 		    !cli_effect_split(d.text, key, sizeof(key), &state, &sl, &rest) &&
 		    strstr(rest, "filtered: "))
-			finding(l, "effect-bypass",
-				"on Linux %s, %s is filtered on one path and "
-				"open on another: %s",
-				kv, key, rest);
+			finding(l, "effect-bypass", "on Linux %s, %s is filtered on one path and "
+				"open on another: %s", kv, key, rest);
 	}
 	iour_plan__free(plan);
 	return 0;
@@ -349,22 +341,18 @@ static void check_attrs(struct lint *l, const struct iour_policy *p)
 
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_DEFAULT, &v) &&
 	    v == IOUR_POLICY_DEFAULT_ALLOW)
-		finding(l, "default-allow",
-			"defaultAction allows every opcode the policy does not "
+		finding(l, "default-allow", "defaultAction allows every opcode the policy does not "
 			"name, including those future kernels add");
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_NO_FILTER_FALLBACK, &v) &&
 	    v == IOUR_POLICY_FALLBACK_OPEN)
-		finding(l, "fallback-open",
-			"where the kernel cannot filter arguments (before Linux "
+		finding(l, "fallback-open", "where the kernel cannot filter arguments (before Linux "
 			"7.0), opcodes with argument rules are allowed whole");
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPANION, &v) &&
 	    v == IOUR_POLICY_COMPANION_NONE)
-		finding(l, "companion-off",
-			"without the seccomp companion, nothing restricts the "
+		finding(l, "companion-off", "without the seccomp companion, nothing restricts the "
 			"task on kernels before Linux 7.0");
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPAT, &v) && v == IOUR_POLICY_COMPAT_SOFT)
-		finding(l, "compat-soft",
-			"compatibility soft: on a kernel that cannot enforce the "
+		finding(l, "compat-soft", "compatibility soft: on a kernel that cannot enforce the "
 			"policy exactly, nothing at all is enforced");
 }
 
@@ -428,10 +416,8 @@ static void check_groups(struct lint *l, const char *text, uint32_t base)
 			continue;
 		cli_kver_str(base, a, sizeof(a));
 		cli_kver_str(hi, b, sizeof(b));
-		finding(l, "group-grew",
-			"%s grew after Linux %s (up to %s: %s): on Linux %s it "
-			"means fewer requests; check that each is meant",
-			gi.name, a, b, newer, a);
+		finding(l, "group-grew", "%s grew after Linux %s (up to %s: %s): on Linux %s it "
+			"means fewer requests; check that each is meant", gi.name, a, b, newer, a);
 	}
 }
 
@@ -461,13 +447,11 @@ int cmd_lint(int argc, char **argv)
 			break;
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
-				return cli_usage("--kernel: '%s' is not a kernel version X.Y",
-						 optarg);
+				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
 			break;
 		case O_SINCE:
 			if (cli_parse_kver(optarg, &since))
-				return cli_usage("--since: '%s' is not a kernel version X.Y",
-						 optarg);
+				return cli_usage("--since: '%s' is not a kernel version X.Y", optarg);
 			break;
 		case 'h':
 			return cli_help(cli_help_lint);
