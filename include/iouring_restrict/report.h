@@ -169,9 +169,9 @@ enum iour_effect {
 	 *  and SEND_ZC with a destination address (UDP sendto, TCP
 	 *  `MSG_FASTOPEN`). */
 	IOUR_EFFECT_NET_DEST = 1,
-	/** Opening, creating or installing files: OPENAT, OPENAT2, MKDIRAT,
-	 *  SYMLINKAT, LINKAT, RENAMEAT, FIXED_FD_INSTALL, the fixed-file
-	 *  table updates. */
+	/** Opening or creating files: OPENAT and OPENAT2 (also straight into
+	 *  the fixed-file table, 5.15), MKDIRAT, SYMLINKAT, LINKAT,
+	 *  RENAMEAT. */
 	IOUR_EFFECT_FILE_OPEN = 2,
 	/** A request naming a plain descriptor although the set requires
 	 *  `IOSQE_FIXED_FILE`: SPLICE and TEE inputs, EPOLL_CTL, WAITID
