@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "live.h"
@@ -292,4 +293,174 @@ Test(live_effects, sendmsg_fastopen_reaches_a_destination_connect_rules_deny)
 	LIVE_CHILD(fastopen_child, (void *)(dir ? dir : "examples/policies"));
 	live_log("CONNECT denied, SENDMSG allowed: SENDMSG+MSG_FASTOPEN connected to 127.0.0.1 "
 		 "and the plan's net-dest effect is open; under tcp-client.json it got -EACCES");
+}
+
+/*
+ * Ring-less register calls (doc/kernel.md 2 and 3).  A task policy whose
+ * register list is empty must keep fd -1 SEND_MSG_RING and QUERY out: the
+ * task set does so on 7.3.4, a seccomp guard on 7.0 to 7.2 and with the
+ * companion before 7.0.  The attack: a ring-less SEND_MSG_RING posting a
+ * completion into a ring created before, and a ring-less QUERY; a control
+ * call before the policy shows that the kernel has the path.
+ */
+#define REG_SEND_MSG_RING 31
+#define REG_QUERY 35
+#define REG_BPF_FILTER 37
+
+static long blind_msg(int target, uint64_t tag)
+{
+	struct io_uring_sqe sqe;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = 40; /* MSG_RING, IORING_MSG_DATA */
+	sqe.fd = target;
+	sqe.off = tag;
+	return syscall(__NR_io_uring_register, -1, REG_SEND_MSG_RING, &sqe, 1) < 0 ? -errno : 0;
+}
+
+static long blind_query(void)
+{
+	struct {
+		uint64_t next, data;
+		uint32_t op, size;
+		int32_t result;
+		uint32_t resv[3];
+	} h;
+	uint8_t q[256];
+
+	memset(&h, 0, sizeof(h));
+	h.data = (uint64_t)(uintptr_t)q;
+	h.size = sizeof(q);
+	return syscall(__NR_io_uring_register, -1, REG_QUERY, &h, 0) < 0 ? -errno : 0;
+}
+
+static bool cqe_with(struct io_uring *r, uint64_t tag)
+{
+	struct io_uring_cqe *c;
+	bool hit = false;
+
+	while (io_uring_peek_cqe(r, &c) == 0) {
+		hit |= c->user_data == tag;
+		io_uring_cqe_seen(r, c);
+	}
+	return hit;
+}
+
+static const char ringless_policy[] = "{ \"defaultAction\": \"deny\", \"registerOps\": [],"
+				      "  \"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }";
+
+static int ringless_child(void *arg, struct child_msg *m)
+{
+	bool query = arg != NULL;
+	struct iour_policy *p = NULL;
+	struct iour_plan *pl = NULL;
+	struct iour_report *rep = NULL;
+	struct io_uring t;
+	long res;
+	int rc;
+
+	CHK(m, io_uring_queue_init(4, &t, 0) == 0);
+	res = blind_msg(t.ring_fd, 0x11);
+	CHKF(m, res == 0 && cqe_with(&t, 0x11), "control: ring-less SEND_MSG_RING posts: %ld",
+	     res);
+	if (query)
+		CHKF(m, blind_query() == 0, "control: ring-less QUERY answers");
+	rc = iour_policy__load_json(ringless_policy, strlen(ringless_policy), NULL, &p, NULL);
+	if (!rc)
+		rc = iour_policy__plan(p, NULL, &pl);
+	if (!rc)
+		rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0, "apply the task policy: %s", iour_errname(rc));
+	res = blind_msg(t.ring_fd, 0x22);
+	CHKF(m, res == -EACCES, "ring-less SEND_MSG_RING under registerOps []: %ld", res);
+	CHK(m, !cqe_with(&t, 0x22));
+	if (query) {
+		res = blind_query();
+		CHKF(m, res == -EACCES, "ring-less QUERY under registerOps []: %ld", res);
+	}
+	/* Register calls on the ring that existed before are not the task's
+	 * ring-less calls: PROBE on it still answers (only fd -1 is denied). */
+	{
+		struct io_uring_probe *pr = io_uring_get_probe_ring(&t);
+
+		CHKF(m, pr != NULL, "PROBE on an existing ring still answers");
+		io_uring_free_probe(pr);
+	}
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	io_uring_queue_exit(&t);
+	return 0;
+}
+
+Test(live_effects, ringless_register_calls_denied_by_an_empty_register_list)
+{
+	const struct iour_features *f = live_features();
+
+	LIVE_REQUIRE(LIVE_RING);
+	if (f->reg_last <= REG_SEND_MSG_RING) {
+		fprintf(stderr, "live: skipped: no ring-less register path (6.13+)\n");
+		cr_skip_test("skipped: no ring-less register path (6.13+)");
+	}
+	LIVE_CHILD(ringless_child, f->reg_last > REG_QUERY ? (void *)1 : NULL);
+	live_log("registerOps []: ring-less SEND_MSG_RING%s answered before the policy and "
+		 "-EACCES under it (%s)",
+		 f->reg_last > REG_QUERY ? " and QUERY" : "",
+		 f->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS ? "the task set" :
+		 live_missing(LIVE_TASK)                          ? "seccomp companion guard" :
+								    "seccomp guard");
+}
+
+/* 7.0+: the plan's own fd -1 filter registrations still go through (the
+ * guard comes last), and the filters hold; a later one is refused as the
+ * empty register list says. */
+static const char filtered_policy[] =
+	"{ \"defaultAction\": \"deny\", \"registerOps\": [],"
+	"  \"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" },"
+	"    { \"names\": [\"socket\"], \"action\": \"allow\", \"args\": [ { \"field\": "
+	"\"socket.family\", \"op\": \"==\", \"value\": \"AF_INET\" } ] } ] }";
+
+static int tighten_child(void *arg, struct child_msg *m)
+{
+	struct iour_policy *p = NULL;
+	struct iour_plan *pl = NULL;
+	struct iour_report *rep = NULL;
+	struct io_uring r;
+	struct io_uring_sqe *s;
+	long res;
+	int rc;
+
+	(void)arg;
+	rc = iour_policy__load_json(filtered_policy, strlen(filtered_policy), NULL, &p, NULL);
+	if (!rc)
+		rc = iour_policy__plan(p, NULL, &pl);
+	if (!rc)
+		rc = iour_plan__apply_task(pl, NULL, &rep);
+	CHKF(m, rc == 0, "apply: %s", iour_errname(rc));
+	CHKF(m, iour_report__status(rep) == IOUR_STATUS_FULLY, "fully enforced: %d",
+	     iour_report__status(rep));
+	CHK(m, io_uring_queue_init(4, &r, 0) == 0);
+	s = io_uring_get_sqe(&r);
+	io_uring_prep_socket(s, AF_UNIX, SOCK_STREAM, 0, 0);
+	res = live_submit(&r, s);
+	CHKF(m, res == -EACCES, "the plan's SOCKET filter holds: AF_UNIX %ld", res);
+	s = io_uring_get_sqe(&r);
+	io_uring_prep_socket(s, AF_INET, SOCK_STREAM, 0, 0);
+	res = live_submit(&r, s);
+	CHKF(m, res >= 0, "AF_INET allowed: %ld", res);
+	res = syscall(__NR_io_uring_register, -1, REG_BPF_FILTER, NULL, 0) < 0 ? -errno : 0;
+	CHKF(m, res == -EACCES, "a later ring-less BPF_FILTER is refused: %ld", res);
+	io_uring_queue_exit(&r);
+	iour_report__free(rep);
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return 0;
+}
+
+Test(live_effects, plan_registers_its_filters_before_the_ringless_guard)
+{
+	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF);
+	LIVE_CHILD(tighten_child, NULL);
+	live_log("registerOps [] with a SOCKET filter: applied fully, the filter holds, a later "
+		 "ring-less BPF_FILTER gets -EACCES");
 }
