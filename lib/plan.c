@@ -853,9 +853,15 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 		if (any_filter && !em.via_filters && kern->task_gates_filters)
 			allow_task_filters(r, &eff, kern);
 		emit_rules(&b, IOUR_STEP_TASK, &em);
-		/* Last, so that the plan's own fd -1 registrations go through. */
-		if (!kern->task_gates_filters)
+		/* Last, so that the plan's own fd -1 registrations go through.
+		 * BPF_FILTER stays allowed where the plan registers filters:
+		 * 7.3.4's set lists it then (allow_task_filters()), and a
+		 * filter can only add denials. */
+		if (!kern->task_gates_filters) {
 			blind = iour__effects_blind_unlisted(&eff, kern->reg_last);
+			if (any_filter && !em.via_filters)
+				blind &= ~(1ULL << KIO_REGISTER_BPF_FILTER);
+		}
 		if (blind) {
 			add_guard(&b, 0, blind);
 			blind_note(r, blind);
