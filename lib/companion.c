@@ -180,7 +180,8 @@ int iour__companion_build_guard(uint32_t setup_err, uint64_t blind, uint32_t bli
 	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	deny_setup = n;
 	if (setup_err)
-		out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (setup_err & SECCOMP_RET_DATA));
+		out[n++] =
+			stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (setup_err & SECCOMP_RET_DATA));
 	deny_blind = n;
 	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (blind_err & SECCOMP_RET_DATA));
 	kill = n;

@@ -34,12 +34,12 @@ struct path {
 };
 
 struct effect {
-	uint32_t id; /* enum iour_effect */
 	const char *key;
 	const char *name;
-	bool fixed_only; /* meaningful only when IOSQE_FIXED_FILE is required */
 	const struct path *paths;
 	size_t npaths;
+	uint32_t id;     /* enum iour_effect */
+	bool fixed_only; /* meaningful only when IOSQE_FIXED_FILE is required */
 };
 
 #define K(a, b) IOUR_KVER(a, b)
@@ -111,9 +111,10 @@ static const struct path ringless_reg[] = {
 	BLIND(REGISTER_QUERY, 6, 18, "kernel capabilities"),
 };
 
-#define E(id, key, name, fixed, tab)                            \
-	{                                                       \
-		id, key, name, fixed, tab, IOUR_ARRAY_SIZE(tab) \
+#define E(i, k, n, f, t)                                                                        \
+	{                                                                                       \
+		.key = (k), .name = (n), .paths = (t), .npaths = IOUR_ARRAY_SIZE(t), .id = (i), \
+		.fixed_only = (f)                                                               \
 	}
 
 static const struct effect effects[] = {
