@@ -129,6 +129,82 @@ int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out)
 #endif
 }
 
+#define SD_ARG0 16U /* offsetof(struct seccomp_data, args[0]), low word on LE */
+#define SD_ARG1 24U /* args[1] */
+#define USE_REGISTERED_RING 0x80000000U
+
+int iour__companion_build_guard(uint32_t setup_err, uint64_t blind, uint32_t blind_err,
+				struct iour_insn *out)
+{
+#if !defined(NATIVE_ARCH) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	(void)setup_err;
+	(void)blind;
+	(void)blind_err;
+	(void)out;
+	return -EOPNOTSUPP;
+#else
+	size_t n = 0, j_native, load, j_setup = 0, j_reg, j_fd, first_op, nops = 0, allow,
+	       deny_setup, deny_blind, kill, i;
+	uint32_t ops[64];
+#ifdef COMPAT_ARCH
+	size_t j_compat;
+#endif
+
+	for (uint32_t op = 0; op < 64; op++)
+		if (blind & (1ULL << op))
+			ops[nops++] = op;
+	if (nops > IOUR__GUARD_MAX_INSNS - 20)
+		return -EINVAL;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_ARCH);
+	j_native = n++;
+#ifdef COMPAT_ARCH
+	j_compat = n++;
+#endif
+	load = n;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_NR);
+#ifdef FOLD_X32
+	out[n++] = stmt(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT);
+#endif
+	if (setup_err)
+		j_setup = n++;
+	j_reg = n++;
+	/* io_uring_register: the fd is an unsigned int, the opcode too, with
+	 * bit 31 meaning "registered ring index" (fd -1 is then -EINVAL). */
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_ARG0);
+	j_fd = n++;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_ARG1);
+	out[n++] = stmt(BPF_ALU | BPF_AND | BPF_K, ~USE_REGISTERED_RING);
+	first_op = n;
+	n += nops;
+	allow = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	deny_setup = n;
+	if (setup_err)
+		out[n++] =
+			stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (setup_err & SECCOMP_RET_DATA));
+	deny_blind = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (blind_err & SECCOMP_RET_DATA));
+	kill = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+
+#ifdef COMPAT_ARCH
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, load, j_compat);
+	out[j_compat] = jump(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, j_compat, load, kill);
+#else
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, load, kill);
+#endif
+	if (setup_err)
+		out[j_setup] =
+			jump(BPF_JMP | BPF_JEQ | BPF_K, NR_SETUP, j_setup, deny_setup, j_setup + 1);
+	out[j_reg] = jump(BPF_JMP | BPF_JEQ | BPF_K, NR_REGISTER, j_reg, j_reg + 1, allow);
+	out[j_fd] = jump(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, j_fd, j_fd + 1, allow);
+	for (i = 0; i < nops; i++)
+		out[first_op + i] = jump(BPF_JMP | BPF_JEQ | BPF_K, ops[i], first_op + i,
+					 deny_blind, first_op + i + 1);
+	return (int)n;
+#endif
+}
+
 /* Validated flags and errno of `opts`. */
 static int companion_opts(const struct iour_companion_opts *opts, uint32_t *flags, uint32_t *err)
 {

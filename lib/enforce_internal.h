@@ -29,4 +29,17 @@ IOUR_INTERNAL int iour__count_threads(void);
  */
 IOUR_INTERNAL int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out);
 
+/* Longest ring-less guard program (iour__companion_build_guard()). */
+#define IOUR__GUARD_MAX_INSNS 32
+
+/*
+ * Build a seccomp program that denies, with `blind_err`, io_uring_register
+ * on fd -1 (the ring-less path, doc/kernel.md 2) for the register opcodes
+ * whose bits are set in `blind` (opcodes below 64), and, when `setup_err`
+ * is not 0, io_uring_setup with `setup_err` as the companion does.  Into
+ * `out` (room for IOUR__GUARD_MAX_INSNS); the count or -EOPNOTSUPP.
+ */
+IOUR_INTERNAL int iour__companion_build_guard(uint32_t setup_err, uint64_t blind,
+					      uint32_t blind_err, struct iour_insn *out);
+
 #endif /* IOUR_LIB_ENFORCE_INTERNAL_H */

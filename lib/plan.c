@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "effects.h"
 #include "enforce_internal.h"
 #include "internal.h"
 #include "plan_internal.h"
@@ -182,6 +183,56 @@ static void add_companion(struct builder *b, uint32_t err)
 	}
 	memcpy(s->insns, prog, (size_t)n * sizeof(*prog));
 	s->insn_cnt = (size_t)n;
+}
+
+/*
+ * A seccomp guard: io_uring_register on fd -1 for the register opcodes in
+ * `blind` fails with EACCES, as Linux 7.3.4's task set makes it fail for
+ * the opcodes its register list does not name (doc/kernel.md, 3); with
+ * `setup_err`, io_uring_setup fails too (the companion).
+ */
+static void add_guard(struct builder *b, uint32_t setup_err, uint64_t blind)
+{
+	struct iour_insn prog[IOUR__GUARD_MAX_INSNS];
+	struct iour__step *s;
+	int n;
+
+	if (b->err)
+		return;
+	n = iour__companion_build_guard(setup_err, blind, EACCES, prog);
+	if (n < 0) {
+		b->err = n;
+		return;
+	}
+	s = add_step(b, IOUR_STEP_TASK, IOUR_STEP_COMPANION, 1 /* SECCOMP_SET_MODE_FILTER */, 0);
+	if (!s || !step_alloc_arg(b, s, 16))
+		return;
+	memcpy(s->arg, &(uint16_t){ (uint16_t)n }, sizeof(uint16_t));
+	s->insns = iour__malloc((size_t)n * sizeof(*s->insns));
+	if (!s->insns) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(s->insns, prog, (size_t)n * sizeof(*prog));
+	s->insn_cnt = (size_t)n;
+}
+
+static void blind_note(struct iour_report *r, uint64_t blind)
+{
+	char names[160] = "";
+
+	for (uint32_t op = 0; op < 64; op++) {
+		size_t used = strlen(names);
+
+		if (blind & (1ULL << op))
+			snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+				 iour_register_op_name(op));
+	}
+	iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_COMPANION, IOUR_DECISION_NO_OPCODE,
+			 UINT32_MAX, EACCES,
+			 "io_uring_register on fd -1 (no ring) fails with EACCES for %s (seccomp "
+			 "guard): this kernel's task set does not gate ring-less register calls",
+			 names);
 }
 
 /* Pass 1: the policy's meaning per request opcode.  `mentioned` marks the
@@ -700,6 +751,7 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 	struct emit em = { 0 };
 	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
 	bool enforcing_step = false, nnp_needed = false;
+	uint64_t blind = 0;
 	int last_filter = -1;
 	uint32_t op, op_last;
 
@@ -801,6 +853,19 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 		if (any_filter && !em.via_filters && kern->task_gates_filters)
 			allow_task_filters(r, &eff, kern);
 		emit_rules(&b, IOUR_STEP_TASK, &em);
+		/* Last, so that the plan's own fd -1 registrations go through.
+		 * BPF_FILTER stays allowed where the plan registers filters:
+		 * 7.3.4's set lists it then (allow_task_filters()), and a
+		 * filter can only add denials. */
+		if (!kern->task_gates_filters) {
+			blind = iour__effects_blind_unlisted(&eff, kern->reg_last);
+			if (any_filter && !em.via_filters)
+				blind &= ~(1ULL << KIO_REGISTER_BPF_FILTER);
+		}
+		if (blind) {
+			add_guard(&b, 0, blind);
+			blind_note(r, blind);
+		}
 		enforcing_step = em.enforcing;
 		loosened |= em.loosened;
 		pl->n_task = pl->nsteps;
@@ -826,7 +891,13 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 					return -EACCES;
 				}
 			}
-			add_companion(&b, e);
+			blind = iour__effects_blind_unlisted(&eff, kern->reg_last);
+			if (blind) {
+				add_guard(&b, e, blind);
+				blind_note(r, blind);
+			} else {
+				add_companion(&b, e);
+			}
 			r->mechanism |= IOUR_MECH_COMPANION;
 			enforcing_step = true;
 			tightened = true;
@@ -864,6 +935,22 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 					loosened = true;
 			}
 		}
+	}
+	if (m.task || m.ring || m.companion) {
+		struct iour__effect_in ein = {
+			.achieved = pl->achieved,
+			.eff = &eff,
+			.op_last = op_last,
+			.reg_last = kern->reg_last,
+			.rings = m.task || m.ring,
+			.no_new_rings = m.companion,
+			.blind_gated = m.task && kern->task_gates_filters,
+			.blind_denied = blind,
+			.blind_reached = pl->target == IOUR_POLICY_TARGET_TASK,
+		};
+
+		if (iour__effects_report(r, &ein) && (m.task || m.ring) && !m.companion)
+			loosened = true;
 	}
 	if (b.err) {
 		iour_plan__free(pl);

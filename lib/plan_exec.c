@@ -43,7 +43,7 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 {
 	const struct iour__kernel *t = &pl->kernel;
 	const char *missing = NULL;
-	bool set = false, filter = false, ring_set = false, uses_uring = false;
+	bool set = false, filter = false, ring_set = false, uses_uring = false, task_set = false;
 	size_t i;
 
 	for (i = first; i < end && i < pl->nsteps; i++) {
@@ -54,6 +54,7 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 		case IOUR_STEP_RESTRICTIONS:
 			set = true;
 			ring_set |= !task;
+			task_set |= task;
 			uses_uring = true;
 			if (task ? !k->task_restrict : !k->ring_restrict)
 				missing = task ? "task-level restrictions" : "ring restrictions";
@@ -100,6 +101,16 @@ int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 			 "has %s gates, so the ring's classic set would gate other register "
 			 "opcodes: nothing applied",
 			 t->name, gates(t->split), k->name, gates(k->split));
+		return -IOUR_ERRNO__KERNEL_MISMATCH;
+	}
+	/* A task plan made where the task set gates ring-less register calls
+	 * has no seccomp guard for them (doc/security.md 2.1). */
+	if (task_set && t->task_gates_filters && !k->task_gates_filters) {
+		snprintf(why, len,
+			 "the plan was compiled for %s, whose task set gates ring-less "
+			 "register calls; %s does not, and the plan has no guard for them: "
+			 "nothing applied",
+			 t->name, k->name);
 		return -IOUR_ERRNO__KERNEL_MISMATCH;
 	}
 	return 0;

@@ -35,6 +35,8 @@ static const struct subcommand cmds[] = {
 	  "plan a policy file for a kernel; print the plan and its report" },
 	{ "check", cmd_check, cli_help_check, "the verdict of a policy file for one request" },
 	{ "lint", cmd_lint, cli_help_lint, "risky choices in a policy file" },
+	{ "explain", cmd_explain, cli_help_explain,
+	  "effects of a policy file on a kernel: closed, filtered or open" },
 	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
 	{ "learn", cmd_learn, cli_help_learn,
 	  "run a command; write the policy file its io_uring use needs" },

@@ -139,7 +139,55 @@ enum iour_reason {
 	 *  `IOSQE_FIXED_FILE` (MSG_RING on another ring can still install
 	 *  files in it), or allows MSG_RING (its requests can install files
 	 *  in other rings); see doc/security.md. */
-	IOUR_REASON_FIXED_FILES = 19
+	IOUR_REASON_FIXED_FILES = 19,
+	/** An effect the policy touches (#IOUR_DECISION_NOTE, value: enum
+	 *  iour_effect): every path to it is closed on the target kernel.
+	 *  @since 1.1 */
+	IOUR_REASON_EFFECT_CLOSED = 20,
+	/** An effect: no path is open, and at least one is allowed only
+	 *  through argument filters.  @since 1.1 */
+	IOUR_REASON_EFFECT_FILTERED = 21,
+	/** An effect: at least one path to it is open on the target kernel
+	 *  (opcode: the first open request opcode, or
+	 *  #IOUR_DECISION_NO_OPCODE); the text names the open and the
+	 *  filtered paths.  @since 1.1 */
+	IOUR_REASON_EFFECT_OPEN = 22
+};
+
+/**
+ * @brief Effects: what a program achieves, whichever opcode it uses
+ *        (iour_decision::value of the #IOUR_REASON_EFFECT_CLOSED,
+ *        #IOUR_REASON_EFFECT_FILTERED and #IOUR_REASON_EFFECT_OPEN notes).
+ *
+ * The library knows every path to each effect, with the kernel version
+ * that added it (doc/security.md, section 2.1, lists them).  A plan's
+ * report has one note per effect the policy touches (some path is denied
+ * or filtered, or the policy requires `IOSQE_FIXED_FILE`).  @since 1.1
+ */
+enum iour_effect {
+	/** Reaching a network destination: CONNECT; SENDMSG, SENDMSG_ZC, SEND
+	 *  and SEND_ZC with a destination address (UDP sendto, TCP
+	 *  `MSG_FASTOPEN`). */
+	IOUR_EFFECT_NET_DEST = 1,
+	/** Opening or creating files: OPENAT and OPENAT2 (also straight into
+	 *  the fixed-file table, 5.15), MKDIRAT, SYMLINKAT, LINKAT,
+	 *  RENAMEAT. */
+	IOUR_EFFECT_FILE_OPEN = 2,
+	/** A request naming a plain descriptor although the set requires
+	 *  `IOSQE_FIXED_FILE`: SPLICE and TEE inputs, EPOLL_CTL, WAITID
+	 *  (`P_PIDFD`), SCM_RIGHTS in SENDMSG, URING_CMD payloads. */
+	IOUR_EFFECT_PLAIN_FD = 3,
+	/** Descriptor passing and messages to other rings: MSG_RING (data and
+	 *  send-fd), ring-less `REGISTER_SEND_MSG_RING`, FIXED_FD_INSTALL,
+	 *  SCM_RIGHTS. */
+	IOUR_EFFECT_CROSS_RING = 4,
+	/** Registering memory with the kernel: the buffer, buffer-ring,
+	 *  memory-region and zero-copy receive registrations,
+	 *  PROVIDE_BUFFERS. */
+	IOUR_EFFECT_MEM_REG = 5,
+	/** Register calls on fd -1 that are not restrictions:
+	 *  `SEND_MSG_RING` (6.13) and `QUERY` (6.18). */
+	IOUR_EFFECT_RINGLESS_REG = 6
 };
 
 /** @brief Decision: no request opcode (iour_decision::opcode). */

@@ -13,4 +13,6 @@ done
 # The CLI and the program it runs under policies (tests/live/test_live_cli.c);
 # not in /tests, whose every program /init runs as a test.
 guest_file "$O/tools/iour-restrict" /tools/iour-restrict
+# tests/live/test_live_effects.c attacks the shipped tcp-client.json.
+guest_file examples/policies/tcp-client.json /policies/tcp-client.json
 guest_file "$O/tests/uring-try" /progs/uring-try

@@ -1043,3 +1043,54 @@ Test(cli_policy, unsplittable_allow_list_names_the_opcode_and_why)
 	}
 	free(text);
 }
+
+/* ---- effects: explain and the lint findings on them ------------------------ */
+
+Test(cli_policy, explain_and_lint_name_the_open_paths_of_an_effect)
+{
+	struct run r;
+
+	/* A CONNECT destination rule with SENDMSG allowed; FIXED_FILE
+	 * required with SPLICE allowed (doc/security.md 2.1). */
+	tool_run(&r, "lint", POL "bypass.json");
+	cr_assert_eq(r.status, 1);
+	cr_assert_eq(count_id(r.out, "effect-bypass"), 1, "%s", r.out);
+	cr_assert(has(r.out, "on Linux 7.2, net-dest is filtered on one path and open on "
+			  "another: open: SENDMSG"), "%s", r.out);
+	cr_assert(has(r.out, "filtered: CONNECT"), "%s", r.out);
+	cr_assert(has(r.out, "fixed-file-bypass: on Linux 7.2: SPLICE"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "lint", POL "bypass.json", "--ignore", "effect-bypass,fixed-file-bypass");
+	cr_assert_eq(count_id(r.out, "effect-bypass") + count_id(r.out, "fixed-file-bypass"), 0);
+	run_free(&r);
+	/* Before 7.2 CONNECT has no payload: its rule denies it whole, so
+	 * nothing is filtered and nothing bypassed. */
+	tool_run(&r, "lint", POL "bypass.json", "--kernel", "7.0");
+	cr_assert_eq(count_id(r.out, "effect-bypass"), 0, "%s", r.out);
+	run_free(&r);
+	/* The shipped client denies the other destination paths. */
+	tool_run(&r, "lint", "examples/policies/tcp-client.json");
+	cr_assert_eq(count_id(r.out, "effect-bypass"), 0, "%s", r.out);
+	run_free(&r);
+
+	tool_run(&r, "explain", POL "bypass.json", "--kernel", "7.2");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "(from the library's tables): partially enforced\n"), "%s", r.out);
+	cr_assert(has(r.out, "\nnet-dest           open      open: SENDMSG"), "%s", r.out);
+	cr_assert(has(r.out, "\nplain-fd           open      open: SPLICE"), "%s", r.out);
+	cr_assert(has(r.out, "\nringless-register  closed"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "7.2");
+	cr_assert(has(r.out, "\nnet-dest           filtered  filtered: CONNECT"), "%s", r.out);
+	run_free(&r);
+	/* 6.18: the companion keeps the task from creating rings. */
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.18");
+	cr_assert(has(r.out, "\nnet-dest           closed"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "explain");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+	tool_run(&r, "explain", POL "bypass.json", "--kernel", "x");
+	cr_assert_eq(r.status, 2);
+	run_free(&r);
+}

@@ -604,3 +604,27 @@ Test(policy_compat, probe_failure_applies_nothing)
 	iour_plan__free(pl);
 	iour_policy__free(pr);
 }
+
+/* A task plan made where the task set gates ring-less register calls has
+ * no seccomp guard for them: refused where the set does not gate them
+ * (doc/security.md 2.1); the other way round it only denies twice. */
+Test(policy_compat, task_plan_without_ringless_guard_refused_where_it_is_needed)
+{
+	struct iour_policy *pt = policy(IOUR_POLICY_TARGET_TASK, 0);
+	struct iour_plan *t;
+	struct iour__kernel k;
+	char why[512] = "";
+
+	t = forced(pt, 5);
+	cr_assert_eq(iour__kernel_for_level(5, &k), 0);
+	cr_expect_eq(iour__plan_compat(t, 0, t->n_task, &k, why, sizeof(why)), 0, "%s", why);
+	t->kernel.task_gates_filters = true; /* as if planned on 7.3.4 */
+	cr_expect_eq(iour__plan_compat(t, 0, t->n_task, &k, why, sizeof(why)),
+		     -IOUR_ERRNO__KERNEL_MISMATCH);
+	cr_expect(strstr(why, "gates ring-less register calls") != NULL, "%s", why);
+	k.task_gates_filters = true;
+	why[0] = '\0';
+	cr_expect_eq(iour__plan_compat(t, 0, t->n_task, &k, why, sizeof(why)), 0, "%s", why);
+	iour_plan__free(t);
+	iour_policy__free(pt);
+}

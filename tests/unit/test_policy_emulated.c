@@ -220,9 +220,11 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 	struct iour_plan_step s;
 	struct iour_plan_info info = { .sz = sizeof(info) };
 
-	cr_assert_eq(iour_plan__step_cnt(pl), 4);
+	/* 4 steps, and a fifth: 7.0's task set does not gate ring-less
+	 * register calls, so a seccomp guard denies them (doc/kernel.md 3). */
+	cr_assert_eq(iour_plan__step_cnt(pl), 5);
 	cr_assert_eq(iour_plan__info(pl, &info), 0);
-	cr_expect_eq(info.task_steps, 4);
+	cr_expect_eq(info.task_steps, 5);
 	cr_expect_eq(info.ring_steps, 0);
 	cr_expect_eq(info.split_gates, 1);
 	cr_expect_eq(info.op_last, 65);
@@ -248,6 +250,10 @@ Test(policy_emulated, emulated_7_0_task_plan_bytes)
 			   no_creat, 4);
 	expect_filter_step(pl, 3, IOUR_STEP_TASK, OP_SOCKET, KIO_BPF_FILTER_SZ_STRICT, 12,
 			   inet_only, 4);
+	/* 5. the ring-less guard, after the plan's own fd -1 registrations. */
+	s = step_of(pl, 4);
+	cr_expect_eq(s.op, IOUR_STEP_COMPANION);
+	cr_expect_eq(s.side, IOUR_STEP_TASK);
 	cr_expect_eq(iour_report__status(iour_plan__report(pl)), IOUR_STATUS_FULLY);
 	cr_expect_eq(iour_report__mechanism(iour_plan__report(pl)), IOUR_MECH_TASK);
 	iour_plan__free(pl);

@@ -219,7 +219,15 @@ Test(policy_real, ring_classic_only_fully)
 	iour_ruleset__free(rs);
 	pl = plan_or_die(p);
 	cr_expect_eq(iour_report__status(iour_plan__report(pl)), IOUR_STATUS_FULLY);
-	cr_expect_eq(iour_report__decision_cnt(iour_plan__report(pl)), 0);
+	/* Nothing but the effect notes (doc/security.md 2.1). */
+	for (int i = 0; i < iour_report__decision_cnt(iour_plan__report(pl)); i++) {
+		struct iour_decision d = { .sz = sizeof(d) };
+
+		cr_assert_eq(iour_report__decision(iour_plan__report(pl), (size_t)i, &d), 0);
+		cr_expect(d.kind == IOUR_DECISION_NOTE && d.reason >= IOUR_REASON_EFFECT_CLOSED &&
+				  d.reason <= IOUR_REASON_EFFECT_OPEN,
+			  "decision %d: %s", i, d.text);
+	}
 	memset(&params, 0, sizeof(params));
 	cr_assert_eq(iour_plan__create_ring(pl, 8, &params, NULL, &fd, &rep), 0);
 	cr_expect_eq(iour_report__status(rep), IOUR_STATUS_FULLY);

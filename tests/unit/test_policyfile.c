@@ -561,6 +561,20 @@ Test(policy_examples, tcp_client)
 	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "AF_UNIX");
 	cr_assert_eq(iour_ctx_socket(ctx, IOUR_CTX_SIZE, AF_INET, SOCK_DGRAM, 0), 0);
 	expect(p, ctx, IOUR_DENY, IOUR_DECIDE_OPCODE_DEFAULT, IOUR_VERDICT_NO_RULE, "UDP");
+	/* The other destination paths (doc/security.md 2.1): no payload, so
+	 * the example denies them whole; WRITE carries the traffic. */
+	{
+		static const char *const paths[] = { "SENDMSG", "SEND", "SEND_ZC", "SENDMSG_ZC" };
+
+		for (size_t k = 0; k < 4; k++) {
+			cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE,
+						      (uint32_t)iour_opcode_from_name(paths[k]), 0, 0),
+				     0);
+			expect(p, ctx, IOUR_DENY, IOUR_DECIDE_RULE, 0, paths[k]);
+		}
+	}
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, 23, 0, 0), 0);
+	expect(p, ctx, IOUR_ALLOW, IOUR_DECIDE_RULE, 0, "write");
 	iour_policy__free(p);
 }
 

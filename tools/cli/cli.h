@@ -116,6 +116,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
@@ -132,6 +133,13 @@ extern const char cli_help_run[];
 extern const char cli_help_compile[];
 extern const char cli_help_check[];
 extern const char cli_help_lint[];
+extern const char cli_help_explain[];
+
+/* An effect note's text ("effect KEY (NAME): STATE; PATHS") split into its
+ * key, its state (not terminated: statelen) and the rest; -1 if the text
+ * is not an effect note's (cmd_explain.c). */
+int cli_effect_split(const char *text, char *key, size_t keylen, const char **state,
+		     size_t *statelen, const char **rest);
 extern const char cli_help_groups[];
 extern const char cli_help_learn[];
 extern const char cli_help_merge[];

@@ -43,10 +43,16 @@ const char cli_help_lint[] =
 "                       6.1 (or --since X.Y)\n"
 "  dead-entry           entries name an opcode requestOps does not list: its\n"
 "                       rules never apply (the request is denied first)\n"
+"  effect-bypass        an effect the policy filters on one path is open on\n"
+"                       another (a CONNECT destination rule with SENDMSG\n"
+"                       allowed), on Linux 7.2 (or --kernel X.Y)\n"
+"  fixed-file-bypass    FIXED_FILE is required, yet an allowed opcode names a\n"
+"                       plain descriptor (SPLICE, TEE, EPOLL_CTL, WAITID, ...)\n"
 "\n"
 "Options:\n"
 "  --ignore LIST          do not report these ids\n"
-"  --kernel X.Y           read minKernel conditions for Linux X.Y\n"
+"  --kernel X.Y           read minKernel conditions for Linux X.Y, and plan\n"
+"                         the effect findings for it (default 7.2)\n"
 "  --since X.Y            the oldest kernel the policy is meant for, for\n"
 "                         group-grew (default 6.1)\n"
 "  -h, --help             show this help\n"
@@ -58,7 +64,7 @@ const char cli_help_lint[] =
 static const char *const ids[] = {
 	"uring-cmd",     "msg-ring",      "socket-unfiltered", "openat-unfiltered",
 	"register-files", "default-allow", "fallback-open",     "companion-off",
-	"compat-soft",   "group-grew",
+	"compat-soft",   "group-grew",    "effect-bypass",     "fixed-file-bypass",
 	"dead-entry",
 };
 #define NR_IDS (sizeof(ids) / sizeof(ids[0]))
@@ -286,6 +292,52 @@ out:
 	return rc;
 }
 
+/*
+ * Effects (doc/security.md 2.1): plan the policy as written for Linux
+ * `kver` and read the report's effect notes.  An effect filtered on one
+ * path and open on another is not restricted as the filter suggests; a
+ * required FIXED_FILE with an opcode that names plain descriptors does not
+ * keep requests to registered files.
+ */
+static int check_effects(struct lint *l, const struct iour_policy *p, uint32_t kver)
+{
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	struct iour_decision d = { .sz = sizeof(d) };
+	struct iour_plan *plan = NULL;
+	const struct iour_report *rep;
+	struct iour_features f;
+	char kv[16];
+	int n, r;
+
+	cli_kernel_features(kver, &f);
+	cli_kver_str(kver, kv, sizeof(kv));
+	po.features = &f;
+	r = iour_policy__plan(p, &po, &plan);
+	if (r == -EACCES || r == -EPERM || r == -EBUSY)
+		return 0; /* no plan for this kernel: nothing it would enforce */
+	if (r)
+		return cli_fail(r, "planning the policy for Linux %s", kv);
+	rep = iour_plan__report(plan);
+	n = iour_report__decision_cnt(rep);
+	for (int i = 0; i < n; i++) {
+		const char *state, *rest;
+		char key[32];
+		size_t sl;
+
+		if (iour_report__decision(rep, (size_t)i, &d))
+			continue;
+		if (d.kind == IOUR_DECISION_LOOSENED && d.reason == IOUR_REASON_FIXED_FILES)
+			finding(l, "fixed-file-bypass", "on Linux %s: %s", kv, d.text);
+		if (d.kind == IOUR_DECISION_NOTE && d.reason == IOUR_REASON_EFFECT_OPEN &&
+		    !cli_effect_split(d.text, key, sizeof(key), &state, &sl, &rest) &&
+		    strstr(rest, "filtered: "))
+			finding(l, "effect-bypass", "on Linux %s, %s is filtered on one path and "
+				"open on another: %s", kv, key, rest);
+	}
+	iour_plan__free(plan);
+	return 0;
+}
+
 static void check_attrs(struct lint *l, const struct iour_policy *p)
 {
 	uint32_t v;
@@ -458,6 +510,8 @@ int cmd_lint(int argc, char **argv)
 		rc = check_sealed(&l, pol);
 	if (!rc)
 		rc = check_dead_entries(&l, pol);
+	if (!rc)
+		rc = check_effects(&l, pol, kver ? kver : IOUR_KVER(7, 2));
 	if (!rc) {
 		check_attrs(&l, pol);
 		text = slurp(l.path);

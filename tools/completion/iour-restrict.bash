@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn merge help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -112,9 +112,15 @@ _iour_restrict()
                 --ignore)
                     _iour_restrict_list "$cur" uring-cmd msg-ring socket-unfiltered \
                         openat-unfiltered register-files default-allow fallback-open \
-                        companion-off compat-soft group-grew
+                        companion-off compat-soft group-grew effect-bypass \
+                        fixed-file-bypass
                     return ;;
                 --kernel|--since) return ;;
+            esac ;;
+        explain)
+            opts="--kernel --help"
+            case $prev in
+                --kernel) return ;;
             esac ;;
         groups)
             opts="--kernel --help"
@@ -202,7 +208,7 @@ _iour_restrict()
         *) return ;;
     esac
 
-    # run, compile, check, lint, groups: options, or the policy file.
+    # run, compile, check, lint, explain, groups: options, or the policy file.
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         [[ $cur == --companion=* || ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null

@@ -6,7 +6,7 @@ from enum import IntEnum, IntFlag
 
 __all__ = [
     "Op", "RegisterOp", "SqeFlag", "Verdict", "Field", "CmpOp", "ProgKind",
-    "DisasmFormat", "Reject", "Status", "DecisionKind", "Reason", "Mechanism",
+    "DisasmFormat", "Reject", "Status", "DecisionKind", "Reason", "Effect", "Mechanism",
     "ReportFlag", "FeatureLevel", "Avail", "LimitsSource", "PolicyAttr",
     "Target", "Compat", "Nnp", "Fallback", "Threads", "Companion",
     "DefaultVerdict", "StepOp", "StepSide", "Expect", "VerifyStatus",
@@ -167,6 +167,20 @@ class Reason(IntEnum):
     SHADOWED = 17
     KERNEL_MISMATCH = 18
     FIXED_FILES = 19
+    EFFECT_CLOSED = 20
+    EFFECT_FILTERED = 21
+    EFFECT_OPEN = 22
+
+
+class Effect(IntEnum):
+    """An effect of a report's effect note (enum iour_effect; the note's
+    value): doc/security.md 2.1."""
+    NET_DEST = 1
+    FILE_OPEN = 2
+    PLAIN_FD = 3
+    CROSS_RING = 4
+    MEM_REG = 5
+    RINGLESS_REG = 6
 
 
 class Mechanism(IntFlag):

@@ -56,9 +56,13 @@
  *   mechanism: task
  *   flags: no_new_privs planned
  *   steps: 0 of 5 done (nothing applied yet)
- *   decisions: 2
+ *   decisions: 6
  *     - note: no_new_privs is set first (the task path needs it or CAP_SYS_ADMIN); it is inherited and survives execve
  *     - note: rings that exist already, and rings of other existing threads, are not affected
+ *     - note: effect net-dest (network destination): filtered; filtered: CONNECT (connect; destination filters need 7.2; 5.5+); closed: SENDMSG, SEND_ZC, SEND, SENDMSG_ZC
+ *     - note: effect file-open (file open and creation): filtered; filtered: OPENAT (open, create, truncate; direct into the fixed table 5.15; 5.6+); closed: OPENAT2, RENAMEAT, MKDIRAT, SYMLINKAT, LINKAT
+ *     - note: effect cross-ring (descriptor passing and cross-ring messages): open; open: fd -1 REGISTER_SEND_MSG_RING (ring-less MSG_RING; 6.13+); closed: MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
+ *     - note: effect mem-reg (memory registration): open; open: REGISTER_BUFFERS (pins user memory; 5.1+), REGISTER_BUFFERS2 (pins user memory; 5.13+), REGISTER_BUFFERS_UPDATE (pins user memory; 5.13+), REGISTER_PBUF_RING (buffer ring; 5.19+), REGISTER_CLONE_BUFFERS (another ring's buffers; 6.12+), REGISTER_MEM_REGION (memory region; 6.13+), REGISTER_ZCRX_IFQ (zero-copy receive area; 6.15+); closed: PROVIDE_BUFFERS
  */
 #include <linux/filter.h>
 #include <stdint.h>

@@ -24,9 +24,13 @@
  *   mechanism: seccomp companion
  *   flags: tightened no_new_privs planned
  *   steps: 0 of 4 done (nothing applied yet)
- *   decisions: 2
+ *   decisions: 6
  *     - note: the described kernel (level 3): no task restrictions (Linux 7.0+ needed); only rings created through this library are restricted
  *     - tightened: io_uring_setup fails with ENOSYS for the task and its descendants (seccomp companion); rings created before keep working
+ *     - note: effect net-dest (network destination): closed; closed: CONNECT, SENDMSG, SEND_ZC, SEND, SENDMSG_ZC
+ *     - note: effect file-open (file open and creation): closed; closed: OPENAT, OPENAT2, RENAMEAT, MKDIRAT, SYMLINKAT, LINKAT
+ *     - note: effect cross-ring (descriptor passing and cross-ring messages): open; open: fd -1 REGISTER_SEND_MSG_RING (ring-less MSG_RING; 6.13+); closed: MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
+ *     - note: effect mem-reg (memory registration): closed; closed: REGISTER_BUFFERS, REGISTER_BUFFERS2, REGISTER_BUFFERS_UPDATE, REGISTER_PBUF_RING, REGISTER_CLONE_BUFFERS, REGISTER_MEM_REGION, REGISTER_ZCRX_IFQ, PROVIDE_BUFFERS
  */
 #include <linux/filter.h>
 #include <stdint.h>

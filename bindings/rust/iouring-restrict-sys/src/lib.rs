@@ -399,6 +399,16 @@ pub const IOUR_REASON_RING_LEFT_DISABLED: u32 = 16;
 pub const IOUR_REASON_SHADOWED: u32 = 17;
 pub const IOUR_REASON_KERNEL_MISMATCH: u32 = 18;
 pub const IOUR_REASON_FIXED_FILES: u32 = 19;
+pub const IOUR_REASON_EFFECT_CLOSED: u32 = 20;
+pub const IOUR_REASON_EFFECT_FILTERED: u32 = 21;
+pub const IOUR_REASON_EFFECT_OPEN: u32 = 22;
+/// `enum iour_effect`: the value of an effect note (doc/security.md 2.1).
+pub const IOUR_EFFECT_NET_DEST: u32 = 1;
+pub const IOUR_EFFECT_FILE_OPEN: u32 = 2;
+pub const IOUR_EFFECT_PLAIN_FD: u32 = 3;
+pub const IOUR_EFFECT_CROSS_RING: u32 = 4;
+pub const IOUR_EFFECT_MEM_REG: u32 = 5;
+pub const IOUR_EFFECT_RINGLESS_REG: u32 = 6;
 
 // ---- companion.h
 

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The effects table: what a program can achieve, and every path to each
+ * effect, with the kernel version that added the path (doc/security.md,
+ * section 2.1).  The kernel restricts opcodes; a policy author thinks in
+ * effects ("cannot reach 10.0.0.0/8", "only registered files").  Where
+ * several opcodes lead to one effect, a plan's report says which paths are
+ * closed, filtered or open on the target kernel.
+ *
+ * Versions are those of the name tables (lib/names.c) unless the path
+ * needs a later kernel than its opcode: SEND with a destination address
+ * (addr2) came with Linux 6.1, SCM_RIGHTS through io_uring's SENDMSG with
+ * 5.12, io_uring's ring-less register path with 6.13.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "effects.h"
+#include "uapi.h"
+#include "iouring_restrict/names.h"
+#include "iouring_restrict/report.h"
+
+enum path_kind {
+	P_REQ = 1,   /* a request opcode */
+	P_REG = 2,   /* a register opcode on a ring */
+	P_BLIND = 3, /* a register opcode on fd -1 (no ring) */
+};
+
+struct path {
+	uint8_t kind;
+	uint16_t num;
+	uint32_t since; /* IOUR_KVER(): the path, not only the opcode */
+	const char *how;
+};
+
+struct effect {
+	const char *key;
+	const char *name;
+	const struct path *paths;
+	size_t npaths;
+	uint32_t id;     /* enum iour_effect */
+	bool fixed_only; /* meaningful only when IOSQE_FIXED_FILE is required */
+};
+
+#define K(a, b) IOUR_KVER(a, b)
+#define REQ(op, a, b, how)                        \
+	{                                         \
+		P_REQ, IOUR_OP_##op, K(a, b), how \
+	}
+#define REG(op, a, b, how)                     \
+	{                                      \
+		P_REG, IOUR_##op, K(a, b), how \
+	}
+#define BLIND(op, a, b, how)                     \
+	{                                        \
+		P_BLIND, IOUR_##op, K(a, b), how \
+	}
+
+static const struct path net_dest[] = {
+	REQ(CONNECT, 5, 5, "connect; destination filters need 7.2"),
+	REQ(SENDMSG, 5, 3, "msg_name: UDP sendto, TCP MSG_FASTOPEN"),
+	REQ(SEND_ZC, 6, 0, "destination address (addr2)"),
+	REQ(SEND, 6, 1, "destination address (addr2)"),
+	REQ(SENDMSG_ZC, 6, 1, "msg_name"),
+};
+
+/* Files that were not open (or names that did not exist) before; the
+ * fixed-file table's own inputs (REGISTER_FILES, FILES_UPDATE) take
+ * descriptors the task holds already and belong to no effect here
+ * (doc/security.md 3, "A fixed-file table is not sealed"). */
+static const struct path file_open[] = {
+	REQ(OPENAT, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
+	REQ(OPENAT2, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
+	REQ(RENAMEAT, 5, 11, "new name"),
+	REQ(MKDIRAT, 5, 15, "new directory"),
+	REQ(SYMLINKAT, 5, 15, "new symlink"),
+	REQ(LINKAT, 5, 15, "new hard link"),
+};
+
+static const struct path plain_fd[] = {
+	REQ(SPLICE, 5, 7, "fd_in without SPLICE_F_FD_IN_FIXED"),
+	REQ(TEE, 5, 8, "fd_in without SPLICE_F_FD_IN_FIXED"),
+	REQ(EPOLL_CTL, 5, 6, "epoll descriptor and target descriptor"),
+	REQ(WAITID, 6, 7, "P_PIDFD id"),
+	REQ(SENDMSG, 5, 12, "SCM_RIGHTS descriptors"),
+	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS descriptors"),
+	REQ(URING_CMD, 5, 19, "driver-defined payloads"),
+};
+
+static const struct path cross_ring[] = {
+	REQ(MSG_RING, 5, 18, "data to any ring it can name; send-fd 6.0"),
+	BLIND(REGISTER_SEND_MSG_RING, 6, 13, "ring-less MSG_RING"),
+	REQ(FIXED_FD_INSTALL, 6, 8, "a fixed file becomes a plain descriptor"),
+	REQ(SENDMSG, 5, 12, "SCM_RIGHTS over unix sockets"),
+	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS over unix sockets"),
+};
+
+static const struct path mem_reg[] = {
+	REG(REGISTER_BUFFERS, 5, 1, "pins user memory"),
+	REG(REGISTER_BUFFERS2, 5, 13, "pins user memory"),
+	REG(REGISTER_BUFFERS_UPDATE, 5, 13, "pins user memory"),
+	REG(REGISTER_PBUF_RING, 5, 19, "buffer ring"),
+	REG(REGISTER_CLONE_BUFFERS, 6, 12, "another ring's buffers"),
+	REG(REGISTER_MEM_REGION, 6, 13, "memory region"),
+	REG(REGISTER_ZCRX_IFQ, 6, 15, "zero-copy receive area"),
+	REQ(PROVIDE_BUFFERS, 5, 7, "buffers the kernel writes into"),
+};
+
+static const struct path ringless_reg[] = {
+	BLIND(REGISTER_SEND_MSG_RING, 6, 13, "posts a completion into any ring it can name"),
+	BLIND(REGISTER_QUERY, 6, 18, "kernel capabilities"),
+};
+
+#define E(i, k, n, f, t)                                                                        \
+	{                                                                                       \
+		.key = (k), .name = (n), .paths = (t), .npaths = IOUR_ARRAY_SIZE(t), .id = (i), \
+		.fixed_only = (f)                                                               \
+	}
+
+static const struct effect effects[] = {
+	E(IOUR_EFFECT_NET_DEST, "net-dest", "network destination", false, net_dest),
+	E(IOUR_EFFECT_FILE_OPEN, "file-open", "file open and creation", false, file_open),
+	E(IOUR_EFFECT_PLAIN_FD, "plain-fd", "plain descriptors despite FIXED_FILE", true, plain_fd),
+	E(IOUR_EFFECT_CROSS_RING, "cross-ring", "descriptor passing and cross-ring messages", false,
+	  cross_ring),
+	E(IOUR_EFFECT_MEM_REG, "mem-reg", "memory registration", false, mem_reg),
+	E(IOUR_EFFECT_RINGLESS_REG, "ringless-register", "ring-less register calls", false,
+	  ringless_reg),
+};
+
+enum { ST_ABSENT = 0, ST_CLOSED, ST_FILTERED, ST_OPEN };
+
+static bool blind_exists(uint32_t reg, uint32_t reg_last)
+{
+	/* The blind path came with SEND_MSG_RING (6.13); an opcode exists on
+	 * it only where the kernel has the opcode (doc/kernel.md, 2). */
+	return reg_last > IOUR_REGISTER_SEND_MSG_RING && reg < reg_last;
+}
+
+static int path_state(const struct path *p, const struct iour__effect_in *in)
+{
+	switch (p->kind) {
+	case P_REQ:
+		if (p->num >= in->op_last)
+			return ST_ABSENT;
+		if (in->no_new_rings)
+			return ST_CLOSED;
+		if (!in->rings)
+			return ST_OPEN;
+		return in->achieved[p->num] == IOUR__V_DENY   ? ST_CLOSED :
+		       in->achieved[p->num] == IOUR__V_FILTER ? ST_FILTERED :
+								ST_OPEN;
+	case P_REG:
+		if (p->num >= in->reg_last)
+			return ST_ABSENT;
+		if (in->no_new_rings)
+			return ST_CLOSED;
+		if (!in->rings)
+			return ST_OPEN;
+		return in->eff->reg_restricted && !iour__bm_test(&in->eff->reg_ops, p->num) ?
+			       ST_CLOSED :
+			       ST_OPEN;
+	default:
+		if (!blind_exists(p->num, in->reg_last))
+			return ST_ABSENT;
+		if (in->blind_denied & (1ULL << p->num))
+			return ST_CLOSED;
+		if (in->blind_reached && in->blind_gated && in->eff->reg_restricted &&
+		    !iour__bm_test(&in->eff->reg_ops, p->num))
+			return ST_CLOSED;
+		return ST_OPEN;
+	}
+}
+
+static const char *path_name(const struct path *p)
+{
+	const char *n = p->kind == P_REQ ? iour_opcode_name(p->num) : iour_register_op_name(p->num);
+
+	return n ? n : "?";
+}
+
+/* Open and filtered paths with how and since; closed ones by name. */
+static void add_path(char *buf, size_t len, const struct path *p, bool detail)
+{
+	size_t used = strlen(buf);
+	int maj = (int)(p->since >> 16), min = (int)((p->since >> 8) & 0xff);
+
+	if (detail)
+		snprintf(buf + used, len - used, "%s%s%s (%s; %d.%d+)", used ? ", " : "",
+			 p->kind == P_BLIND ? "fd -1 " : "", path_name(p), p->how, maj, min);
+	else
+		snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
+			 p->kind == P_BLIND ? "fd -1 " : "", path_name(p));
+}
+
+uint64_t iour__effects_blind_unlisted(const struct iour_ruleset *eff, uint32_t reg_last)
+{
+	static const uint32_t blind[] = { IOUR_REGISTER_SEND_MSG_RING, IOUR_REGISTER_QUERY,
+					  IOUR_REGISTER_BPF_FILTER };
+	uint64_t m = 0;
+
+	if (!eff->reg_restricted)
+		return 0;
+	for (size_t i = 0; i < IOUR_ARRAY_SIZE(blind); i++)
+		if (blind_exists(blind[i], reg_last) && !iour__bm_test(&eff->reg_ops, blind[i]))
+			m |= 1ULL << blind[i];
+	return m;
+}
+
+bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *in)
+{
+	bool fixed = (in->eff->flags_required & IOUR_SQE_FIXED_FILE) != 0, plain_open = false;
+
+	for (size_t e = 0; e < IOUR_ARRAY_SIZE(effects); e++) {
+		const struct effect *ef = &effects[e];
+		char open[1024] = "", filt[512] = "", closed[512] = "";
+		size_t n_open = 0, n_filt = 0, n_closed = 0;
+		uint32_t first_open = IOUR_DECISION_NO_OPCODE, reason;
+		const char *state;
+
+		if (ef->fixed_only && !fixed)
+			continue;
+		for (size_t i = 0; i < ef->npaths; i++) {
+			const struct path *p = &ef->paths[i];
+
+			switch (path_state(p, in)) {
+			case ST_OPEN:
+				add_path(open, sizeof(open), p, true);
+				if (first_open == IOUR_DECISION_NO_OPCODE && p->kind == P_REQ)
+					first_open = p->num;
+				n_open++;
+				if (ef->id == IOUR_EFFECT_PLAIN_FD) {
+					plain_open = true;
+					iour__report_add(
+						r, IOUR_DECISION_LOOSENED, IOUR_REASON_FIXED_FILES,
+						p->num, UINT32_MAX, 0,
+						"%s: the set requires IOSQE_FIXED_FILE, yet "
+						"this opcode names a plain descriptor (%s): "
+						"requests do not use only registered files",
+						path_name(p), p->how);
+				}
+				break;
+			case ST_FILTERED:
+				add_path(filt, sizeof(filt), p, true);
+				n_filt++;
+				break;
+			case ST_CLOSED:
+				add_path(closed, sizeof(closed), p, false);
+				n_closed++;
+				break;
+			default:
+				break;
+			}
+		}
+		if (!n_open && !n_filt && !n_closed)
+			continue; /* no path on this kernel */
+		if (!ef->fixed_only && !n_filt && !n_closed)
+			continue; /* the policy does not touch it */
+		if (n_open) {
+			reason = IOUR_REASON_EFFECT_OPEN;
+			state = "open";
+		} else if (n_filt) {
+			reason = IOUR_REASON_EFFECT_FILTERED;
+			state = "filtered";
+		} else {
+			reason = IOUR_REASON_EFFECT_CLOSED;
+			state = "closed";
+		}
+		iour__report_add(r, IOUR_DECISION_NOTE, reason, first_open, UINT32_MAX,
+				 (int32_t)ef->id, "effect %s (%s): %s%s%s%s%s%s%s%s%s", ef->key,
+				 ef->name, state, n_open ? "; open: " : "", open,
+				 n_filt ? "; filtered: " : "", filt, n_closed ? "; closed: " : "",
+				 closed,
+				 n_open && n_filt ? "; the open paths bypass the filters" : "", "");
+	}
+	return plain_open;
+}

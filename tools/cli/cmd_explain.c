@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iour-restrict explain: the effects table of a policy on a kernel.  The
+ * library's plan report carries one note per effect the policy touches
+ * (IOUR_REASON_EFFECT_*, doc/security.md 2.1); this command prints them as
+ * a table, with the paths that stay open, are filtered or are closed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char cli_help_explain[] =
+"Usage: iour-restrict explain POLICY [--kernel X.Y]\n"
+"\n"
+"Plan the policy file POLICY for the running kernel (or for Linux X.Y,\n"
+"from the library's tables) and print, per effect the policy touches,\n"
+"whether it is closed, filtered or open, and by which paths:\n"
+"  net-dest           network destination (CONNECT, SENDMSG, SEND, ...)\n"
+"  file-open          file open, creation and install (OPENAT, MKDIRAT, ...)\n"
+"  plain-fd           plain descriptors although FIXED_FILE is required\n"
+"                     (SPLICE and TEE inputs, EPOLL_CTL, WAITID, ...)\n"
+"  cross-ring         descriptor passing and messages to other rings\n"
+"  mem-reg            memory registration\n"
+"  ringless-register  register calls on fd -1 (SEND_MSG_RING, QUERY)\n"
+"\n"
+"Options:\n"
+"  --kernel X.Y    plan for Linux X.Y instead of the running kernel\n"
+"  -h, --help      show this help\n"
+"\n"
+"Exit status: 0 on success (whatever the effects' states; `lint` fails on\n"
+"an effect filtered on one path and open on another); 1 if the library\n"
+"failed; 2 on a usage error; 3 if POLICY cannot be read or is not valid.\n";
+
+int cli_effect_split(const char *text, char *key, size_t keylen, const char **state,
+		     size_t *statelen, const char **rest)
+{
+	const char *s, *colon, *semi;
+
+	if (!text || strncmp(text, "effect ", 7))
+		return -1;
+	s = text + 7;
+	colon = strstr(s, ": ");
+	if (!colon)
+		return -1;
+	snprintf(key, keylen, "%.*s", (int)(strcspn(s, " ") < (size_t)(colon - s) ?
+						     strcspn(s, " ") :
+						     (size_t)(colon - s)),
+		 s);
+	*state = colon + 2;
+	semi = strstr(*state, "; ");
+	*statelen = semi ? (size_t)(semi - *state) : strlen(*state);
+	*rest = semi ? semi + 2 : "";
+	return 0;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	enum { O_KERNEL = 256 };
+	static const struct option lo[] = {
+		{ "kernel", required_argument, NULL, O_KERNEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	struct iour_decision d = { .sz = sizeof(d) };
+	struct iour_features feat;
+	struct iour_policy *pol = NULL;
+	struct iour_plan *plan = NULL;
+	const struct iour_report *rep;
+	uint32_t kver = 0;
+	char kv[16];
+	int c, rc, n, shown = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_KERNEL:
+			if (cli_parse_kver(optarg, &kver))
+				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case 'h':
+			return cli_help(cli_help_explain);
+		default:
+			return cli_getopt_error(c, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("no policy file given");
+	if (optind + 1 < argc)
+		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
+	if (kver) {
+		cli_kernel_features(kver, &feat);
+		po.features = &feat;
+	}
+	rc = cli_policy_load(argv[optind], kver, &pol);
+	if (rc)
+		return rc;
+	rc = iour_policy__plan(pol, &po, &plan);
+	if (rc) {
+		rc = cli_fail(rc, "planning the policy");
+		goto out;
+	}
+	rep = iour_plan__report(plan);
+	cli_put_escaped(stdout, argv[optind]);
+	if (kver) {
+		cli_kver_str(kver, kv, sizeof(kv));
+		printf(" on Linux %s (from the library's tables): %s\n", kv,
+		       iour_status_str(iour_report__status(rep)));
+	} else {
+		printf(" on the running kernel: %s\n", iour_status_str(iour_report__status(rep)));
+	}
+	n = iour_report__decision_cnt(rep);
+	for (int i = 0; i < n; i++) {
+		const char *state, *rest;
+		size_t sl;
+		char key[32];
+
+		if (iour_report__decision(rep, (size_t)i, &d) || d.kind != IOUR_DECISION_NOTE ||
+		    d.reason < IOUR_REASON_EFFECT_CLOSED || d.reason > IOUR_REASON_EFFECT_OPEN ||
+		    cli_effect_split(d.text, key, sizeof(key), &state, &sl, &rest))
+			continue;
+		if (!shown++)
+			printf("%-18s %-9s %s\n", "EFFECT", "STATE", "PATHS");
+		printf("%-18s %-9.*s %s\n", key, (int)sl, state, rest);
+	}
+	if (!shown)
+		printf("the policy touches no effect on this kernel\n");
+	rc = CLI_OK;
+	if (fflush(stdout))
+		rc = cli_fail(-errno, "writing the output");
+out:
+	iour_plan__free(plan);
+	iour_policy__free(pol);
+	return rc;
+}
