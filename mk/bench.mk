@@ -9,6 +9,10 @@ bench: deps
 	$(Q)set -e; for b in $(BENCHES); do $$b $$b.json; done
 	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(addsuffix .json,$(BENCHES))
 
+.PHONY: need-bench-libs
+need-bench-libs:
+	$(Q)$(NEED) /usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
+$(BENCHES): | need-bench-libs
 $(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
