@@ -554,6 +554,90 @@ Test(cli_policy, compile_usage_errors)
 	run_free(&r);
 }
 
+/* Every release from 5.1 plans: before 5.10 nothing can be restricted per
+ * ring, the plan and its report say so, and the companion makes
+ * io_uring_setup fail (doc/kernel.md).  5.10 plans ring restrictions. */
+Test(cli_policy, compile_plans_every_kernel_from_5_1)
+{
+	char k[16], line[160];
+	struct run r;
+
+	for (unsigned int minor = 1; minor <= 10; minor++) {
+		uint32_t kver = IOUR_KVER(5, minor);
+
+		snprintf(k, sizeof(k), "5.%u", minor);
+		tool_run(&r, "compile", POL "client.json", "--kernel", k);
+		cr_assert_eq(r.status, 0, "--kernel %s: %s", k, r.err);
+		cr_assert_str_eq(r.err, "", "--kernel %s", k);
+		snprintf(line, sizeof(line),
+			 "# iour-restrict compile, planned for Linux %s (from "
+			 "the library's tables)\n",
+			 k);
+		cr_assert_eq(strncmp(r.out, line, strlen(line)), 0, "%s", r.out);
+		/* the library's opcode limits for that release label the plan */
+		snprintf(line, sizeof(line), "IORING_OP_LAST %d, IORING_REGISTER_LAST %d",
+			 iour_opcode_last(kver), iour_register_op_last(kver));
+		cr_assert(has(r.out, line), "--kernel %s: no '%s' in\n%s", k, line, r.out);
+		if (minor < 10) {
+			cr_assert(has(r.out, "steps: 2 (2 task, 0 ring)"), "%s", r.out);
+			cr_assert(has(r.out, "the kernel cannot restrict io_uring (Linux 5.10+ "
+					     "needed)"),
+				  "%s", r.out);
+			cr_assert(has(r.out, "mechanism: seccomp companion"), "%s", r.out);
+			cr_assert(has(r.out,
+				      "io_uring_setup fails with ENOSYS for the task and its "
+				      "descendants (seccomp companion)"),
+				  "%s", r.out);
+			cr_assert(has(r.out, "SECCOMP_RET_ERRNO(38)"), "%s", r.out);
+			cr_assert(has(r.out, "status: partially enforced"), "%s", r.out);
+		} else {
+			cr_assert(!has(r.out, "Linux 5.10+ needed"), "%s", r.out);
+			cr_assert(has(r.out, "[ring]"), "%s", r.out);
+		}
+		run_free(&r);
+	}
+	/* JSON too, for 5.4 */
+	tool_run(&r, "compile", POL "client.json", "--kernel", "5.4", "--format", "json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	assert_valid_json(r.out);
+	run_free(&r);
+}
+
+Test(cli_policy, compile_bad_kernel_versions_are_usage_errors)
+{
+	static const char *const bad[] = { "seven", "5", "5.256", "256.0", "0.0", "5.4.x", "" };
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tool_run(&r, "compile", POL "client.json", "--kernel", bad[i]);
+		cr_assert_eq(r.status, 2, "--kernel '%s': status %d", bad[i], r.status);
+		cr_assert(has(r.err, "is not a kernel version X.Y"), "'%s': %s", bad[i], r.err);
+		cr_assert_str_eq(r.out, "", "'%s'", bad[i]);
+		run_free(&r);
+	}
+}
+
+/* A planning error says which kernel it planned for and why. */
+Test(cli_policy, compile_planning_error_says_why)
+{
+	static const char keep[] =
+		"{ \"defaultAction\": \"deny\", \"noNewPrivs\": \"keep\", "
+		"\"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
+	struct run r;
+
+	run_tool(&r, keep, "compile", "-", "--kernel", "7.0", (const char *)NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	cr_assert(has(r.err, "planning the policy for Linux 7.0 (from the library's tables): "),
+		  "%s", r.err);
+	cr_assert(has(r.err, "(-EACCES)\n"), "%s", r.err);
+	cr_assert(has(r.err, "why: the policy needs no_new_privs or CAP_SYS_ADMIN on the task "
+			     "path, the task has neither, and the policy's \"noNewPrivs\" is "
+			     "\"keep\"\n"),
+		  "%s", r.err);
+	run_free(&r);
+}
+
 /* ---- check, against the simulator ---------------------------------------- */
 
 struct req {
