@@ -48,7 +48,13 @@ live-tests: $(LIVE)
 # its reason ("[SKIP] live_task::...: skipped: kernel lacks ...").
 check-live: $(LIVE) examples uring-try
 	$(call msg,TEST,$(LIVE) (live tier, real kernel))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 $(LIVE_ARGS)
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 --json=$(O)/tests/live.json $(LIVE_ARGS)
+	$(Q)$(SKIPS) $(O)/tests/live.json 'live tier'
+
+# The tests a run skipped for want of something on this machine (their
+# cr_skip_test() reasons, from Criterion's --json report) go to make
+# check's summary (scripts/criterion-skips.py, scripts/ci-step.sh).
+SKIPS := python3 scripts/criterion-skips.py
 
 # Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
 # Criterion exits 0 without running anything on an unknown option, so the
@@ -60,8 +66,9 @@ check_ran = set -- $$(sed -n 's/.*<testsuites[^>]* tests="\([0-9]*\)"[^>]* disab
 test-run: $(UNIT) examples tools uring-try
 	$(call msg,TEST,$(UNIT))
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(UNIT) -j2 \
-		--xml=$(O)/tests/unit.xml $(TEST_ARGS)
+		--xml=$(O)/tests/unit.xml --json=$(O)/tests/unit.json $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/tests/unit.xml)
+	$(Q)$(SKIPS) $(O)/tests/unit.json 'unit tests'
 
 # The same suite built with clang under ASan+UBSan (static library only:
 # sanitized shared objects cannot be linked with -z defs).  The tools are
@@ -83,8 +90,11 @@ test-asan:
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools \
 		scripts/asan-run.sh $(O)/asan/tests/unit.log $(O)/asan/tests/unit -j2 \
-		--xml=$(O)/asan/tests/unit.xml $(TEST_ARGS)
+		--xml=$(O)/asan/tests/unit.xml --json=$(O)/asan/tests/unit.json $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
+	$(Q)$(SKIPS) $(O)/asan/tests/unit.json 'unit tests (ASan)'
 	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
 	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples \
-		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 $(LIVE_ARGS)
+		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 \
+		--json=$(O)/asan/tests/live.json $(LIVE_ARGS)
+	$(Q)$(SKIPS) $(O)/asan/tests/live.json 'live tier (ASan)'
