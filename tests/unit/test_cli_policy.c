@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define MAX_ARGS 32
@@ -463,10 +464,13 @@ Test(cli_policy, compile_text_is_the_library_dry_run)
 /* python3 -m json.tool accepts the text. */
 static void assert_valid_json(const char *text)
 {
-	char path[] = "/tmp/iour-cli-json-XXXXXX";
+	char path[4096];
 	char *argv[] = { "/usr/bin/python3", "-m", "json.tool", path, NULL };
 	struct run r;
-	int fd = mkstemp(path);
+	int fd;
+
+	cr_assert_eq(test_tmp_template(path, sizeof(path), "iour-cli-json-", NULL), 0);
+	fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -481,7 +485,7 @@ Test(cli_policy, compile_json_and_c_are_well_formed_and_exact)
 {
 	struct iour_plan_opts po = { .sz = sizeof(po), .flags = IOUR_PLAN_FORCE_LEVEL, .level = 5 };
 	struct iour_plan_step st = { .sz = sizeof(st) };
-	char src[] = "/tmp/iour-cli-c-XXXXXX.c", hex[3 * 1024], *h;
+	char src[4096], hex[3 * 1024], *h;
 	char *cc[] = { "/usr/bin/cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
 		       src, NULL };
 	struct iour_policy *p;
@@ -521,6 +525,7 @@ Test(cli_policy, compile_json_and_c_are_well_formed_and_exact)
 	/* The C output compiles. */
 	tool_run(&r, "compile", POL "client.json", "--kernel", "7.2", "--format", "c");
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(test_tmp_template(src, sizeof(src), "iour-cli-c-", ".c"), 0);
 	fd = mkstemps(src, 2);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
