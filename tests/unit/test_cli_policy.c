@@ -579,9 +579,11 @@ Test(cli_policy, compile_plans_every_kernel_from_5_1)
 			 "the library's tables)\n",
 			 k);
 		cr_assert_eq(strncmp(r.out, line, strlen(line)), 0, "%s", r.out);
-		/* the library's opcode limits for that release label the plan */
+		/* the library's opcode limits for that release label the plan
+		 * from 5.10; before, as iour_probe() there, none (0: unknown) */
 		snprintf(line, sizeof(line), "IORING_OP_LAST %d, IORING_REGISTER_LAST %d",
-			 iour_opcode_last(kver), iour_register_op_last(kver));
+			 minor < 10 ? 0 : iour_opcode_last(kver),
+			 minor < 10 ? 0 : iour_register_op_last(kver));
 		cr_assert(has(r.out, line), "--kernel %s: no '%s' in\n%s", k, line, r.out);
 		if (minor < 10) {
 			cr_assert(has(r.out, "steps: 2 (2 task, 0 ring)"), "%s", r.out);

@@ -22,16 +22,19 @@ void cli_kernel_features(uint32_t kver, struct iour_features *f)
 	}
 	f->io_uring = IOUR_AVAIL_YES;
 	f->setup_err = -14; /* EFAULT: io_uring_setup exists */
-	f->op_last = (uint32_t)iour_opcode_last(kver);
-	f->reg_last = (uint32_t)iour_register_op_last(kver);
-	f->limits_source = IOUR_LIMITS_TABLE;
 	f->level = IOUR_LEVEL_IO_URING;
 	if (kver < IOUR_KVER(5, 10)) {
+		/* No ring restrictions: iour_probe() reports no limits there
+		 * (IOUR_LIMITS_NONE), and the planner, not knowing which
+		 * opcodes exist, treats every one as present. */
 		f->r_disabled_err = -22;
 		f->enable_rings_err = -22;
 		f->kernel_level = f->level;
 		return;
 	}
+	f->op_last = (uint32_t)iour_opcode_last(kver);
+	f->reg_last = (uint32_t)iour_register_op_last(kver);
+	f->limits_source = IOUR_LIMITS_TABLE;
 	f->level = IOUR_LEVEL_RING;
 	f->ring_restrictions = IOUR_AVAIL_YES;
 	f->ring_register_err = -22;
