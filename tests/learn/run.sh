@@ -59,13 +59,19 @@ if [ ! -d $tracefs/instances ]; then
 		exit 0
 	fi
 fi
-no_instance() { ! ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1; }
+# The instance of the learn run this script started last (lpid): learn
+# names it iour-learn-PID-...; other learn runs on the machine at the same
+# time, or one killed earlier, leave instances that are not this test's.
+lpid=none
+no_instance() { ! ls -d $tracefs/instances/iour-learn-$lpid-* >/dev/null 2>&1; }
+# run_learn ARG...: iour-restrict learn ARG..., its PID in lpid, its status
+run_learn() { "$T" learn "$@" & lpid=$!; wait $lpid; }
 
 echo "learn: exact recording (tests/learn/learn_prog.c)"
 # an unrelated io_uring user runs meanwhile: it must not be recorded
 ( for _ in 1 2 3 4 5 6 7 8 9 10; do "$P" >/dev/null 2>&1; done ) &
 noise=$!
-"$T" learn -o "$work/prog.json" -- "$P" 2>"$work/prog.err"
+run_learn -o "$work/prog.json" -- "$P" 2>"$work/prog.err"
 rc=$?
 wait $noise
 check "learn_prog: exit 0 (got $rc)" [ $rc -eq 0 ]
@@ -117,7 +123,7 @@ if command -v fio >/dev/null 2>&1; then
 	job="--name=learn --ioengine=io_uring --filename=$work/fio.dat --size=4m --bs=4k \
 --rw=randrw --iodepth=8 --output=/dev/null"
 	# shellcheck disable=SC2086
-	"$T" learn -o "$work/fio.json" -- fio $job 2>"$work/fio.err"
+	run_learn -o "$work/fio.json" -- fio $job 2>"$work/fio.err"
 	rc=$?
 	check "fio: exit 0 (got $rc)" [ $rc -eq 0 ]
 	check "fio: only READ and WRITE, 1024 in all, register PROBE only" python3 -c '
@@ -140,7 +146,7 @@ assert got == sorted([("SQE_OP", "READ"), ("SQE_OP", "WRITE"), ("SQE_FLAGS_ALLOW
 ' "$work/fio.plan" || cat "$work/fio.plan"
 	fi
 	# shellcheck disable=SC2086
-	"$T" learn -o "$work/fio2.json" -- fio $job --fixedbufs --registerfiles \
+	run_learn -o "$work/fio2.json" -- fio $job --fixedbufs --registerfiles \
 		--sqthread_poll=1 2>"$work/fio2.err"
 	rc=$?
 	check "fio SQPOLL: exit 0 (got $rc)" [ $rc -eq 0 ]
@@ -177,9 +183,10 @@ check "command exits 7: exit 5 (got $rc)" [ $rc -eq 5 ]
 check "command exits 7: the policy is written and says it failed" grep -q 'it FAILED' "$work/f.json"
 "$T" learn -o "$work/sig.json" -- sleep 30 2>"$work/sig.err" &
 lp=$!
+lpid=$lp
 i=0
 while [ $i -lt 50 ] && no_instance; do sleep 0.1; i=$((i + 1)); done
-check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs/instances/iour-learn-* >/dev/null 2>&1"
+check "signal: the instance exists while the command runs" sh -c "ls -d $tracefs/instances/iour-learn-$lpid-* >/dev/null 2>&1"
 kill -TERM $lp
 wait $lp
 rc=$?
