@@ -231,10 +231,12 @@ check: deps
 # kernel lacks a feature, and building it here keeps it from rotting.
 # Everything CI runs, one titled and timed step after the other
 # (scripts/ci-step.sh); the last step prints the time of each.
-CI_STEP = CI_TIMES=$(O)/check-times.txt scripts/ci-step.sh
+# Checks that skip for want of something on this machine record why in
+# $(O)/check-skips.txt; the summary prints them, counted, once.
+CI_STEP = CI_TIMES=$(O)/check-times.txt CI_SKIPS=$(abspath $(O))/check-skips.txt scripts/ci-step.sh
 SUBMAKE = $(MAKE) --no-print-directory
 check-run:
-	$(Q)mkdir -p $(O) && rm -f $(O)/check-times.txt
+	$(Q)mkdir -p $(O) && rm -f $(O)/check-times.txt $(O)/check-skips.txt
 	$(Q)$(CI_STEP) 'build (gcc: library, examples)' $(SUBMAKE) all
 	$(Q)$(CI_STEP) 'documentation (doxygen)' $(SUBMAKE) doc
 	$(Q)$(CI_STEP) 'manual pages and tutorial (man -l, examples/tutorial)' $(SUBMAKE) check-docs
@@ -260,7 +262,7 @@ ifneq ($(GUESTS),0)
 else
 	@echo 'check: GUESTS=0: the kernel guests (make check-kernels) were NOT run'
 endif
-	$(Q)CI_TIMES=$(O)/check-times.txt scripts/ci-step.sh --summary
+	$(Q)CI_TIMES=$(O)/check-times.txt CI_SKIPS=$(abspath $(O))/check-skips.txt scripts/ci-step.sh --summary
 
 
 check-long: deps

@@ -9,6 +9,10 @@ bench: deps
 	$(Q)set -e; for b in $(BENCHES); do $$b $$b.json; done
 	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(addsuffix .json,$(BENCHES))
 
+.PHONY: need-bench-libs
+need-bench-libs:
+	$(Q)$(NEED) /usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
+$(BENCHES): | need-bench-libs
 $(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
@@ -32,8 +36,11 @@ $(BENCH_GUEST): bench/guest/bench_guest.c $(STATIC_LIB) $(HDRS) tests/oldkernel/
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ilib -Itests/oldkernel -o $@ $< $(STATIC_LIB) -lm $(LDFLAGS)
 
+# Its skips ("skip NAME: skipped: why") go to make check's summary.
 check-bench-guest: $(BENCH_GUEST)
-	$(Q)$(BENCH_GUEST)
+	$(Q)$(BENCH_GUEST) > $(BENCH_GUEST).log 2>&1; rc=$$?; cat $(BENCH_GUEST).log; \
+		sed -n 's/^skip \([^:]*\): skipped: /bench guest: \1: /p' $(BENCH_GUEST).log | \
+		while IFS= read -r l; do scripts/skip-note.sh "$$l"; done; exit $$rc
 
 bench-guest:
 	$(Q)O=$(O) MAKE="$(MAKE)" scripts/bench-guest.sh

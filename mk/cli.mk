@@ -7,15 +7,16 @@ DATAROOTDIR ?= $(prefix)/share
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 BASH_COMPLETION := tools/completion/iour-restrict.bash
 
-# ---- uring-try: built with the tools, so that test-run and test-asan
-# (which build `tools` in their own O) find it next to them.
+# ---- uring-try: a test program (not part of `make all`, which needs no
+# test headers); test-run, test-asan, check-live and the guest payloads
+# build it in their O, next to the tools, where the CLI tests look for it.
 URING_TRY := $(O)/tests/uring-try
-$(URING_TRY): tests/progs/uring_try.c | need-libs
+.PHONY: uring-try
+uring-try: $(URING_TRY)
+$(URING_TRY): tests/progs/uring_try.c | need-example-libs
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -luring $(LDFLAGS)
-
-tools: $(URING_TRY)
 
 # ---- bash completion
 install: install-bash-completion
@@ -61,3 +62,5 @@ cli-golden: tools
 
 # The live tier runs `iour-restrict run` (tests/live/test_live_cli.c).
 check-live: tools
+# The unit suite's CLI tests run uring-try wherever the suite runs.
+test-valgrind: uring-try

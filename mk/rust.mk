@@ -53,6 +53,7 @@ rust-163: lib
 rust-new: lib
 ifeq ($(CARGO_NEW),)
 	@echo '  CARGO    no newer Rust toolchain installed: only rustc 1.63 was run'
+	@scripts/skip-note.sh 'Rust: no toolchain newer than Debian'"'"'s rustc 1.63 (cargo on PATH or in ~/.cargo/bin): only 1.63 was run'
 else
 	$(call msg,CARGO,$(shell $(dir $(CARGO_NEW))rustc --version) with the static library via pkg-config)
 	@mkdir -p $(RUST_PC_DIR)

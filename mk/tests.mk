@@ -2,12 +2,22 @@
 # variables (O, Q, NEED, SUBMAKE, LIB_SRCS, ...) it uses.
 
 # ---- tests: every tests/unit/*.c is a Criterion file; one binary.
-# The headers the tests and examples include, checked once before the first
-# of them is compiled (order-only: it never makes anything out of date).
+# The headers each part includes, checked once before the first of its
+# files is compiled (order-only: it never makes anything out of date).
+# `make all` (library, tools, examples) needs only jansson and liburing;
+# Criterion is for the tests (and uring-try, mk/cli.mk) alone, and
+# libseccomp for the benchmarks alone (mk/bench.mk).
+.PHONY: need-lib-libs need-example-libs need-libs
+need-lib-libs:
+	$(Q)$(NEED) /usr/include/jansson.h:libjansson-dev
+need-example-libs:
+	$(Q)$(NEED) /usr/include/liburing.h:liburing-dev
 need-libs:
 	$(Q)$(NEED) /usr/include/criterion/criterion.h:libcriterion-dev \
-		/usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
-$(TEST_OBJS) $(LIVE_OBJS) $(EXAMPLES): | need-libs
+		/usr/include/liburing.h:liburing-dev
+$(STATIC_OBJS) $(PIC_OBJS): | need-lib-libs
+$(EXAMPLES): | need-example-libs
+$(TEST_OBJS) $(LIVE_OBJS): | need-libs
 
 $(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
 	$(call msg,CC,$@)
@@ -36,9 +46,15 @@ live-tests: $(LIVE)
 
 # --verbose prints every test with its outcome, and a skipped test with
 # its reason ("[SKIP] live_task::...: skipped: kernel lacks ...").
-check-live: $(LIVE) examples
+check-live: $(LIVE) examples uring-try
 	$(call msg,TEST,$(LIVE) (live tier, real kernel))
-	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 $(LIVE_ARGS)
+	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples $(LIVE) --verbose -j1 --json=$(O)/tests/live.json $(LIVE_ARGS)
+	$(Q)$(SKIPS) $(O)/tests/live.json 'live tier'
+
+# The tests a run skipped for want of something on this machine (their
+# cr_skip_test() reasons, from Criterion's --json report) go to make
+# check's summary (scripts/criterion-skips.py, scripts/ci-step.sh).
+SKIPS := python3 scripts/criterion-skips.py
 
 # Criterion prints "Synthesis: Tested: N | Passing: ..." on stderr.
 # Criterion exits 0 without running anything on an unknown option, so the
@@ -47,11 +63,12 @@ check-live: $(LIVE) examples
 check_ran = set -- $$(sed -n 's/.*<testsuites[^>]* tests="\([0-9]*\)"[^>]* disabled="\([0-9]*\)".*/\1 \2/p' $(1)); \
 	[ "$${1:-0}" -gt "$${2:-0}" ] || { echo "$(1): Criterion ran no test"; exit 1; }
 
-test-run: $(UNIT) examples tools
+test-run: $(UNIT) examples tools uring-try
 	$(call msg,TEST,$(UNIT))
 	$(Q)IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(UNIT) -j2 \
-		--xml=$(O)/tests/unit.xml $(TEST_ARGS)
+		--xml=$(O)/tests/unit.xml --json=$(O)/tests/unit.json $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/tests/unit.xml)
+	$(Q)$(SKIPS) $(O)/tests/unit.json 'unit tests'
 
 # The same suite built with clang under ASan+UBSan (static library only:
 # sanitized shared objects cannot be linked with -z defs).  The tools are
@@ -67,14 +84,17 @@ test-run: $(UNIT) examples tools
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan:
 	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.asan-x86_64.a:libclang-rt-14-dev /usr/include/criterion/criterion.h:libcriterion-dev
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools uring-try
 	$(call msg,TEST,scripts/asan-run.sh (self-test))
 	$(Q)sh tests/scripts/asan-run-selftest.sh
 	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
 	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools \
 		scripts/asan-run.sh $(O)/asan/tests/unit.log $(O)/asan/tests/unit -j2 \
-		--xml=$(O)/asan/tests/unit.xml $(TEST_ARGS)
+		--xml=$(O)/asan/tests/unit.xml --json=$(O)/asan/tests/unit.json $(TEST_ARGS)
 	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
+	$(Q)$(SKIPS) $(O)/asan/tests/unit.json 'unit tests (ASan)'
 	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
 	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples \
-		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 $(LIVE_ARGS)
+		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 \
+		--json=$(O)/asan/tests/live.json $(LIVE_ARGS)
+	$(Q)$(SKIPS) $(O)/asan/tests/live.json 'live tier (ASan)'

@@ -167,13 +167,20 @@ fi
 
 # 4. boot
 log=$OUT/serial.log
-echo "$tag: booting $pkg (TCG, log: $log)"
+# KVM where /dev/kvm can be opened, TCG (slower, the timeouts allow for it)
+# elsewhere; both run the same suite.
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	accel=kvm:tcg how="KVM"
+else
+	accel=tcg how="TCG: /dev/kvm is absent or not usable"
+fi
+echo "$tag: booting $pkg ($how, log: $log)"
 # no_timer_check: under TCG on a loaded machine the kernel's IO-APIC timer
 # check can fail and panic before /init; a guest whose /init never started
 # is booted once more, saying so.
 boot() {
 	set +e
-	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -machine q35,accel=tcg -m "$MEM" -nographic \
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -machine q35,accel=$accel -m "$MEM" -nographic \
 		-no-reboot -kernel "$kdir/vmlinuz" -initrd "$INITRD" \
 		-append "console=ttyS0 panic=-1 quiet no_timer_check clocksource=hpet" </dev/null >"$log" 2>&1
 	qrc=$?

@@ -6,7 +6,9 @@ usage: kernels.py [SUITE ...]   (default: every suite of KERNELS below)
 
 Builds the guest suite's initramfs once (scripts/guest-initramfs.sh), then
 boots each suite's newest cloud kernel with scripts/guest.sh, KERNELS_JOBS
-(default 2) at a time, prints a table (kernel, level, passed, failed,
+(default 2; fewer when the CPUs or MemAvailable cannot hold that many
+guests of GUEST_MEM MiB, and none, a recorded skip, when not even one fits)
+at a time, prints a table (kernel, level, passed, failed,
 skipped, seconds, skip reasons) and writes $O/kernels.json, a list of
 {"kernel", "level", "passed", "failed", "skipped", "seconds"} objects
 (plus "suite", "package", and "error" for a kernel that could not be
@@ -83,6 +85,46 @@ def run(suite, pattern, initrd):
     return res
 
 
+def mem_available_mib():
+    """MemAvailable of /proc/meminfo in MiB, or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for ln in f:
+                if ln.startswith("MemAvailable:"):
+                    return int(ln.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def guest_jobs():
+    """How many guests boot at once: KERNELS_JOBS (default 2), lowered to
+    the CPUs this process may run on and to the guests of GUEST_MEM MiB
+    (default 1024, plus about 256 for qemu itself) that MemAvailable holds.
+    Returns (jobs, reasons it was lowered); jobs is 0 if not even one fits."""
+    want = max(1, int(os.environ.get("KERNELS_JOBS", "2")))
+    mem = int(os.environ.get("GUEST_MEM", "1024"))
+    cpus = len(os.sched_getaffinity(0))
+    jobs, why = want, []
+    if cpus < jobs:
+        jobs = cpus
+        why.append("%d CPU(s)" % cpus)
+    avail = mem_available_mib()
+    if avail is not None and avail // (mem + 256) < jobs:
+        jobs = avail // (mem + 256)
+        why.append("MemAvailable %d MiB for guests of GUEST_MEM=%d MiB (+256 MiB for qemu)"
+                   % (avail, mem))
+    return jobs, why
+
+
+def record_skip(reason):
+    """One line for make check's summary (scripts/ci-step.sh sets the log)."""
+    log = os.environ.get("IOUR_SKIP_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write("%s\t%s\n" % (os.environ.get("IOUR_SKIP_STEP", "?"), reason))
+
+
 def main(argv):
     want = argv[1:] or [k[0] for k in KERNELS]
     table = {k[0]: k for k in KERNELS}
@@ -97,12 +139,20 @@ def main(argv):
             notes["experimental"] = "not run: %s (%s) is not newer than sid's %s (%s)" % (
                 exp[0], exp[1], sid[0], sid[1])
             want.remove("experimental")
+    jobs, lowered = guest_jobs()
+    if not jobs:
+        why = "the guests were NOT run: %s; lower GUEST_MEM or free memory" % "; ".join(lowered)
+        print("kernels: SKIP: " + why)
+        record_skip("kernels: " + why)
+        return 0
+    if lowered:
+        print("kernels: %d guest(s) at a time, not %s: %s" % (
+            jobs, os.environ.get("KERNELS_JOBS", "2"), "; ".join(lowered)))
     r = subprocess.run(["scripts/guest-initramfs.sh"], env=dict(os.environ, O=O), cwd=HERE)
     if r.returncode:
         sys.exit("kernels: FAIL: building the guest suite failed")
     t_build = time.time() - t0
     initrd = os.path.join(O, "guests", "initrd.cpio")
-    jobs = int(os.environ.get("KERNELS_JOBS", "2"))
     with ThreadPoolExecutor(max_workers=jobs) as ex:
         futs = [(s, ex.submit(run, s, table[s][1], initrd)) for s in want]
         results = [(s, f.result()) for s, f in futs]
@@ -129,6 +179,7 @@ def main(argv):
             print("%s skips:" % s)
             for ln in res["skip_reasons"]:
                 print("    " + ln)
+                record_skip("guest %s: %s" % (s, ln))
     out = []
     for s, res in results:
         o = {k: res.get(k) for k in ("kernel", "level", "passed", "failed", "skipped",

@@ -3,7 +3,7 @@
 # check-live) and the examples it runs, with the shared library.  Its
 # task-level and filter tests run on 7.x and skip, saying why, before.
 # /tests/live finds the examples at /examples (../examples).
-$MAKE --no-print-directory O="$O" live-tests examples tools >&2 || fail "building the live tier failed"
+$MAKE --no-print-directory O="$O" live-tests examples tools uring-try >&2 || fail "building the live tier failed"
 guest_test "$O/tests/live"
 guest_file "$O/libiouring-restrict.so.1" /libiouring-restrict.so.1
 for e in "$O"/examples/*; do

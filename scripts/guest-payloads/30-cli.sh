@@ -7,7 +7,7 @@
 # Also the tutorial's programs (examples/tutorial/, doc/tutorial.md), one
 # check each: each checks the kernel's answers itself, on every
 # generation, and prints "stepN: ok" (rpath $ORIGIN/.., from /progs).
-$MAKE --no-print-directory O="$O" tools >&2 || fail "building the CLI failed"
+$MAKE --no-print-directory O="$O" tools uring-try >&2 || fail "building the CLI failed"
 guest_file "$O/tools/iour-restrict" /tools/iour-restrict
 guest_file "$O/tests/uring-try" /progs/uring-try
 mkdir -p "$GB/tutorial"

@@ -5,10 +5,12 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,4 +158,34 @@ int fd_table_release(struct fd_table_fill *s)
 		close(fd);
 	s->first = s->last = -1;
 	return setrlimit(RLIMIT_NOFILE, &s->old) ? -errno : 0;
+}
+
+const char *test_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+int test_tmp_template(char *buf, size_t len, const char *prefix, const char *suffix)
+{
+	int n = snprintf(buf, len, "%s/%sXXXXXX%s", test_tmpdir(), prefix, suffix ? suffix : "");
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+const char *test_dir_exec_problem(const char *dir, int setuid)
+{
+	struct statvfs sv;
+
+	if (statvfs(dir, &sv))
+		return "its file system cannot be inspected (statvfs failed)";
+	if (sv.f_flag & ST_RDONLY)
+		return "it is on a read-only mount (set TMPDIR to a writable directory)";
+	if (sv.f_flag & ST_NOEXEC)
+		return "it is on a noexec mount (set TMPDIR to a directory that allows exec)";
+	if (setuid && (sv.f_flag & ST_NOSUID))
+		return "it is on a nosuid mount: set-user-ID bits are ignored there (set TMPDIR "
+		       "to a directory on a mount without nosuid)";
+	return NULL;
 }

@@ -79,4 +79,16 @@ struct fd_table_fill {
 int fd_table_fill(struct fd_table_fill *s);
 int fd_table_release(struct fd_table_fill *s);
 
+/* Temporary files honour TMPDIR, as the shell's mktemp does: the test
+ * directory is $TMPDIR when it is an absolute path, else /tmp.
+ * test_tmp_template() writes "<dir>/<prefix>XXXXXX<suffix>" for
+ * mkstemp()/mkstemps()/mkdtemp() (0, or -1 when it does not fit). */
+const char *test_tmpdir(void);
+int test_tmp_template(char *buf, size_t len, const char *prefix, const char *suffix);
+
+/* NULL when a program copied into directory `dir` can be run there (and,
+ * with `setuid`, its set-user-ID bit is honoured); else why not, naming
+ * the mount option: a read-only, noexec or nosuid mount. */
+const char *test_dir_exec_problem(const char *dir, int setuid);
+
 #endif

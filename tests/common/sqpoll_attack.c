@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "sqpoll_attack.h"
 
 #define OP_FTRUNCATE 55 /* IORING_OP_FTRUNCATE, Linux 6.9 */
@@ -123,7 +124,8 @@ int sqpoll_owner_init(struct sqpoll_owner *o)
 	if (n < 0)
 		return -errno;
 	o->self[n] = '\0';
-	snprintf(o->path, sizeof(o->path), "/tmp/iour-sqpoll-XXXXXX");
+	if (test_tmp_template(o->path, sizeof(o->path), "iour-sqpoll-", NULL))
+		return -ENAMETOOLONG;
 	o->file_fd = mkstemp(o->path);
 	if (o->file_fd < 0)
 		return -errno;

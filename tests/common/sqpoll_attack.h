@@ -29,7 +29,7 @@
 struct sqpoll_owner {
 	int ring_fd;     /* the SQPOLL ring, close-on-exec cleared */
 	int file_fd;     /* the owner's file (4096 bytes), close-on-exec cleared */
-	char path[64];   /* its name, removed already */
+	char path[1024]; /* its name, removed already */
 	char env[1024];  /* "IOUR_TEST_SQPOLL_ATTACK=..." for the attacker */
 	char self[4096]; /* the test binary, to execute as the attacker */
 };

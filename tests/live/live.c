@@ -47,6 +47,15 @@ const char *live_missing(unsigned need)
 		return why;
 	}
 	level_note(f, note, sizeof(note));
+	/* io_uring present but not for this process: name the cause, not the
+	 * feature level it lowers (kernel.io_uring_disabled, its group). */
+	if (need && f->io_uring != IOUR_AVAIL_YES && f->setup_err != -ENOSYS) {
+		snprintf(why, sizeof(why),
+			 "io_uring is not usable by this process: io_uring_setup answers %s "
+			 "(kernel.io_uring_disabled=%d, kernel.io_uring_group=%d; -1: no sysctl)",
+			 iour_errname(f->setup_err), f->sysctl_disabled, f->sysctl_group);
+		return why;
+	}
 	if ((need & LIVE_RING) && f->level < IOUR_LEVEL_RING) {
 		snprintf(why, sizeof(why),
 			 "kernel lacks per-ring restrictions (feature level %u%s, needs 2)", f->level,

@@ -861,14 +861,14 @@ static struct iour_filter *fields_filter(void)
 }
 
 struct fields_case {
-	char dir[64];
-	char p_bad[96], p_ok[96];
+	char dir[4096];
+	char p_bad[4200], p_ok[4200];
 	struct iour_verify_req r[7];
 };
 
 static void fields_reqs(struct fields_case *c)
 {
-	snprintf(c->dir, sizeof(c->dir), "/tmp/iour-attack-XXXXXX");
+	cr_assert_eq(test_tmp_template(c->dir, sizeof(c->dir), "iour-attack-", NULL), 0);
 	cr_assert_not_null(mkdtemp(c->dir));
 	snprintf(c->p_bad, sizeof(c->p_bad), "%s/world-writable", c->dir);
 	snprintf(c->p_ok, sizeof(c->p_ok), "%s/private", c->dir);

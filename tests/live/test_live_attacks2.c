@@ -158,8 +158,8 @@ static int add_cmp(struct iour_filter *f, uint32_t opcode, uint32_t verdict, uin
 }
 
 struct partial_case {
-	char dir[64];
-	char created[96]; /* OPENAT with O_CREAT: the filter would deny it */
+	char dir[4096];
+	char created[4200]; /* OPENAT with O_CREAT: the filter would deny it */
 };
 
 /*
@@ -281,7 +281,7 @@ Test(live_task_bpf, partial_apply_report_matches_kernel)
 	struct partial_case c;
 
 	LIVE_REQUIRE(LIVE_TASK | LIVE_TASK_BPF);
-	snprintf(c.dir, sizeof(c.dir), "/tmp/iour-partial-XXXXXX");
+	cr_assert_eq(test_tmp_template(c.dir, sizeof(c.dir), "iour-partial-", NULL), 0);
 	cr_assert_not_null(mkdtemp(c.dir));
 	snprintf(c.created, sizeof(c.created), "%s/created", c.dir);
 	LIVE_CHILD(partial_child, &c);

@@ -197,12 +197,13 @@ Test(live_task_bpf, deny_rest)
  * new rings are. */
 static int openat_child(void *arg, struct child_msg *m)
 {
-	char dir[] = "/tmp/iour-live-XXXXXX", p1[64], p2[64], p3[64], why[512];
+	char dir[1024], p1[1100], p2[1100], p3[1100], why[512];
 	struct io_uring before;
 	struct io_uring_sqe *sqe;
 	int res, rc;
 
 	(void)arg;
+	CHK(m, test_tmp_template(dir, sizeof(dir), "iour-live-", NULL) == 0);
 	CHK(m, mkdtemp(dir) != NULL);
 	snprintf(p1, sizeof(p1), "%s/before", dir);
 	snprintf(p2, sizeof(p2), "%s/old-ring", dir);

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "ring_util.h"
 
@@ -94,11 +95,17 @@ static int level_as_nobody(const char *path)
 
 Test(attacks, feature_level_env_ignored_when_setuid)
 {
-	char dir[] = "/tmp/iour-setuid-XXXXXX", path[64];
+	char dir[4096], path[4200];
+	const char *why;
 	int real, plain, suid;
 
 	if (geteuid() != 0)
 		cr_skip_test("skipped: needs root (chown to root, set-user-ID, run as nobody)");
+	why = test_dir_exec_problem(test_tmpdir(), 1);
+	if (why)
+		cr_skip_test("skipped: the test runs a set-user-ID copy of itself from %s, and %s",
+			     test_tmpdir(), why);
+	cr_assert_eq(test_tmp_template(dir, sizeof(dir), "iour-setuid-", NULL), 0);
 	real = iour_feature_level();
 	cr_assert_gt(real, 1, "the test needs a kernel level above the forced 1: %d", real);
 	cr_assert_not_null(mkdtemp(dir));

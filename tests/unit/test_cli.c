@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "sqpoll_attack.h"
 #include "iouring_restrict/iouring_restrict.h"
 
@@ -139,10 +140,13 @@ static int json_true(const char *json, const char *key)
 /* python3 -m json.tool accepts the text. */
 static void assert_valid_json(const char *text)
 {
-	char path[] = "/tmp/iour-cli-json-XXXXXX";
+	char path[4096];
 	char *argv[] = { "python3", "-m", "json.tool", path, NULL };
 	struct run r;
-	int fd = mkstemp(path);
+	int fd;
+
+	cr_assert_eq(test_tmp_template(path, sizeof(path), "iour-cli-json-", NULL), 0);
+	fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -487,12 +491,15 @@ Test(cli, ruleset_text_and_c)
  * expected size. */
 static void assert_compiles(const char *header, const char *code, const char *use)
 {
-	char path[] = "/tmp/iour-cli-c-XXXXXX.c";
+	char path[4096];
 	char *argv[] = { "cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", path,
 			 NULL };
 	struct run r;
 	FILE *f;
-	int fd = mkstemps(path, 2);
+	int fd;
+
+	cr_assert_eq(test_tmp_template(path, sizeof(path), "iour-cli-c-", ".c"), 0);
+	fd = mkstemps(path, 2);
 
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define MAX_ARGS 32
@@ -463,10 +464,13 @@ Test(cli_policy, compile_text_is_the_library_dry_run)
 /* python3 -m json.tool accepts the text. */
 static void assert_valid_json(const char *text)
 {
-	char path[] = "/tmp/iour-cli-json-XXXXXX";
+	char path[4096];
 	char *argv[] = { "/usr/bin/python3", "-m", "json.tool", path, NULL };
 	struct run r;
-	int fd = mkstemp(path);
+	int fd;
+
+	cr_assert_eq(test_tmp_template(path, sizeof(path), "iour-cli-json-", NULL), 0);
+	fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -481,7 +485,7 @@ Test(cli_policy, compile_json_and_c_are_well_formed_and_exact)
 {
 	struct iour_plan_opts po = { .sz = sizeof(po), .flags = IOUR_PLAN_FORCE_LEVEL, .level = 5 };
 	struct iour_plan_step st = { .sz = sizeof(st) };
-	char src[] = "/tmp/iour-cli-c-XXXXXX.c", hex[3 * 1024], *h;
+	char src[4096], hex[3 * 1024], *h;
 	char *cc[] = { "/usr/bin/cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
 		       src, NULL };
 	struct iour_policy *p;
@@ -521,6 +525,7 @@ Test(cli_policy, compile_json_and_c_are_well_formed_and_exact)
 	/* The C output compiles. */
 	tool_run(&r, "compile", POL "client.json", "--kernel", "7.2", "--format", "c");
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(test_tmp_template(src, sizeof(src), "iour-cli-c-", ".c"), 0);
 	fd = mkstemps(src, 2);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
@@ -551,6 +556,92 @@ Test(cli_policy, compile_usage_errors)
 	run_free(&r);
 	tool_run(&r, "compile");
 	cr_assert_eq(r.status, 2);
+	run_free(&r);
+}
+
+/* Every release from 5.1 plans: before 5.10 nothing can be restricted per
+ * ring, the plan and its report say so, and the companion makes
+ * io_uring_setup fail (doc/kernel.md).  5.10 plans ring restrictions. */
+Test(cli_policy, compile_plans_every_kernel_from_5_1)
+{
+	char k[16], line[160];
+	struct run r;
+
+	for (unsigned int minor = 1; minor <= 10; minor++) {
+		uint32_t kver = IOUR_KVER(5, minor);
+
+		snprintf(k, sizeof(k), "5.%u", minor);
+		tool_run(&r, "compile", POL "client.json", "--kernel", k);
+		cr_assert_eq(r.status, 0, "--kernel %s: %s", k, r.err);
+		cr_assert_str_eq(r.err, "", "--kernel %s", k);
+		snprintf(line, sizeof(line),
+			 "# iour-restrict compile, planned for Linux %s (from "
+			 "the library's tables)\n",
+			 k);
+		cr_assert_eq(strncmp(r.out, line, strlen(line)), 0, "%s", r.out);
+		/* the library's opcode limits for that release label the plan
+		 * from 5.10; before, as iour_probe() there, none (0: unknown) */
+		snprintf(line, sizeof(line), "IORING_OP_LAST %d, IORING_REGISTER_LAST %d",
+			 minor < 10 ? 0 : iour_opcode_last(kver),
+			 minor < 10 ? 0 : iour_register_op_last(kver));
+		cr_assert(has(r.out, line), "--kernel %s: no '%s' in\n%s", k, line, r.out);
+		if (minor < 10) {
+			cr_assert(has(r.out, "steps: 2 (2 task, 0 ring)"), "%s", r.out);
+			cr_assert(has(r.out, "the kernel cannot restrict io_uring (Linux 5.10+ "
+					     "needed)"),
+				  "%s", r.out);
+			cr_assert(has(r.out, "mechanism: seccomp companion"), "%s", r.out);
+			cr_assert(has(r.out,
+				      "io_uring_setup fails with ENOSYS for the task and its "
+				      "descendants (seccomp companion)"),
+				  "%s", r.out);
+			cr_assert(has(r.out, "SECCOMP_RET_ERRNO(38)"), "%s", r.out);
+			cr_assert(has(r.out, "status: partially enforced"), "%s", r.out);
+		} else {
+			cr_assert(!has(r.out, "Linux 5.10+ needed"), "%s", r.out);
+			cr_assert(has(r.out, "[ring]"), "%s", r.out);
+		}
+		run_free(&r);
+	}
+	/* JSON too, for 5.4 */
+	tool_run(&r, "compile", POL "client.json", "--kernel", "5.4", "--format", "json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	assert_valid_json(r.out);
+	run_free(&r);
+}
+
+Test(cli_policy, compile_bad_kernel_versions_are_usage_errors)
+{
+	static const char *const bad[] = { "seven", "5", "5.256", "256.0", "0.0", "5.4.x", "" };
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tool_run(&r, "compile", POL "client.json", "--kernel", bad[i]);
+		cr_assert_eq(r.status, 2, "--kernel '%s': status %d", bad[i], r.status);
+		cr_assert(has(r.err, "is not a kernel version X.Y"), "'%s': %s", bad[i], r.err);
+		cr_assert_str_eq(r.out, "", "'%s'", bad[i]);
+		run_free(&r);
+	}
+}
+
+/* A planning error says which kernel it planned for and why. */
+Test(cli_policy, compile_planning_error_says_why)
+{
+	static const char keep[] =
+		"{ \"defaultAction\": \"deny\", \"noNewPrivs\": \"keep\", "
+		"\"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
+	struct run r;
+
+	run_tool(&r, keep, "compile", "-", "--kernel", "7.0", (const char *)NULL);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	cr_assert(has(r.err, "planning the policy for Linux 7.0 (from the library's tables): "),
+		  "%s", r.err);
+	cr_assert(has(r.err, "(-EACCES)\n"), "%s", r.err);
+	cr_assert(has(r.err, "why: the policy needs no_new_privs or CAP_SYS_ADMIN on the task "
+			     "path, the task has neither, and the policy's \"noNewPrivs\" is "
+			     "\"keep\"\n"),
+		  "%s", r.err);
 	run_free(&r);
 }
 

@@ -101,7 +101,8 @@ Test(threads, error_codes)
 	int rc = in_child(child_no_proc);
 
 	if (rc == 77)
-		cr_skip_test("cannot hide /proc here (needs root for a mount namespace)");
+		cr_skip_test("cannot hide /proc here: no private mount namespace (needs root, "
+			     "and / a mount point: not a chroot)");
 	cr_assert_eq(rc, 0, "-ENOENT without procfs");
 	cr_assert_eq(in_child(child_no_fd), 0, "-EMFILE without a free fd");
 }

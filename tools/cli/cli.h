@@ -104,6 +104,16 @@ int cli_policy_load(const char *path, uint32_t kver, struct iour_policy **out);
 struct iour_features;
 void cli_kernel_features(uint32_t kver, struct iour_features *f);
 
+/*
+ * cli_plan_fail() reports a failed iour_policy__plan() (@err) for @target
+ * ("Linux 5.4 (from the library's tables)"), then, on a second line, why:
+ * the documented cause of @err, the kernel description or the policy for
+ * -EINVAL (told apart by planning an empty policy with @opts).  Returns
+ * CLI_FAIL.
+ */
+struct iour_plan_opts;
+int cli_plan_fail(int err, const struct iour_plan_opts *opts, const char *target);
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_probe(int argc, char **argv);
 int cmd_names(int argc, char **argv);

@@ -376,7 +376,8 @@ int cmd_compile(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_KERNEL:
-			if (cli_parse_kver(optarg, &kver))
+			/* 0.0 would mean "the running kernel" to the loader */
+			if (cli_parse_kver(optarg, &kver) || !kver)
 				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
 			break;
 		case O_LEVEL:
@@ -433,7 +434,7 @@ int cmd_compile(int argc, char **argv)
 		return rc;
 	rc = iour_policy__plan(pol, &po, &plan);
 	if (rc) {
-		rc = cli_fail(rc, "planning the policy");
+		rc = cli_plan_fail(rc, &po, target);
 		goto out;
 	}
 	switch (fmt) {
