@@ -2,7 +2,7 @@
 /*
  * plan for the calling task, on the described kernel (level 5)
  * kernel (described): feature level 5, IORING_OP_LAST 65, IORING_REGISTER_LAST 38, split (7.0+) gates
- * steps: 5 (5 task, 0 ring)
+ * steps: 6 (6 task, 0 ring)
  *   1. [task] prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
  *   2. [task] io_uring_register(-1, IORING_REGISTER_RESTRICTIONS, arg, 1): 9 entries, 160 bytes
  *       header: flags 0, nr_res 9, resv 0
@@ -51,18 +51,36 @@
  *         L6: jeq #0x1, L8, L7
  *         L7: ret #0                         ; deny
  *         L8: ret #0x1                       ; allow
+ *   6. [task] seccomp(SECCOMP_SET_MODE_FILTER, 0, prog): 15 instructions
+ *         L0:  ld arch                        ; [4]
+ *         L1:  jeq #0xc000003e, L3, L2
+ *         L2:  jeq #0x40000003, L3, L14
+ *         L3:  ld nr                          ; [0]
+ *         L4:  and #0xbfffffff
+ *         L5:  jeq #0x1ab, L6, L12
+ *         L6:  ld args[0].lo                  ; [16]
+ *         L7:  jeq #0xffffffff, L8, L12
+ *         L8:  ld args[1].lo                  ; [24]
+ *         L9:  and #0x7fffffff
+ *         L10: jeq #0x1f, L13, L11
+ *         L11: jeq #0x23, L13, L12
+ *         L12: ret #0x7fff0000                ; SECCOMP_RET_ALLOW
+ *         L13: ret #0x5000d                   ; SECCOMP_RET_ERRNO(13)
+ *         L14: ret #0x80000000                ; SECCOMP_RET_KILL_PROCESS
  * expected report:
  *   status: fully enforced
  *   mechanism: task
  *   flags: no_new_privs planned
- *   steps: 0 of 5 done (nothing applied yet)
- *   decisions: 6
+ *   steps: 0 of 6 done (nothing applied yet)
+ *   decisions: 8
  *     - note: no_new_privs is set first (the task path needs it or CAP_SYS_ADMIN); it is inherited and survives execve
+ *     - note: io_uring_register on fd -1 (no ring) fails with EACCES for REGISTER_SEND_MSG_RING, REGISTER_QUERY (seccomp guard): this kernel's task set does not gate ring-less register calls
  *     - note: rings that exist already, and rings of other existing threads, are not affected
  *     - note: effect net-dest (network destination): filtered; filtered: CONNECT (connect; destination filters need 7.2; 5.5+); closed: SENDMSG, SEND_ZC, SEND, SENDMSG_ZC
  *     - note: effect file-open (file open and creation): filtered; filtered: OPENAT (open, create, truncate; direct into the fixed table 5.15; 5.6+); closed: OPENAT2, RENAMEAT, MKDIRAT, SYMLINKAT, LINKAT
- *     - note: effect cross-ring (descriptor passing and cross-ring messages): open; open: fd -1 REGISTER_SEND_MSG_RING (ring-less MSG_RING; 6.13+); closed: MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
- *     - note: effect mem-reg (memory registration): open; open: REGISTER_BUFFERS (pins user memory; 5.1+), REGISTER_BUFFERS2 (pins user memory; 5.13+), REGISTER_BUFFERS_UPDATE (pins user memory; 5.13+), REGISTER_PBUF_RING (buffer ring; 5.19+), REGISTER_CLONE_BUFFERS (another ring's buffers; 6.12+), REGISTER_MEM_REGION (memory region; 6.13+), REGISTER_ZCRX_IFQ (zero-copy receive area; 6.15+); closed: PROVIDE_BUFFERS
+ *     - note: effect cross-ring (descriptor passing and cross-ring messages): closed; closed: MSG_RING, fd -1 REGISTER_SEND_MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
+ *     - note: effect mem-reg (memory registration): closed; closed: REGISTER_BUFFERS, REGISTER_BUFFERS2, REGISTER_BUFFERS_UPDATE, REGISTER_PBUF_RING, REGISTER_CLONE_BUFFERS, REGISTER_MEM_REGION, REGISTER_ZCRX_IFQ, PROVIDE_BUFFERS
+ *     - note: effect ringless-register (ring-less register calls): closed; closed: fd -1 REGISTER_SEND_MSG_RING, fd -1 REGISTER_QUERY
  */
 #include <linux/filter.h>
 #include <stdint.h>
@@ -151,4 +169,27 @@ const struct sock_filter iour_step5_prog[] = {
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 1, 0), /* L6: jeq #0x1, L8, L7 */
 	BPF_STMT(BPF_RET | BPF_K, 0), /* L7: ret #0 (deny) */
 	BPF_STMT(BPF_RET | BPF_K, 1), /* L8: ret #0x1 (allow) */
+};
+
+/* step 6: task, seccomp_companion (call op 1, nr_args 0) */
+const uint8_t iour_step6_arg[16] = {
+	0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00,
+};
+const struct sock_filter iour_step6_prog[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4), /* L0: ld arch */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc000003e, 1, 0), /* L1: jeq #0xc000003e, L3, L2 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40000003, 0, 11), /* L2: jeq #0x40000003, L3, L14 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), /* L3: ld nr */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xbfffffff), /* L4: and #0xbfffffff */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1ab, 0, 6), /* L5: jeq #0x1ab, L6, L12 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16), /* L6: ld args[0].lo */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 0, 4), /* L7: jeq #0xffffffff, L8, L12 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 24), /* L8: ld args[1].lo */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x7fffffff), /* L9: and #0x7fffffff */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1f, 2, 0), /* L10: jeq #0x1f, L13, L11 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x23, 1, 0), /* L11: jeq #0x23, L13, L12 */
+	BPF_STMT(BPF_RET | BPF_K, 0x7fff0000), /* L12: ret #0x7fff0000 (SECCOMP_RET_ALLOW) */
+	BPF_STMT(BPF_RET | BPF_K, 0x5000d), /* L13: ret #0x5000d (SECCOMP_RET_ERRNO(13)) */
+	BPF_STMT(BPF_RET | BPF_K, 0x80000000), /* L14: ret #0x80000000 (SECCOMP_RET_KILL_PROCESS) */
 };

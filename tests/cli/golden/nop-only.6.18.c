@@ -4,16 +4,24 @@
  * kernel (described): feature level 3, IORING_OP_LAST 63, IORING_REGISTER_LAST 36, coupled (before 7.0) gates
  * steps: 4 (2 task, 2 ring)
  *   1. [task] prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
- *   2. [task] seccomp(SECCOMP_SET_MODE_FILTER, 0, prog): 9 instructions
- *         L0: ld arch                        ; [4]
- *         L1: jeq #0xc000003e, L3, L2
- *         L2: jeq #0x40000003, L3, L8
- *         L3: ld nr                          ; [0]
- *         L4: and #0xbfffffff
- *         L5: jeq #0x1a9, L7, L6
- *         L6: ret #0x7fff0000                ; SECCOMP_RET_ALLOW
- *         L7: ret #0x50026                   ; SECCOMP_RET_ERRNO(38)
- *         L8: ret #0x80000000                ; SECCOMP_RET_KILL_PROCESS
+ *   2. [task] seccomp(SECCOMP_SET_MODE_FILTER, 0, prog): 17 instructions
+ *         L0:  ld arch                        ; [4]
+ *         L1:  jeq #0xc000003e, L3, L2
+ *         L2:  jeq #0x40000003, L3, L16
+ *         L3:  ld nr                          ; [0]
+ *         L4:  and #0xbfffffff
+ *         L5:  jeq #0x1a9, L14, L6
+ *         L6:  jeq #0x1ab, L7, L13
+ *         L7:  ld args[0].lo                  ; [16]
+ *         L8:  jeq #0xffffffff, L9, L13
+ *         L9:  ld args[1].lo                  ; [24]
+ *         L10: and #0x7fffffff
+ *         L11: jeq #0x1f, L15, L12
+ *         L12: jeq #0x23, L15, L13
+ *         L13: ret #0x7fff0000                ; SECCOMP_RET_ALLOW
+ *         L14: ret #0x50026                   ; SECCOMP_RET_ERRNO(38)
+ *         L15: ret #0x5000d                   ; SECCOMP_RET_ERRNO(13)
+ *         L16: ret #0x80000000                ; SECCOMP_RET_KILL_PROCESS
  *   3. [ring] io_uring_register(ring, IORING_REGISTER_RESTRICTIONS, arg, 3): 3 entries, 48 bytes
  *         [  0] SQE_OP             0 NOP
  *         [  1] SQE_OP             22 READ
@@ -24,13 +32,15 @@
  *   mechanism: seccomp companion
  *   flags: tightened no_new_privs planned
  *   steps: 0 of 4 done (nothing applied yet)
- *   decisions: 6
+ *   decisions: 8
  *     - note: the described kernel (level 3): no task restrictions (Linux 7.0+ needed); only rings created through this library are restricted
+ *     - note: io_uring_register on fd -1 (no ring) fails with EACCES for REGISTER_SEND_MSG_RING, REGISTER_QUERY (seccomp guard): this kernel's task set does not gate ring-less register calls
  *     - tightened: io_uring_setup fails with ENOSYS for the task and its descendants (seccomp companion); rings created before keep working
  *     - note: effect net-dest (network destination): closed; closed: CONNECT, SENDMSG, SEND_ZC, SEND, SENDMSG_ZC
  *     - note: effect file-open (file open and creation): closed; closed: OPENAT, OPENAT2, RENAMEAT, MKDIRAT, SYMLINKAT, LINKAT
- *     - note: effect cross-ring (descriptor passing and cross-ring messages): open; open: fd -1 REGISTER_SEND_MSG_RING (ring-less MSG_RING; 6.13+); closed: MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
+ *     - note: effect cross-ring (descriptor passing and cross-ring messages): closed; closed: MSG_RING, fd -1 REGISTER_SEND_MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
  *     - note: effect mem-reg (memory registration): closed; closed: REGISTER_BUFFERS, REGISTER_BUFFERS2, REGISTER_BUFFERS_UPDATE, REGISTER_PBUF_RING, REGISTER_CLONE_BUFFERS, REGISTER_MEM_REGION, REGISTER_ZCRX_IFQ, PROVIDE_BUFFERS
+ *     - note: effect ringless-register (ring-less register calls): closed; closed: fd -1 REGISTER_SEND_MSG_RING, fd -1 REGISTER_QUERY
  */
 #include <linux/filter.h>
 #include <stdint.h>
@@ -39,19 +49,27 @@
 
 /* step 2: task, seccomp_companion (call op 1, nr_args 0) */
 const uint8_t iour_step2_arg[16] = {
-	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
 const struct sock_filter iour_step2_prog[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4), /* L0: ld arch */
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xc000003e, 1, 0), /* L1: jeq #0xc000003e, L3, L2 */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40000003, 0, 5), /* L2: jeq #0x40000003, L3, L8 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40000003, 0, 13), /* L2: jeq #0x40000003, L3, L16 */
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), /* L3: ld nr */
 	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xbfffffff), /* L4: and #0xbfffffff */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1a9, 1, 0), /* L5: jeq #0x1a9, L7, L6 */
-	BPF_STMT(BPF_RET | BPF_K, 0x7fff0000), /* L6: ret #0x7fff0000 (SECCOMP_RET_ALLOW) */
-	BPF_STMT(BPF_RET | BPF_K, 0x50026), /* L7: ret #0x50026 (SECCOMP_RET_ERRNO(38)) */
-	BPF_STMT(BPF_RET | BPF_K, 0x80000000), /* L8: ret #0x80000000 (SECCOMP_RET_KILL_PROCESS) */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1a9, 8, 0), /* L5: jeq #0x1a9, L14, L6 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1ab, 0, 6), /* L6: jeq #0x1ab, L7, L13 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16), /* L7: ld args[0].lo */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffff, 0, 4), /* L8: jeq #0xffffffff, L9, L13 */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 24), /* L9: ld args[1].lo */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x7fffffff), /* L10: and #0x7fffffff */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x1f, 3, 0), /* L11: jeq #0x1f, L15, L12 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x23, 2, 0), /* L12: jeq #0x23, L15, L13 */
+	BPF_STMT(BPF_RET | BPF_K, 0x7fff0000), /* L13: ret #0x7fff0000 (SECCOMP_RET_ALLOW) */
+	BPF_STMT(BPF_RET | BPF_K, 0x50026), /* L14: ret #0x50026 (SECCOMP_RET_ERRNO(38)) */
+	BPF_STMT(BPF_RET | BPF_K, 0x5000d), /* L15: ret #0x5000d (SECCOMP_RET_ERRNO(13)) */
+	BPF_STMT(BPF_RET | BPF_K, 0x80000000), /* L16: ret #0x80000000 (SECCOMP_RET_KILL_PROCESS) */
 };
 
 /* step 3: ring, restrictions (call op 11, nr_args 3) */
