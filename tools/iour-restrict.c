@@ -38,6 +38,8 @@ static const struct subcommand cmds[] = {
 	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
 	{ "learn", cmd_learn, cli_help_learn,
 	  "run a command; write the policy file its io_uring use needs" },
+	{ "prove", cmd_prove, cli_help_prove,
+	  "prove with an SMT solver that filters mean what their rules say" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
