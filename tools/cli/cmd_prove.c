@@ -186,11 +186,19 @@ static int start_prover(FILE **to, pid_t *pid)
 	return 0;
 }
 
-/* Ends the job list, waits for the prover and maps its status. */
-static int finish_prover(FILE *to, pid_t pid)
+/* Starts the prover, hands it the job list and maps its exit status.
+ * The whole list is built first, so that the prover never sees half of
+ * one (a policy that fails to load stops everything before it starts). */
+static int run_prover(const char *jobs, size_t len)
 {
-	int st;
+	FILE *to = NULL;
+	pid_t pid = -1;
+	int st, rc;
 
+	rc = start_prover(&to, &pid);
+	if (rc)
+		return rc;
+	fwrite(jobs, 1, len, to);
 	fputs("]}\n", to);
 	fclose(to);
 	if (waitpid(pid, &st, 0) < 0)
@@ -277,9 +285,9 @@ static int prove_rules(const struct pargs *a)
 	struct expr_rule *rule = NULL;
 	struct expr_error err;
 	const struct iour_insn *insns;
-	size_t cnt = 0;
+	size_t cnt = 0, jobs_len = 0;
+	char *jobs = NULL;
 	FILE *o = NULL;
-	pid_t pid;
 	int r, rc = CLI_OK;
 
 	rule = calloc(a->nrules ? a->nrules : 1, sizeof(*rule));
@@ -330,9 +338,11 @@ static int prove_rules(const struct pargs *a)
 			     insns, cnt);
 	if (rc)
 		goto out;
-	rc = start_prover(&o, &pid);
-	if (rc)
+	o = open_memstream(&jobs, &jobs_len);
+	if (!o) {
+		rc = cli_fail(-ENOMEM, "writing the job list");
 		goto out;
+	}
 	put_header(o, a);
 	fputs("{\"name\":", o);
 	put_str(o, iour_opcode_name(a->op) ? iour_opcode_name(a->op) : "rules");
@@ -350,8 +360,17 @@ static int prove_rules(const struct pargs *a)
 	fputs("],\"programs\":[", o);
 	put_insns(o, insns, cnt);
 	fputs("]}", o);
-	rc = finish_prover(o, pid);
+	if (fclose(o)) {
+		o = NULL;
+		rc = cli_fail(-ENOMEM, "writing the job list");
+		goto out;
+	}
+	o = NULL;
+	rc = run_prover(jobs, jobs_len);
 out:
+	if (o)
+		fclose(o);
+	free(jobs);
 	if (rule)
 		for (size_t i = 0; i < a->nrules; i++)
 			expr_rule_free(&rule[i]);
@@ -460,24 +479,22 @@ out:
 
 static int prove_policies(const struct pargs *a, char **paths, int n)
 {
-	FILE *o = NULL;
-	pid_t pid;
-	int rc;
+	char *jobs = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&jobs, &len);
+	int rc = 0;
 
-	rc = start_prover(&o, &pid);
-	if (rc)
-		return rc;
+	if (!o)
+		return cli_fail(-ENOMEM, "writing the job list");
 	put_header(o, a);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !rc; i++)
 		rc = put_policy(o, paths[i], a->kver, i == 0);
-		if (rc) {
-			/* An empty job list ends the prover without output. */
-			fclose(o);
-			waitpid(pid, NULL, 0);
-			return rc;
-		}
-	}
-	return finish_prover(o, pid);
+	if (fclose(o) && !rc)
+		rc = cli_fail(-ENOMEM, "writing the job list");
+	if (!rc)
+		rc = run_prover(jobs, len);
+	free(jobs);
+	return rc;
 }
 
 static int parse_verdict(const char *s, const char *what, int *out)
