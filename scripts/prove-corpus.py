@@ -83,6 +83,8 @@ def tally(text, totals):
 
 def show_problems(text):
     for line in text.splitlines():
+        if SUMMARY.match(line) or MUTANTS.match(line) or CTXS.match(line):
+            continue
         if "counterexample" in line or "unknown:" in line or "disagree" in line \
                 or "unsafe" in line or "reference" in line and "here" in line:
             if not SUMMARY.match(line):
