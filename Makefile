@@ -244,6 +244,7 @@ check-run:
 	$(Q)$(CI_STEP) 'unit tests (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
+	$(Q)$(CI_STEP) 'filter proofs (z3: corpus and random policies, mutants)' $(SUBMAKE) prove
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
 	$(Q)$(CI_STEP) 'guest benchmark, quick mode (restrictions in force, simulator counts)' $(SUBMAKE) check-bench-guest
