@@ -33,8 +33,8 @@ static bool host_be(void)
 	return *(const uint8_t *)&one == 0;
 }
 
-static void put_job(const struct ref_policy *pol, const struct ref_req *reqs, size_t nreq,
-		    bool be, bool unspec, uint64_t idx, bool *first)
+static void put_job(const struct ref_policy *pol, const struct ref_req *reqs, size_t nreq, bool be,
+		    bool unspec, uint64_t idx, bool *first)
 {
 	struct iour__compile_cfg cfg = {
 		.big_endian = be,

@@ -102,12 +102,17 @@ static void prun_free(struct prun *r)
 /* Compiles CONNECT rules through the API and writes the raw program. */
 static void write_program(const char *path, uint32_t prefix_len)
 {
-	struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR4,
-			      .op = IOUR_CMP_IN_PREFIX, .value = IOUR_IPV4(10, 0, 0, 0),
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_PREFIX,
+			      .value = IOUR_IPV4(10, 0, 0, 0),
 			      .arg = prefix_len };
 	uint64_t fams[2] = { AF_INET, AF_INET6 };
-	struct iour_cmp a = { .sz = sizeof(a), .field = IOUR_FIELD_CONNECT_FAMILY,
-			      .op = IOUR_CMP_IN_SET, .set = fams, .set_len = 2 };
+	struct iour_cmp a = { .sz = sizeof(a),
+			      .field = IOUR_FIELD_CONNECT_FAMILY,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = fams,
+			      .set_len = 2 };
 	struct iour_filter *f;
 	struct iour_prog *p;
 	FILE *o;
@@ -118,9 +123,9 @@ static void write_program(const char *path, uint32_t prefix_len)
 	cr_assert_eq(iour_filter__compile(f, IOUR_OP_CONNECT, NULL, &p), 0);
 	o = fopen(path, "wb");
 	cr_assert_not_null(o);
-	cr_assert_eq(fwrite(iour_prog__insns(p), sizeof(struct iour_insn), iour_prog__insn_cnt(p),
-			    o),
-		     iour_prog__insn_cnt(p));
+	cr_assert_eq(
+		fwrite(iour_prog__insns(p), sizeof(struct iour_insn), iour_prog__insn_cnt(p), o),
+		iour_prog__insn_cnt(p));
 	cr_assert_eq(fclose(o), 0);
 	iour_prog__free(p);
 	iour_filter__free(f);
@@ -138,8 +143,8 @@ Test(cli_prove, compiled_rules_are_proved)
 	cr_assert_not_null(strstr(r.out, "checker rules: 1 proved, 0 broken"), "%s", r.out);
 	prun_free(&r);
 
-	prove(&r, NULL, "--op", "SOCKET", "--allow", "family==AF_INET,type==SOCK_STREAM",
-	      "--allow", "family==AF_UNIX", "--default", "deny", NULL);
+	prove(&r, NULL, "--op", "SOCKET", "--allow", "family==AF_INET,type==SOCK_STREAM", "--allow",
+	      "family==AF_UNIX", "--default", "deny", NULL);
 	cr_assert_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
 	cr_assert_not_null(strstr(r.out, "SOCKET: proved"), "%s", r.out);
 	prun_free(&r);
@@ -157,11 +162,17 @@ Test(cli_prove, other_rules_get_a_real_counterexample)
 	const char *p;
 	struct iour_filter *f;
 	struct iour_prog *prog;
-	struct iour_cmp c = { .sz = sizeof(c), .field = IOUR_FIELD_CONNECT_ADDR4,
-			      .op = IOUR_CMP_IN_PREFIX, .value = IOUR_IPV4(10, 0, 0, 0), .arg = 8 };
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_PREFIX,
+			      .value = IOUR_IPV4(10, 0, 0, 0),
+			      .arg = 8 };
 	uint64_t fams[2] = { AF_INET, AF_INET6 };
-	struct iour_cmp a = { .sz = sizeof(a), .field = IOUR_FIELD_CONNECT_FAMILY,
-			      .op = IOUR_CMP_IN_SET, .set = fams, .set_len = 2 };
+	struct iour_cmp a = { .sz = sizeof(a),
+			      .field = IOUR_FIELD_CONNECT_FAMILY,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = fams,
+			      .set_len = 2 };
 	char rules_v[8], prog_v[8];
 	uint16_t fam;
 	struct prun r;
@@ -293,8 +304,9 @@ Test(cli_prove, out_of_time_is_unknown_not_proved)
 	prove(&r, NULL, "--op", "CONNECT", "--deny", set, "--default", "allow", "--timeout", "1",
 	      NULL);
 	cr_assert_eq(r.status, 4, "status %d\n%s%s", r.status, r.out, r.err);
-	cr_assert_not_null(strstr(r.out, "unknown: the solver did not decide within the limit of 1 ms"),
-			   "%s", r.out);
+	cr_assert_not_null(
+		strstr(r.out, "unknown: the solver did not decide within the limit of 1 ms"), "%s",
+		r.out);
 	cr_assert_not_null(strstr(r.out, "0 proved"), "%s", r.out);
 	prun_free(&r);
 }
@@ -303,8 +315,7 @@ Test(cli_prove, a_missing_prover_is_status_4)
 {
 	struct prun r;
 
-	prove(&r, "IOUR_PROVE=/nonexistent/iour-prove", "--op", "READ", "--default", "allow",
-	      NULL);
+	prove(&r, "IOUR_PROVE=/nonexistent/iour-prove", "--op", "READ", "--default", "allow", NULL);
 	cr_assert_eq(r.status, 4, "status %d\n%s%s", r.status, r.out, r.err);
 	cr_assert_not_null(strstr(r.err, "cannot run"), "%s", r.err);
 	prun_free(&r);

@@ -32,54 +32,54 @@
 #define CLI_UNKNOWN 4
 
 const char cli_help_prove[] =
-"Usage: iour-restrict prove --op OPCODE [--allow RULE | --deny RULE]...\n"
-"                           [--default allow|deny] [--addr4-literal]\n"
-"                           [--program FILE] [--timeout MS]\n"
-"       iour-restrict prove [--kernel X.Y] [--timeout MS] POLICY...\n"
-"\n"
-"Prove with an SMT solver (z3) that a classic-BPF filter gives the verdict\n"
-"of its rules for every 40-byte context the kernel can build for the\n"
-"opcode, or find a context on which they differ.  The rules' meaning is\n"
-"stated a second time, apart from the compiler, from filter.h.  Each program\n"
-"is also proved to keep the kernel checker's promises: no read outside the\n"
-"context or of an unwritten scratch word, every run ends at a return.\n"
-"\n"
-"Rules (as 'filter' and 'sim'; see 'iour-restrict help rules'):\n"
-"  --op OPCODE            the request opcode; required with rules\n"
-"  --allow RULE           allow requests for which RULE holds; repeatable\n"
-"  --deny RULE            deny requests for which RULE holds; repeatable\n"
-"  --default allow|deny   the verdict when no rule holds (default deny)\n"
-"  --addr4-literal        CONNECT: IPv4 rules see only AF_INET requests\n"
-"  --program FILE         the program to prove, as 'filter' writes it in raw\n"
-"                         format (8 bytes per instruction); by default the\n"
-"                         program the rules compile to\n"
-"\n"
-"Policy files:\n"
-"  POLICY                 every argument filter of the policy's plan, each\n"
-"                         opcode's stacked programs as their conjunction\n"
-"  --kernel X.Y           plan for Linux X.Y (default 7.2, from the library's\n"
-"                         tables)\n"
-"\n"
-"Solver:\n"
-"  --timeout MS           give up on one question after MS milliseconds\n"
-"                         (default 60000): the answer is then 'unknown'\n"
-"  --mutate N             also change up to N returns, jump targets and\n"
-"                         comparison constants of each proved program and\n"
-"                         count the mutants the prover refutes\n"
-"  -h, --help             show this help\n"
-"\n"
-"Output: one line per program with 'proved', 'counterexample' or\n"
-"'unknown'; a counterexample is printed as 'counterexample: ' and the\n"
-"context's 40 bytes in hex (as 'sim' shows a context), then the\n"
-"verdicts of the rules and of the program.  A summary line ends the output.\n"
-"\n"
-"The prover is tools/prove/iour-prove (environment: IOUR_PROVE to use\n"
-"another); it needs python3 and python3-z3.\n"
-"\n"
-"Exit status: 0 every program proved; 1 a counterexample (or a program the\n"
-"checker refuses); 2 usage error; 3 the policy file cannot be read or is not\n"
-"valid; 4 not decided: the solver reached the time limit, or the prover\n"
-"cannot run.\n";
+	"Usage: iour-restrict prove --op OPCODE [--allow RULE | --deny RULE]...\n"
+	"                           [--default allow|deny] [--addr4-literal]\n"
+	"                           [--program FILE] [--timeout MS]\n"
+	"       iour-restrict prove [--kernel X.Y] [--timeout MS] POLICY...\n"
+	"\n"
+	"Prove with an SMT solver (z3) that a classic-BPF filter gives the verdict\n"
+	"of its rules for every 40-byte context the kernel can build for the\n"
+	"opcode, or find a context on which they differ.  The rules' meaning is\n"
+	"stated a second time, apart from the compiler, from filter.h.  Each program\n"
+	"is also proved to keep the kernel checker's promises: no read outside the\n"
+	"context or of an unwritten scratch word, every run ends at a return.\n"
+	"\n"
+	"Rules (as 'filter' and 'sim'; see 'iour-restrict help rules'):\n"
+	"  --op OPCODE            the request opcode; required with rules\n"
+	"  --allow RULE           allow requests for which RULE holds; repeatable\n"
+	"  --deny RULE            deny requests for which RULE holds; repeatable\n"
+	"  --default allow|deny   the verdict when no rule holds (default deny)\n"
+	"  --addr4-literal        CONNECT: IPv4 rules see only AF_INET requests\n"
+	"  --program FILE         the program to prove, as 'filter' writes it in raw\n"
+	"                         format (8 bytes per instruction); by default the\n"
+	"                         program the rules compile to\n"
+	"\n"
+	"Policy files:\n"
+	"  POLICY                 every argument filter of the policy's plan, each\n"
+	"                         opcode's stacked programs as their conjunction\n"
+	"  --kernel X.Y           plan for Linux X.Y (default 7.2, from the library's\n"
+	"                         tables)\n"
+	"\n"
+	"Solver:\n"
+	"  --timeout MS           give up on one question after MS milliseconds\n"
+	"                         (default 60000): the answer is then 'unknown'\n"
+	"  --mutate N             also change up to N returns, jump targets and\n"
+	"                         comparison constants of each proved program and\n"
+	"                         count the mutants the prover refutes\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Output: one line per program with 'proved', 'counterexample' or\n"
+	"'unknown'; a counterexample is printed as 'counterexample: ' and the\n"
+	"context's 40 bytes in hex (as 'sim' shows a context), then the\n"
+	"verdicts of the rules and of the program.  A summary line ends the output.\n"
+	"\n"
+	"The prover is tools/prove/iour-prove (environment: IOUR_PROVE to use\n"
+	"another); it needs python3 and python3-z3.\n"
+	"\n"
+	"Exit status: 0 every program proved; 1 a counterexample (or a program the\n"
+	"checker refuses); 2 usage error; 3 the policy file cannot be read or is not\n"
+	"valid; 4 not decided: the solver reached the time limit, or the prover\n"
+	"cannot run.\n";
 
 struct rule_arg {
 	uint32_t verdict;
@@ -100,8 +100,18 @@ struct pargs {
 	bool quiet;
 };
 
-enum { O_OP = 256, O_ALLOW, O_DENY, O_DEFAULT, O_ADDR4_LITERAL, O_PROGRAM, O_KERNEL, O_TIMEOUT,
-       O_MUTATE, O_QUIET };
+enum {
+	O_OP = 256,
+	O_ALLOW,
+	O_DENY,
+	O_DEFAULT,
+	O_ADDR4_LITERAL,
+	O_PROGRAM,
+	O_KERNEL,
+	O_TIMEOUT,
+	O_MUTATE,
+	O_QUIET
+};
 
 static bool host_big_endian(void)
 {
@@ -114,7 +124,8 @@ static void put_insns(FILE *o, const struct iour_insn *in, size_t n)
 {
 	fputc('[', o);
 	for (size_t i = 0; i < n; i++)
-		fprintf(o, "%s[%u,%u,%u,%u]", i ? "," : "", in[i].code, in[i].jt, in[i].jf, in[i].k);
+		fprintf(o, "%s[%u,%u,%u,%u]", i ? "," : "", in[i].code, in[i].jt, in[i].jf,
+			in[i].k);
 	fputc(']', o);
 }
 
@@ -204,7 +215,8 @@ static int run_prover(const char *jobs, size_t len)
 	if (waitpid(pid, &st, 0) < 0)
 		return cli_fail(-errno, "waitpid");
 	if (!WIFEXITED(st)) {
-		cli_msg("the prover did not finish (signal %d)", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+		cli_msg("the prover did not finish (signal %d)",
+			WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		return CLI_UNKNOWN;
 	}
 	switch (WEXITSTATUS(st)) {
@@ -244,8 +256,9 @@ static int read_program(const char *path, struct iour_insn **out, size_t *cnt)
 	}
 	if (sz == 0 || sz % 8 || sz / 8 > IOUR_MAX_INSNS) {
 		fclose(f);
-		return cli_usage("--program: '%s' is %ld bytes: not 1 to %d instructions of 8 bytes",
-				 path, sz, IOUR_MAX_INSNS);
+		return cli_usage(
+			"--program: '%s' is %ld bytes: not 1 to %d instructions of 8 bytes", path,
+			sz, IOUR_MAX_INSNS);
 	}
 	buf = malloc((size_t)sz);
 	if (!buf) {
@@ -334,8 +347,8 @@ static int prove_rules(const struct pargs *a)
 		insns = iour_prog__insns(p);
 		cnt = iour_prog__insn_cnt(p);
 	}
-	rc = checker_refuses(iour_opcode_name(a->op) ? iour_opcode_name(a->op) : "program",
-			     insns, cnt);
+	rc = checker_refuses(iour_opcode_name(a->op) ? iour_opcode_name(a->op) : "program", insns,
+			     cnt);
 	if (rc)
 		goto out;
 	o = open_memstream(&jobs, &jobs_len);
@@ -447,8 +460,9 @@ static int put_policy(FILE *o, const char *path, uint32_t kver, bool first)
 				struct iour_insn *in;
 				size_t cnt = 0;
 
-				if (iour_plan__step(plan, (size_t)i, &st) || st.op != IOUR_STEP_BPF_FILTER ||
-				    st.side != (uint32_t)side || st.opcode != (uint32_t)op)
+				if (iour_plan__step(plan, (size_t)i, &st) ||
+				    st.op != IOUR_STEP_BPF_FILTER || st.side != (uint32_t)side ||
+				    st.opcode != (uint32_t)op)
 					continue;
 				if (iour_plan__step_insns(plan, (size_t)i, NULL, &cnt) || !cnt)
 					continue;
@@ -572,7 +586,8 @@ int cmd_prove(int argc, char **argv)
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &a.kver)) {
 				free(a.rules);
-				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
+				return cli_usage("--kernel: '%s' is not a kernel version X.Y",
+						 optarg);
 			}
 			have_kver = true;
 			break;
