@@ -11,7 +11,10 @@ z3 to mean what its rules say (tools/prove/iour-prove, doc/cli.md "prove").
      also mutates every proved program;
   2. a fixed number of the differential test's random policies
      (tests/prove/prove_gen.c, seed fixed), each checked on the test's
-     contexts against the reference model and then proved;
+     contexts against the reference model and then proved; and as many
+     random programs of the checker tests: every one the validator accepts
+     must be proved safe, and the prover's reading of it must give the
+     library simulator's verdict on generated contexts;
   3. with --sizes, the timing cases: programs of about 10, 1,000 and 4,000
      instructions and the 100,000-entry stacked deny-list of `make bench`.
 
@@ -37,6 +40,7 @@ SUMMARY = re.compile(r"^(\d+) proved, (\d+) counterexamples, (\d+) unknown")
 MUTANTS = re.compile(r"^mutants: (\d+), (\d+) killed by a counterexample, (\d+) equivalent, "
                      r"(\d+) unknown")
 CTXS = re.compile(r"^reference contexts: (\d+) checked .*, (\d+) disagreements")
+CHECKER = re.compile(r"^checker: .* (\d+) disagreements")
 
 
 def c_string_policies(path):
@@ -75,15 +79,18 @@ def tally(text, totals):
         if m:
             for k, g in zip(("mutants", "killed", "equivalent", "mut_unknown"), m.groups()):
                 totals[k] += int(g)
-        m = CTXS.match(line)
-        if m:
+        m = CTXS.match(line) or CHECKER.match(line)
+        if m and m.re is CHECKER:
+            totals["disagree"] += int(m.group(1))
+        elif m:
             totals["contexts"] += int(m.group(1))
             totals["disagree"] += int(m.group(2))
 
 
 def show_problems(text):
     for line in text.splitlines():
-        if SUMMARY.match(line) or MUTANTS.match(line) or CTXS.match(line):
+        if SUMMARY.match(line) or MUTANTS.match(line) or CTXS.match(line) or \
+                CHECKER.match(line):
             continue
         if "counterexample" in line or "unknown:" in line or "disagree" in line \
                 or "unsafe" in line or "reference" in line and "here" in line:
@@ -188,7 +195,7 @@ def main():
         show_problems(out)
         sys.stdout.write(err)
         print("  " + "\n  ".join(l for l in out.splitlines() if SUMMARY.match(l) or
-                                 MUTANTS.match(l) or CTXS.match(l)))
+                                 MUTANTS.match(l) or CTXS.match(l) or CHECKER.match(l)))
         bad |= rc != 0
         for k in totals:
             totals[k] += part[k]

@@ -98,6 +98,45 @@ static void put_job(const struct ref_policy *pol, const struct ref_req *reqs, si
 	iour_filter__free(f);
 }
 
+/*
+ * Programs of the checker tests (tests/common/cbpf_gen.c): half meant to
+ * be valid and using every instruction io_uring allows, half near the
+ * checker's boundary.  Each goes with the validator's answer and, when
+ * accepted, with the simulator's verdicts on generated contexts: the
+ * prover must prove every accepted program safe and give the simulator's
+ * verdict on each context from its own reading of the program.
+ */
+static void put_program_check(struct gen_rng *r, uint64_t idx)
+{
+	static struct iour_insn prog[IOUR_MAX_INSNS];
+	struct iour_validate_info vi = { .sz = sizeof(vi) };
+	size_t n = idx % 2 ? gen_runnable(r, prog, 64) : gen_near_valid(r, prog, 64);
+	bool ok = iour_cbpf_validate(prog, n, 0, &vi) == 0;
+
+	printf(",\n{\"name\":\"program %" PRIu64 "\",\"check_program\":true,\"accepted\":%s,"
+	       "\"programs\":[[",
+	       idx, ok ? "true" : "false");
+	for (size_t i = 0; i < n; i++)
+		printf("%s[%u,%u,%u,%u]", i ? "," : "", prog[i].code, prog[i].jt, prog[i].jf,
+		       prog[i].k);
+	printf("]],\"contexts\":[");
+	for (size_t i = 0; ok && i < 20; i++) {
+		struct iour_sim_result sr = { .sz = sizeof(sr) };
+		uint8_t ctx[40];
+
+		gen_ctx(r, ctx);
+		if (iour_cbpf_run(prog, n, ctx, sizeof(ctx), &sr)) {
+			fprintf(stderr, "prove-gen: the simulator refused an accepted program\n");
+			exit(1);
+		}
+		printf("%s[\"", i ? "," : "");
+		for (size_t k = 0; k < sizeof(ctx); k++)
+			printf("%02x", ctx[k]);
+		printf("\",%u]", sr.allowed);
+	}
+	printf("]}");
+}
+
 int main(int argc, char **argv)
 {
 	struct ref_req reqs[CTX_PER_POLICY];
@@ -125,6 +164,8 @@ int main(int argc, char **argv)
 		if (i % 4 == 0)
 			put_job(&pol, reqs, CTX_PER_POLICY, host_be(), true, i, &first);
 	}
+	for (uint64_t i = 0; i < n; i++)
+		put_program_check(&r, i);
 	printf("\n]}\n");
 	return fflush(stdout) ? 1 : 0;
 }
