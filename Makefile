@@ -246,6 +246,7 @@ check-run:
 	$(Q)$(CI_STEP) 'unit tests (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
+	$(Q)$(CI_STEP) 'filter proofs (z3: corpus and random policies, mutants)' $(SUBMAKE) prove
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
 	$(Q)$(CI_STEP) 'merge (policy-file unions and refusals)' $(SUBMAKE) check-merge
@@ -274,7 +275,7 @@ check-long: deps
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
 	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
-	mk/cli.mk mk/learn.mk
+	mk/cli.mk mk/learn.mk mk/prove.mk
 
 clean:
 	rm -rf $(O)

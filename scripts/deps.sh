@@ -28,12 +28,13 @@ set -eu
 # python3-setuptools, python3-wheel (bdist_wheel, which pip calls) and
 # python3-venv (pip install offline into a venv); Rust bindings: cargo and
 # rustc (1.63, checked by path: a rustup toolchain in PATH does not count);
-# iour-restrict learn's tests: fio.
+# iour-restrict learn's tests: fio; iour-restrict prove and make prove:
+# python3-z3 (the SMT solver; the library does not use it).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
 libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base \
 libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-wheel python3-venv \
-cargo rustc fio"
+cargo rustc fio python3-z3"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \

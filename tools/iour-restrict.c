@@ -41,6 +41,8 @@ static const struct subcommand cmds[] = {
 	{ "learn", cmd_learn, cli_help_learn,
 	  "run a command; write the policy file its io_uring use needs" },
 	{ "merge", cmd_merge, cli_help_merge, "the union of policy files" },
+	{ "prove", cmd_prove, cli_help_prove,
+	  "prove with an SMT solver that filters mean what their rules say" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

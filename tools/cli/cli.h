@@ -130,6 +130,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_prove(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -153,6 +154,7 @@ int cli_effect_split(const char *text, char *key, size_t keylen, const char **st
 extern const char cli_help_groups[];
 extern const char cli_help_learn[];
 extern const char cli_help_merge[];
+extern const char cli_help_prove[];
 extern const char cli_help_rules[];
 
 #endif /* IOUR_CLI_H */

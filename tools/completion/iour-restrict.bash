@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge prove help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -202,13 +202,22 @@ _iour_restrict()
             esac
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             return ;;
+        prove)
+            # prove: rules as filter's, or policy files (below).
+            opts="--op --allow --deny --default --addr4-literal --program --kernel --timeout --mutate --quiet --help"
+            case $prev in
+                --op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" ops)" -- "$cur")); return ;;
+                --default) COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return ;;
+                --program) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --allow|--deny|--kernel|--timeout|--mutate) return ;;
+            esac ;;
         help)
             ((cword == 2)) && COMPREPLY=($(compgen -W "${commands/help/} rules" -- "$cur"))
             return ;;
         *) return ;;
     esac
 
-    # run, compile, check, lint, explain, groups: options, or the policy file.
+    # run, compile, check, lint, explain, groups, prove: options, or the policy file.
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         [[ $cur == --companion=* || ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
