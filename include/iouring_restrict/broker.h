@@ -24,10 +24,11 @@
  * The program sees either a working ring, restricted, or an errno
  * `io_uring_setup` itself can return.  Setup flags get these answers:
  * - `IORING_SETUP_SQPOLL`: -EPERM (what an unprivileged SQPOLL ring got
- *   before Linux 5.11): the SQ thread would run as the broker, with its
- *   credentials, namespaces, cgroup, root and working directory.
- *   #IOUR_BROKER_SQPOLL_SHARED serves it when the program provably shares
- *   all of them with the broker.
+ *   before Linux 5.11).  The SQ thread is created from the task that
+ *   creates the ring, the broker: it would run with the broker's
+ *   credentials, namespaces, cgroup, root and working directory, and it
+ *   resolves plain fds in the broker's fd table, which no other process
+ *   can share.  So it is refused always, not only when they differ.
  * - `IORING_SETUP_R_DISABLED` asked by the program: -EPERM (it must never
  *   hold a ring it could restrict or enable itself).
  * - `IORING_SETUP_ATTACH_WQ`: -EINVAL (the answer of a kernel that finds
@@ -69,13 +70,9 @@ struct iour_broker;
 
 /** @name Flags for iour_broker_opts::flags
  *  @{ */
-/** @brief Serve `IORING_SETUP_SQPOLL` when the program shares the
- *  broker's credentials, namespaces, cgroup, root and working directory
- *  (checked through `/proc` for every notification); -EPERM otherwise. */
-#define IOUR_BROKER_SQPOLL_SHARED (1U << 0)
 /** @brief iour_broker__install(): install the filter on every thread of
  *  the process (seccomp's `SECCOMP_FILTER_FLAG_TSYNC`). */
-#define IOUR_BROKER_ALL_THREADS (1U << 1)
+#define IOUR_BROKER_ALL_THREADS (1U << 0)
 /** @} */
 
 /** @brief One `io_uring_setup` the broker answered (the on_ring
