@@ -54,11 +54,11 @@
 #define PARAMS_SZ ((uint32_t)sizeof(struct kio_params))
 
 /* Flags served as asked, passed to the kernel (which validates them). */
-#define PASS_FLAGS                                                                         \
-	(KIO_SETUP_IOPOLL | KIO_SETUP_SQ_AFF | KIO_SETUP_CQSIZE | KIO_SETUP_CLAMP |          \
-	 KIO_SETUP_SUBMIT_ALL | IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG |        \
-	 IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY |                     \
-	 IOUR__SETUP_HYBRID_IOPOLL | IOUR__SETUP_CQE_MIXED | IOUR__SETUP_SQE_MIXED |         \
+#define PASS_FLAGS                                                                    \
+	(KIO_SETUP_IOPOLL | KIO_SETUP_SQ_AFF | KIO_SETUP_CQSIZE | KIO_SETUP_CLAMP |   \
+	 KIO_SETUP_SUBMIT_ALL | IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG | \
+	 IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY |              \
+	 IOUR__SETUP_HYBRID_IOPOLL | IOUR__SETUP_CQE_MIXED | IOUR__SETUP_SQE_MIXED |  \
 	 IOUR__SETUP_SQ_REWIND)
 /* Flags served without them (the broker would be the single issuer). */
 #define STRIP_FLAGS (KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN)
@@ -182,8 +182,8 @@ int iour_broker__counters(const struct iour_broker *b, struct iour_broker_counte
 {
 	size_t n;
 
-	if (!b || !out || out->sz < offsetof(struct iour_broker_counters, notifications) +
-					    sizeof(uint64_t) ||
+	if (!b || !out ||
+	    out->sz < offsetof(struct iour_broker_counters, notifications) + sizeof(uint64_t) ||
 	    out->sz > IOUR_OPTS_MAX_SZ)
 		return -EINVAL;
 	n = out->sz < sizeof(b->c) ? out->sz : sizeof(b->c);
@@ -475,7 +475,8 @@ static int serve_setup(struct iour_broker *b, struct call *c)
 	b->c.served++;
 	snprintf(c->what, sizeof(c->what),
 		 "ring fd %d: %u entries, setup flags %#x%s, the policy's ring restrictions "
-		 "registered", rc, kp.sq_entries, asked,
+		 "registered",
+		 rc, kp.sq_entries, asked,
 		 (asked & STRIP_FLAGS) ? " (served without SINGLE_ISSUER/DEFER_TASKRUN)" : "");
 out:
 	if (ring >= 0)
@@ -529,8 +530,7 @@ int iour_broker__serve(struct iour_broker *b)
 	c.entries = (uint32_t)req->data.args[0];
 	c.ptr = req->data.args[1];
 	if (req->data.nr != NR_IO_URING_SETUP)
-		rc = refuse(b, &c, &b->c.refused_flags, ENOSYS,
-			    "not io_uring_setup (ENOSYS)");
+		rc = refuse(b, &c, &b->c.refused_flags, ENOSYS, "not io_uring_setup (ENOSYS)");
 	else
 		rc = serve_setup(b, &c);
 	if (b->on_ring) {

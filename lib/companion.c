@@ -179,7 +179,8 @@ int iour__broker_filter_build(struct iour_insn *out)
 	kill = n;
 	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #ifdef COMPAT_ARCH
-	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, j_native + 1, j_compat);
+	out[j_native] =
+		jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, j_native + 1, j_compat);
 	out[j_compat] = jump(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, j_compat, j_compat + 1, kill);
 #else
 	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, j_native + 1, kill);

@@ -103,14 +103,14 @@ struct iour_broker_opts {
 
 /** @brief Counters of a broker (iour_broker__counters()). */
 struct iour_broker_counters {
-	size_t sz;                /**< set by the caller: sizeof(struct iour_broker_counters) */
-	uint64_t notifications;   /**< notifications received */
-	uint64_t served;          /**< restricted rings installed in the program */
-	uint64_t refused;         /**< calls answered with an errno (all reasons below) */
-	uint64_t refused_flags;   /**< ... because of a setup flag the broker refuses */
-	uint64_t refused_kernel;  /**< ... because the kernel refused the ring or a step */
-	uint64_t refused_memory;  /**< ... because the params could not be read or written */
-	uint64_t gone;            /**< notifications whose caller went away before the answer */
+	size_t sz;               /**< set by the caller: sizeof(struct iour_broker_counters) */
+	uint64_t notifications;  /**< notifications received */
+	uint64_t served;         /**< restricted rings installed in the program */
+	uint64_t refused;        /**< calls answered with an errno (all reasons below) */
+	uint64_t refused_flags;  /**< ... because of a setup flag the broker refuses */
+	uint64_t refused_kernel; /**< ... because the kernel refused the ring or a step */
+	uint64_t refused_memory; /**< ... because the params could not be read or written */
+	uint64_t gone;           /**< notifications whose caller went away before the answer */
 };
 
 /**
