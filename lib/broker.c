@@ -249,10 +249,17 @@ static int mapped(int piddir, uint64_t addr, uint64_t len, char perm)
 	}
 	while (want < end && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
-		char perms[5];
+		char *e, *e2;
+		const char *perms;
 
-		if (sscanf(line, "%llx-%llx %4s", &lo, &hi, perms) != 3)
+		/* "LO-HI PERMS ..." in hex */
+		lo = strtoull(line, &e, 16);
+		if (*e != '-')
 			continue;
+		hi = strtoull(e + 1, &e2, 16);
+		if (*e2 != ' ' || strlen(e2) < 5)
+			continue;
+		perms = e2 + 1;
 		if (lo > want)
 			break; /* a hole (the maps are sorted) */
 		if (hi <= want)

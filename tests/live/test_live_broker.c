@@ -570,6 +570,8 @@ static const struct {
 	{ "setup:sqe128+cqe32", NULL },
 	{ "setup:no_sqarray", NULL },
 	{ "setup:iopoll", NULL },
+	{ "setup-ro", NULL },   /* params in a read-only page: EFAULT, as the kernel */
+	{ "setup-null", NULL }, /* params at NULL: EFAULT */
 };
 
 Test(live_broker, run_every_setup_flag)

@@ -16,6 +16,8 @@
  *                 ring whose params are what io_uring_setup gives (the
  *                 flags as asked, features and offsets set, the rings map),
  *                 else "setup: ERRNO" or "setup: bad params (...)"
+ *   setup-ro, setup-null  io_uring_setup with params in a read-only page /
+ *                 at NULL: "setup: ERRNO" (EFAULT from the kernel)
  *   nop, read, openat     one request on the last ring: "nop: ok" or the
  *                 completion's errno; read checks the data it got
  *   register-restrictions, enable, register-files
@@ -329,7 +331,23 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 
-		if (!strncmp(s, "setup:", 6)) {
+		if (!strcmp(s, "setup-ro") || !strcmp(s, "setup-null")) {
+			void *pg = NULL;
+			long fd;
+
+			if (!strcmp(s, "setup-ro")) {
+				pg = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				if (pg == MAP_FAILED)
+					return 2;
+			}
+			if (cur.fd >= 0)
+				close(cur.fd);
+			cur.fd = -1;
+			fd = syscall(__NR_io_uring_setup, 8, pg);
+			say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
+			if (fd >= 0)
+				close((int)fd);
+		} else if (!strncmp(s, "setup:", 6)) {
 			do_setup(s + 6);
 		} else if (!strcmp(s, "nop") || !strcmp(s, "read") || !strcmp(s, "openat")) {
 			do_request(s);
