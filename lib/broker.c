@@ -67,7 +67,7 @@ struct iour_broker {
 	const struct iour_plan *plan;
 	int fd;
 	int no_send; /* the kernel has no SECCOMP_ADDFD_FLAG_SEND (before 5.14) */
-	void (*on_ring)(void *arg, const struct iour_broker_event *ev);
+	iour_broker_on_ring_fn on_ring;
 	void *arg;
 	size_t notif_sz, resp_sz;
 	void *notif; /* struct seccomp_notif, notif_sz bytes */

@@ -87,6 +87,10 @@ struct iour_broker_event {
 				   valid during the callback only */
 };
 
+/** @brief The type of iour_broker_opts::on_ring: called with
+ *         iour_broker_opts::arg and the event. */
+typedef void (*iour_broker_on_ring_fn)(void *arg, const struct iour_broker_event *ev);
+
 /** @brief Options of the broker.  Set @c sz and zero what you do not use;
  *         NULL means all defaults. */
 struct iour_broker_opts {
@@ -94,7 +98,7 @@ struct iour_broker_opts {
 	uint32_t flags; /**< IOUR_BROKER_* flags */
 	/** Called once per notification answered (served or refused), from
 	 *  iour_broker__serve(); may be NULL. */
-	void (*on_ring)(void *arg, const struct iour_broker_event *ev);
+	iour_broker_on_ring_fn on_ring;
 	void *arg; /**< passed to @c on_ring */
 };
 /** @brief The last field of struct iour_broker_opts, up to which the library
