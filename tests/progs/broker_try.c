@@ -201,7 +201,11 @@ static int submit(const struct io_uring_sqe *in)
 	if (cur.sq_array)
 		cur.sq_array[idx] = idx;
 	__atomic_store_n(cur.sq_tail, tail + 1, __ATOMIC_RELEASE);
-	r = (int)syscall(__NR_io_uring_enter, cur.fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	/* An SQPOLL thread may sleep (5.10 waits for an explicit wakeup). */
+	r = (int)syscall(__NR_io_uring_enter, cur.fd, 1, 1,
+			 IORING_ENTER_GETEVENTS |
+				 ((cur.flags & IORING_SETUP_SQPOLL) ? IORING_ENTER_SQ_WAKEUP : 0),
+			 NULL, 0);
 	if (r < 0)
 		return -100000 - errno; /* the enter call itself failed */
 	head = *cur.cq_head;
@@ -328,6 +332,8 @@ static void do_fds(void)
 
 int main(int argc, char **argv)
 {
+	/* A request that never completes is a failure to see, not a hang. */
+	alarm(30);
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 
