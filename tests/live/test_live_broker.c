@@ -585,7 +585,8 @@ Test(live_broker, run_every_setup_flag)
 
 		cr_assert_eq(try_direct(steps, &direct), 0);
 		rc = run_try(read_only, NULL, steps, &out, &err);
-		cr_assert_eq(rc, 0, "%s: %s", flag_cases[i].spec, err);
+		cr_assert_eq(rc, 0, "%s: status %d, output:\n%s\nstderr: %s", flag_cases[i].spec, rc,
+			     out, err);
 		if (flag_cases[i].refused) {
 			snprintf(want, sizeof(want), "setup: %s\nnop: no ring\nread: no ring\n",
 				 flag_cases[i].refused);
