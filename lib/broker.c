@@ -442,6 +442,25 @@ static int serve_setup(struct iour_broker *b, struct call *c)
 		rc = refuse(b, c, &b->c.refused_flags, -rc, why);
 		goto out;
 	}
+	/* SINGLE_ISSUER/DEFER_TASKRUN are served without them, but only where
+	 * the kernel knows them: elsewhere its own answer (EINVAL) stands.  A
+	 * disabled ring with exactly those flags asks it. */
+	if (asked & STRIP_FLAGS) {
+		struct kio_params tp;
+		long t;
+
+		memset(&tp, 0, sizeof(tp));
+		tp.flags = (asked & STRIP_FLAGS) | KIO_SETUP_R_DISABLED;
+		t = iour__setup(1, &tp);
+		if (t >= 0) {
+			iour__close((int)t);
+		} else if (t == -EINVAL) {
+			rc = refuse(
+				b, c, &b->c.refused_kernel, EINVAL,
+				"SINGLE_ISSUER/DEFER_TASKRUN: the kernel does not know them (EINVAL)");
+			goto out;
+		}
+	}
 	/* 4. the ring, restricted and enabled */
 	kp = c->p;
 	kp.flags = asked & ~STRIP_FLAGS;

@@ -563,6 +563,7 @@ static const struct {
 	{ "setup:unknown", "EINVAL" },
 	{ "setup:single_issuer", NULL },
 	{ "setup:single_issuer+defer_taskrun", NULL },
+	{ "setup:defer_taskrun", NULL }, /* without SINGLE_ISSUER: the kernel says EINVAL */
 	{ "setup:coop_taskrun+taskrun_flag", NULL },
 	{ "setup:submit_all", NULL },
 	{ "setup:cqsize", NULL },
