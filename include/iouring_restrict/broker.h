@@ -41,7 +41,8 @@
  *   its single issuer, and the program's submissions would get -EEXIST);
  *   the flags the program sees in its params are the ones it asked for.
  *   These two only restrict or delay the kernel's own work, so the ring
- *   works as the program expects.
+ *   works as the program expects.  A kernel that does not know them
+ *   (before 6.0 / 6.1) gets them, and answers -EINVAL as it would.
  * - flags the library does not know: -EINVAL, as the kernel answers;
  *   every other flag is passed to the kernel, which validates it.
  *
