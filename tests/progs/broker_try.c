@@ -186,6 +186,17 @@ static void do_setup(const char *spec)
 	cur.cq_tail = (unsigned *)(cq + p.cq_off.tail);
 	cur.cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
 	cur.cqes = cq + p.cq_off.cqes;
+	/* The memory behind the fd must be the ring the params describe. */
+	if (*cur.sq_mask != p.sq_entries - 1 || *cur.cq_mask != p.cq_entries - 1 ||
+	    *cur.sq_tail != 0 || *cur.cq_tail != 0) {
+		say("setup", "ring memory does not match the params (sq mask %u tail %u, cq mask %u "
+			     "tail %u; params sq %u cq %u)",
+		    *cur.sq_mask, *cur.sq_tail, *cur.cq_mask, *cur.cq_tail, p.sq_entries,
+		    p.cq_entries);
+		close(fd);
+		cur.fd = -1;
+		return;
+	}
 	say("setup", "ok");
 }
 
