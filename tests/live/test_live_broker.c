@@ -595,10 +595,14 @@ Test(live_broker, run_every_setup_flag)
 			/* The kernel refuses it itself: the same answer. */
 			snprintf(want, sizeof(want), "%s", direct);
 		} else {
-			/* Served: the same ring, restricted (NOP denied). */
-			cr_assert(!strncmp(direct, "setup: ok\nnop: ok\nread: ", 24),
-				  "%s unconfined: %s", flag_cases[i].spec, direct);
-			snprintf(want, sizeof(want), "setup: ok\nnop: EACCES\n%s", direct + 18);
+			/* Served: the same ring, restricted: NOP denied before the
+			 * kernel looks at it (5.10 refuses NOP on an IOPOLL ring
+			 * with EINVAL only after the gate), READ as unconfined. */
+			const char *rd = strstr(direct, "\nread: ");
+
+			cr_assert(!strncmp(direct, "setup: ok\nnop: ", 15) && rd, "%s unconfined: %s",
+				  flag_cases[i].spec, direct);
+			snprintf(want, sizeof(want), "setup: ok\nnop: EACCES%s", rd);
 		}
 		cr_assert_str_eq(out, want, "%s: unconfined it was:\n%s\nstderr: %s",
 				 flag_cases[i].spec, direct, err);
