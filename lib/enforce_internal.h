@@ -42,4 +42,9 @@ IOUR_INTERNAL int iour__companion_build(uint32_t flags, uint32_t err, struct iou
 IOUR_INTERNAL int iour__companion_build_guard(uint32_t setup_err, uint64_t blind,
 					      uint32_t blind_err, struct iour_insn *out);
 
+/* The broker's seccomp filter (lib/companion.c): io_uring_setup of the
+ * native ABI -> SECCOMP_RET_USER_NOTIF.  `out` has room for
+ * IOUR__COMPANION_MAX_INSNS.  Returns the count or -EOPNOTSUPP. */
+IOUR_INTERNAL int iour__broker_filter_build(struct iour_insn *out);
+
 #endif /* IOUR_LIB_ENFORCE_INTERNAL_H */

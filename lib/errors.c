@@ -167,6 +167,7 @@ int iour__opts_check(const void *opts, size_t user_sz, size_t known_sz)
  * field (common.h). */
 #define LAST_OK(T) _Static_assert(IOUR_OPTS_LAST_OK(T), #T "__last_field is not its last field")
 LAST_OK(iour_apply_opts);
+LAST_OK(iour_broker_opts);
 LAST_OK(iour_companion_opts);
 LAST_OK(iour_compile_opts);
 LAST_OK(iour_export_opts);

@@ -12,6 +12,27 @@
 
 /* clang-format off */
 #define IOUR_LAYOUT_LIST(S, F) \
+	S(iour_broker_event) \
+	F(iour_broker_event, sz) \
+	F(iour_broker_event, pid) \
+	F(iour_broker_event, entries) \
+	F(iour_broker_event, setup_flags) \
+	F(iour_broker_event, result) \
+	F(iour_broker_event, what) \
+	S(iour_broker_opts) \
+	F(iour_broker_opts, sz) \
+	F(iour_broker_opts, flags) \
+	F(iour_broker_opts, on_ring) \
+	F(iour_broker_opts, arg) \
+	S(iour_broker_counters) \
+	F(iour_broker_counters, sz) \
+	F(iour_broker_counters, notifications) \
+	F(iour_broker_counters, served) \
+	F(iour_broker_counters, refused) \
+	F(iour_broker_counters, refused_flags) \
+	F(iour_broker_counters, refused_kernel) \
+	F(iour_broker_counters, refused_memory) \
+	F(iour_broker_counters, gone) \
 	S(iour_insn) \
 	F(iour_insn, code) \
 	F(iour_insn, jt) \
