@@ -38,6 +38,8 @@ static const struct subcommand cmds[] = {
 	{ "groups", cmd_groups, cli_help_groups, "the opcode groups policy files may name" },
 	{ "learn", cmd_learn, cli_help_learn,
 	  "run a command; write the policy file its io_uring use needs" },
+	{ "agent", cmd_agent, cli_help_agent,
+	  "OCI seccomp agent: restricted rings for runc and crun containers" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

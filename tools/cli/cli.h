@@ -115,6 +115,7 @@ int cmd_check(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -130,6 +131,7 @@ extern const char cli_help_check[];
 extern const char cli_help_lint[];
 extern const char cli_help_groups[];
 extern const char cli_help_learn[];
+extern const char cli_help_agent[];
 extern const char cli_help_rules[];
 
 #endif /* IOUR_CLI_H */

@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint groups learn agent help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -129,6 +129,20 @@ _iour_restrict()
             case $prev in
                 --output|-o) _iour_restrict_files "$cur" json; return ;;
                 --buffer-kb) COMPREPLY=($(compgen -W "1024 8192 65536" -- "$cur")); return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        agent)
+            opts="--socket --log --policy-dir --help"
+            case $prev in
+                --socket|-s|--log|-l)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -f -- "$cur"))
+                    return ;;
+                --policy-dir|-p)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -d -- "$cur"))
+                    return ;;
             esac
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             return ;;
