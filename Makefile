@@ -246,6 +246,7 @@ check-run:
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
+	$(Q)$(CI_STEP) 'OCI seccomp agent (runc, crun; needs root)' $(SUBMAKE) check-agent
 	$(Q)$(CI_STEP) 'guest benchmark, quick mode (restrictions in force, simulator counts)' $(SUBMAKE) check-bench-guest
 	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
@@ -271,7 +272,7 @@ check-long: deps
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
 	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
-	mk/cli.mk mk/learn.mk
+	mk/cli.mk mk/learn.mk mk/agent.mk
 
 clean:
 	rm -rf $(O)
