@@ -129,6 +129,67 @@ int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out)
 #endif
 }
 
+/*
+ * The broker's filter (lib/broker.c): native io_uring_setup goes to the
+ * listener; io_uring_setup from another ABI (x32 numbers, the compat ABI)
+ * fails with ENOSYS as with the companion; an unknown ABI is killed.
+ *
+ *     ld   [4]
+ *     jeq  NATIVE, +0, compat
+ *     ld   [0]
+ *     jeq  #425, notify, fold
+ * compat:
+ *     jeq  COMPAT, +0, kill        only where a compat ABI exists
+ *     ld   [0]
+ * fold:
+ *     and  #~0x40000000            x86-64 only
+ *     jeq  #425, enosys, allow
+ *     ret  #ALLOW / #ERRNO|ENOSYS / #USER_NOTIF / #KILL_PROCESS
+ */
+int iour__broker_filter_build(struct iour_insn *out)
+{
+#ifndef NATIVE_ARCH
+	(void)out;
+	return -EOPNOTSUPP;
+#else
+	size_t n = 0, j_native, j_setup, fold, j_fold, allow, enosys, notify, kill;
+#ifdef COMPAT_ARCH
+	size_t j_compat;
+#endif
+
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_ARCH);
+	j_native = n++;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_NR);
+	j_setup = n++;
+#ifdef COMPAT_ARCH
+	j_compat = n++;
+	out[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, SD_NR);
+#endif
+	fold = n;
+#ifdef FOLD_X32
+	out[n++] = stmt(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT);
+#endif
+	j_fold = n++;
+	allow = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	enosys = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+	notify = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	kill = n;
+	out[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#ifdef COMPAT_ARCH
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, j_native + 1, j_compat);
+	out[j_compat] = jump(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_ARCH, j_compat, j_compat + 1, kill);
+#else
+	out[j_native] = jump(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, j_native, j_native + 1, kill);
+#endif
+	out[j_setup] = jump(BPF_JMP | BPF_JEQ | BPF_K, NR_SETUP, j_setup, notify, fold);
+	out[j_fold] = jump(BPF_JMP | BPF_JEQ | BPF_K, NR_SETUP, j_fold, enosys, allow);
+	return (int)n;
+#endif
+}
+
 /* Validated flags and errno of `opts`. */
 static int companion_opts(const struct iour_companion_opts *opts, uint32_t *flags, uint32_t *err)
 {

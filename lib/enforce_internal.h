@@ -29,4 +29,9 @@ IOUR_INTERNAL int iour__count_threads(void);
  */
 IOUR_INTERNAL int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out);
 
+/* The broker's seccomp filter (lib/companion.c): io_uring_setup of the
+ * native ABI -> SECCOMP_RET_USER_NOTIF.  `out` has room for
+ * IOUR__COMPANION_MAX_INSNS.  Returns the count or -EOPNOTSUPP. */
+IOUR_INTERNAL int iour__broker_filter_build(struct iour_insn *out);
+
 #endif /* IOUR_LIB_ENFORCE_INTERNAL_H */

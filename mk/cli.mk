@@ -17,6 +17,16 @@ $(URING_TRY): tests/progs/uring_try.c | need-libs
 
 tools: $(URING_TRY)
 
+# ---- broker-try: the raw-syscall io_uring program (no liburing, no
+# libiouring-restrict) the broker tests run under `run` and the broker API.
+BROKER_TRY := $(O)/tests/broker-try
+$(BROKER_TRY): tests/progs/broker_try.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -lpthread $(LDFLAGS)
+
+tools: $(BROKER_TRY)
+
 # ---- bash completion
 install: install-bash-completion
 uninstall: uninstall-bash-completion

@@ -26,6 +26,7 @@
 #include "probe.h"
 #include "ring.h"
 #include "companion.h"
+#include "broker.h"
 #include "verify.h"
 #include "policy.h"
 #include "plan.h"

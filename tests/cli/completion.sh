@@ -78,6 +78,8 @@ expect_only "iour-restrict compile p.json --format " text json c
 expect_only "iour-restrict compile p.json --level " 0 1 2 3 4 5
 expect_only "iour-restrict run p.json --companion " enosys eperm off
 expect_only "iour-restrict run p.json --companion=e" --companion=enosys --companion=eperm
+expect_only "iour-restrict run p.json --broker " auto off
+expect_only "iour-restrict run p.json --existing-rings=" --existing-rings=close --existing-rings=refuse --existing-rings=keep
 expect_only "iour-restrict check p.json --expect " allow deny
 expect_only "iour-restrict check p.json --op OPENA" OPENAT OPENAT2
 expect_only "iour-restrict lint p.json --ignore uring-cmd,ms" uring-cmd,msg-ring

@@ -249,7 +249,9 @@ Test(cli_policy, run_companion_denies_setup_and_says_so)
 	struct run r;
 
 	need_pre_7_0();
-	run_policy(&r, POL "nop-only.json", NULL, NULL, reqs);
+	/* --broker=off: the companion of 1.0 (the broker is tested in
+	 * tests/live/test_live_broker.c). */
+	run_policy(&r, POL "nop-only.json", "--broker=off", NULL, reqs);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	/* The command ran, and could not create a ring at all. */
 	cr_assert_str_eq(r.out, "setup: ENOSYS\n");
@@ -262,12 +264,12 @@ Test(cli_policy, run_companion_denies_setup_and_says_so)
 	run_free(&r);
 
 	/* Rules that need argument filters are counted per opcode. */
-	run_policy(&r, POL "client.json", NULL, NULL, reqs);
+	run_policy(&r, POL "client.json", "--broker=off", NULL, reqs);
 	cr_assert_eq(r.status, 0);
 	cr_assert(has(r.err, "; the rules of 3 opcodes are not enforced as written"), "%s", r.err);
 	run_free(&r);
 
-	run_policy(&r, POL "nop-only.json", "--companion=eperm", NULL, reqs);
+	run_policy(&r, POL "nop-only.json", "--companion=eperm", "--broker=off", reqs);
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(r.out, "setup: EPERM\n");
 	cr_assert(has(r.err, "io_uring_setup fails with EPERM"), "%s", r.err);
@@ -282,7 +284,7 @@ Test(cli_policy, run_companion_off_enforces_nothing_and_says_so)
 	need_pre_7_0();
 	/* nop-only denies OPENAT and SOCKET; without a companion on this
 	 * kernel nothing stops them, and the line must not claim otherwise. */
-	run_policy(&r, POL "nop-only.json", "--companion=off", NULL, reqs);
+	run_policy(&r, POL "nop-only.json", "--companion=off", "--broker=off", reqs);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "setup: ok\nnop: ok\nread: ok\nopenat-r: ok\nsocket-unix: ok\n");
 	cr_assert(has(r.err, "policy not enforced (no mechanism)"), "%s", r.err);

@@ -5,6 +5,16 @@
  * applied with iour_plan__apply_task(); the command inherits what took
  * effect across execve(), and so does everything it starts.  One line on
  * stderr says what took effect, read from the executor's report.
+ *
+ * On kernels without task restrictions (before 7.0) run is a ring broker
+ * by default (include/iouring_restrict/broker.h): it forks, the child
+ * installs the broker's seccomp filter, hands the listener to the parent
+ * and executes the command; the parent serves every io_uring_setup of the
+ * command and all it starts with a ring restricted by the policy, and
+ * exits with the command's status.  --broker=off keeps the companion.
+ *
+ * io_uring fds this process inherited are closed before the command runs
+ * (as `exec --deny-existing` does), unless --existing-rings says otherwise.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,22 +22,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 const char cli_help_run[] =
 "Usage: iour-restrict run POLICY [--best-effort | --soft | --hard]\n"
-"                         [--companion=enosys|eperm|off] [-q|--quiet]\n"
+"                         [--broker=auto|off] [--companion=enosys|eperm|off]\n"
+"                         [--existing-rings=close|refuse|keep] [-q|--quiet]\n"
 "                         -- COMMAND [ARG]...\n"
 "\n"
-"Apply the policy file POLICY to this process, then execute COMMAND, which\n"
-"inherits the restriction together with everything it starts.  The policy\n"
-"is planned for the running kernel: on Linux 7.0 and later as task\n"
-"restrictions and argument filters; before 7.0, where a task cannot be\n"
-"restricted, by the seccomp companion, which makes io_uring_setup() fail so\n"
-"that COMMAND falls back to other interfaces.\n"
+"Apply the policy file POLICY to COMMAND, which inherits the restriction\n"
+"together with everything it starts.  The policy is planned for the running\n"
+"kernel: on Linux 7.0 and later as task restrictions and argument filters,\n"
+"applied to this process, which then executes COMMAND.  Before 7.0, where a\n"
+"task cannot be restricted, run is a ring broker: COMMAND runs in a child\n"
+"whose io_uring_setup() calls this process answers with rings it creates\n"
+"and restricts by the policy itself, so every ring COMMAND and its children\n"
+"create is restricted (SQPOLL and R_DISABLED rings are refused with EPERM);\n"
+"run exits with COMMAND's status, after which io_uring_setup() fails with\n"
+"ENOSYS for what COMMAND left running.  With --broker=off the seccomp\n"
+"companion makes io_uring_setup() fail instead, so that COMMAND falls back\n"
+"to other interfaces.\n"
+"\n"
+"io_uring fds this process inherited are closed before COMMAND runs: they\n"
+"are rings no policy restricts.\n"
 "\n"
 "Before executing COMMAND, one line on stderr says how completely the policy\n"
 "is enforced, by which mechanism, on which kernel.\n"
@@ -40,17 +65,24 @@ const char cli_help_run[] =
 "                         report line says \"not enforced\")\n"
 "  --hard                 if the kernel cannot enforce the policy exactly, do\n"
 "                         not run COMMAND (exit 1)\n"
-"  --companion=MODE       before Linux 7.0: io_uring_setup() fails with\n"
-"                         ENOSYS (enosys), EPERM (eperm), or no seccomp\n"
-"                         companion is installed (off)\n"
+"  --broker=MODE          before Linux 7.0: auto (the default) serves\n"
+"                         restricted rings; off uses the companion instead\n"
+"  --companion=MODE       with --broker=off before Linux 7.0:\n"
+"                         io_uring_setup() fails with ENOSYS (enosys), EPERM\n"
+"                         (eperm), or no seccomp companion is installed (off)\n"
+"  --existing-rings=M     io_uring fds this process holds: close them (the\n"
+"                         default), refuse to run COMMAND if there is any, or\n"
+"                         keep them (the report line then says they are not\n"
+"                         restricted)\n"
 "  -q, --quiet            do not print the report line\n"
 "  -h, --help             show this help\n"
 "\n"
 "Example: iour-restrict run /etc/iour/web.json -- nginx -g 'daemon off;'\n"
 "\n"
-"Exit status: COMMAND's; 1 if the policy could not be applied (or --hard\n"
-"refused it); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
-"valid; 126 if COMMAND could not be executed, 127 if it was not found.\n";
+"Exit status: COMMAND's (killed by a signal: the same signal); 1 if the\n"
+"policy could not be applied (or --hard refused it, or --existing-rings\n"
+"refuse found a ring); 2 on a usage error; 3 if POLICY cannot be read or is\n"
+"not valid; 126 if COMMAND could not be executed, 127 if it was not found.\n";
 
 static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
 {
@@ -85,7 +117,15 @@ static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
  * rules the kernel could not take as written.  Every clause comes from the
  * executor's report of what took effect.
  */
-static void run_report(const struct iour_report *r, uint32_t companion)
+/* What run does besides the report's steps, for the report line. */
+enum run_rings { RUN_RINGS_CLOSE, RUN_RINGS_REFUSE, RUN_RINGS_KEEP };
+struct run_extra {
+	bool broker;         /* the ring broker serves the command's rings */
+	enum run_rings mode; /* inherited io_uring fds */
+	int rings;           /* how many were closed / kept (-1: unknown) */
+};
+
+static void run_report(const struct iour_report *r, uint32_t companion, const struct run_extra *x)
 {
 	int status = iour_report__status(r), n = iour_report__decision_cnt(r);
 	unsigned int mech = (unsigned int)iour_report__mechanism(r);
@@ -106,8 +146,12 @@ static void run_report(const struct iour_report *r, uint32_t companion)
 		     d.kind == IOUR_DECISION_LOOSENED))
 			changed++;
 	}
-	fprintf(stderr, CLI_PROG ": on Linux %s: policy %s (%s)", u.release, iour_status_str(status),
+	fprintf(stderr, CLI_PROG ": on Linux %s: policy %s (%s%s)", u.release,
+		iour_status_str(status), x->broker ? "ring broker: " : "",
 		mechanism_str(mech, mbuf, sizeof(mbuf)));
+	if (x->broker)
+		fprintf(stderr, "; every io_uring ring the command and all it starts create is "
+				"restricted; SQPOLL and R_DISABLED rings are refused (EPERM)");
 	if (mech & IOUR_MECH_COMPANION)
 		fprintf(stderr, "; io_uring_setup fails with %s for the command and all it starts",
 			companion == IOUR_POLICY_COMPANION_EPERM ? "EPERM" : "ENOSYS");
@@ -117,22 +161,222 @@ static void run_report(const struct iour_report *r, uint32_t companion)
 		fprintf(stderr, "; some requests the policy allows are denied");
 	if (flags & IOUR_REPORT_OTHER_THREADS)
 		fprintf(stderr, "; other threads are not restricted");
-	if (flags & IOUR_REPORT_NNP_SET)
+	if ((flags & IOUR_REPORT_NNP_SET) || x->broker)
 		fprintf(stderr, "; no_new_privs set");
 	if (changed)
 		fprintf(stderr, "; the rules of %d opcode%s are not enforced as written ('" CLI_PROG
 			" compile' says how)", changed, changed == 1 ? "" : "s");
+	if (x->mode == RUN_RINGS_KEEP && x->rings != 0)
+		fprintf(stderr, "; %s inherited io_uring fds kept (--existing-rings=keep): they are "
+				"NOT restricted", x->rings < 0 ? "any" : "the");
+	else if (x->mode == RUN_RINGS_CLOSE && x->rings > 0)
+		fprintf(stderr, "; %d inherited io_uring fd%s closed", x->rings,
+			x->rings == 1 ? "" : "s");
 	fputc('\n', stderr);
+}
+
+/* Inherited io_uring fds (doc/security.md: rings that exist already are
+ * restricted by nothing).  0, or CLI_FAIL with the message printed. */
+static int existing_rings(enum run_rings mode, int *n)
+{
+	int r;
+
+	if (mode == RUN_RINGS_KEEP) {
+		r = iour_ring_fds(NULL, 0);
+		*n = r < 0 ? -1 : r;
+		return 0;
+	}
+	r = iour_ring_fds_close(mode == RUN_RINGS_REFUSE ? IOUR_RING_FDS_REFUSE : 0);
+	if (r == -EBUSY && mode == RUN_RINGS_REFUSE) {
+		cli_msg("this process holds io_uring fds; not running the command "
+			"(--existing-rings=refuse)");
+		return CLI_FAIL;
+	}
+	if (r < 0)
+		return cli_fail(r, "closing the inherited io_uring fds (--existing-rings=keep "
+				   "keeps them)");
+	*n = r;
+	return 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char c = 'L', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static volatile sig_atomic_t run_child;
+
+/* The broker passes signals on to the command, which it no longer is.  A
+ * terminal's SIGINT/SIGQUIT (si_code SI_KERNEL) reached the command's
+ * process group already. */
+static void run_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code == SI_KERNEL)
+		return;
+	if (run_child > 0)
+		kill(run_child, sig);
+}
+
+/*
+ * The ring broker: the child installs the broker's filter, passes the
+ * listener up and, once told, executes the command; this process serves
+ * it until the command exits.  Returns the command's exit status.
+ */
+static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint32_t comp,
+		      const struct run_extra *x)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
+	struct iour_report *rep = NULL;
+	struct iour_broker *b = NULL;
+	struct sigaction sa;
+	int sv[2], lfd, pidfd, st = 0, probe = -1, err;
+	pid_t pid;
+	char c = 'g';
+
+	/* What every ring of the command gets: build one now, for the report. */
+	err = iour_plan__create_ring(plan, 1, NULL, NULL, &probe, &rep);
+	if (err) {
+		cli_fail(err, "building a restricted ring (the broker could not serve the "
+			      "command; --broker=off uses the companion)");
+		iour_report__free(rep);
+		return CLI_FAIL;
+	}
+	close(probe);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		iour_report__free(rep);
+		return cli_fail(-errno, "socketpair");
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		iour_report__free(rep);
+		close(sv[0]);
+		close(sv[1]);
+		return cli_fail(err, "fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		err = iour_broker__install(NULL, &lfd);
+		if (err) {
+			cli_fail(err, "installing the broker's seccomp filter");
+			_exit(CLI_FAIL);
+		}
+		if (send_fd(sv[1], lfd))
+			_exit(CLI_FAIL);
+		close(lfd);
+		/* The report line comes first; a dead broker means no command. */
+		if (read(sv[1], &c, 1) != 1)
+			_exit(CLI_FAIL);
+		close(sv[1]);
+		execvp(cmd[0], cmd);
+		err = errno;
+		cli_fail(-err, "cannot execute '%s'", cmd[0]);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(sv[1]);
+	run_child = pid;
+	lfd = recv_fd(sv[0]);
+	if (lfd >= 0) {
+		err = iour_broker__new(plan, lfd, NULL, &b);
+		if (err) {
+			close(lfd);
+			cli_fail(err, "creating the ring broker");
+		}
+	}
+	if (!b) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		iour_report__free(rep);
+		return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : CLI_FAIL;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (!quiet)
+		run_report(rep, comp, x);
+	iour_report__free(rep);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	fflush(NULL);
+	if (write(sv[0], &c, 1) != 1)
+		cli_msg("the command's process is gone");
+	close(sv[0]);
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = iour_broker__fd(b), .events = POLLIN },
+					 { .fd = pidfd, .events = POLLIN } };
+		int n = poll(pfd, 2, pidfd < 0 ? 100 : -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (pfd[0].revents & POLLIN))
+			(void)iour_broker__serve(b);
+		if (pidfd >= 0 ? (n > 0 && (pfd[1].revents & POLLIN)) :
+				 waitpid(pid, &st, WNOHANG) == pid)
+			break;
+	}
+	if (pidfd >= 0) {
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		close(pidfd);
+	}
+	run_child = 0;
+	iour_broker__free(b); /* from now on io_uring_setup fails with ENOSYS */
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION };
+	enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS };
 	static const struct option lo[] = {
 		{ "best-effort", no_argument, NULL, O_BEST },
 		{ "soft", no_argument, NULL, O_SOFT },
 		{ "hard", no_argument, NULL, O_HARD },
 		{ "companion", required_argument, NULL, O_COMPANION },
+		{ "broker", required_argument, NULL, O_BROKER },
+		{ "existing-rings", required_argument, NULL, O_RINGS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -144,7 +388,9 @@ int cmd_run(int argc, char **argv)
 	int compat = -1, companion = -1, c, rc, err;
 	uint32_t comp_val = IOUR_POLICY_COMPANION_ENOSYS;
 	const char *path = NULL;
-	bool quiet = false;
+	bool quiet = false, broker = true;
+	struct run_extra x = { .broker = false, .mode = RUN_RINGS_CLOSE, .rings = 0 };
+	struct iour_plan_info info = { .sz = sizeof(info) };
 
 	opterr = 0;
 	/* '+': options end at the first operand after POLICY, or at "--". */
@@ -175,6 +421,25 @@ int cmd_run(int argc, char **argv)
 				companion = IOUR_POLICY_COMPANION_NONE;
 			else
 				return cli_usage("--companion: '%s' is not enosys, eperm or off",
+						 optarg);
+			break;
+		case O_BROKER:
+			if (!strcmp(optarg, "auto") || !strcmp(optarg, "on"))
+				broker = true;
+			else if (!strcmp(optarg, "off"))
+				broker = false;
+			else
+				return cli_usage("--broker: '%s' is not auto or off", optarg);
+			break;
+		case O_RINGS:
+			if (!strcmp(optarg, "close"))
+				x.mode = RUN_RINGS_CLOSE;
+			else if (!strcmp(optarg, "refuse"))
+				x.mode = RUN_RINGS_REFUSE;
+			else if (!strcmp(optarg, "keep"))
+				x.mode = RUN_RINGS_KEEP;
+			else
+				return cli_usage("--existing-rings: '%s' is not close, refuse or keep",
 						 optarg);
 			break;
 		case 'q':
@@ -224,6 +489,23 @@ int cmd_run(int argc, char **argv)
 		cli_fail(err, "planning the policy for the running kernel");
 		goto out;
 	}
+	if (iour_plan__info(plan, &info) == 0 && broker && info.level < 4 && info.ring_steps &&
+	    !(info.flags & IOUR_PLAN_INFO_REFUSED)) {
+		/* Before task restrictions: the ring broker. */
+		x.broker = true;
+		if (companion >= 0)
+			cli_msg("--companion applies with --broker=off only; the broker serves "
+				"restricted rings");
+		rc = existing_rings(x.mode, &x.rings);
+		if (rc)
+			goto out;
+		rc = run_broker(plan, argv + optind, quiet, comp_val, &x);
+		goto out;
+	}
+	rc = existing_rings(x.mode, &x.rings);
+	if (rc)
+		goto out;
+	rc = CLI_FAIL;
 	err = iour_plan__apply_task(plan, &ao, &rep);
 	if (err == -IOUR_ERRNO__UNSUPPORTED) {
 		cli_msg("the running kernel cannot enforce the policy exactly, and its "
@@ -237,7 +519,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (!quiet)
-		run_report(rep, comp_val);
+		run_report(rep, comp_val, &x);
 	iour_report__free(rep);
 	iour_plan__free(plan);
 	iour_policy__free(pol);

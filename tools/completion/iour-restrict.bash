@@ -76,12 +76,22 @@ _iour_restrict()
     local opts=""
     case $cmd in
         run)
-            opts="--best-effort --soft --hard --companion= --quiet --help --"
+            opts="--best-effort --soft --hard --broker= --companion= --existing-rings= --quiet --help --"
             case $prev in
                 --companion) COMPREPLY=($(compgen -W "enosys eperm off" -- "$cur")); return ;;
+                --broker) COMPREPLY=($(compgen -W "auto off" -- "$cur")); return ;;
+                --existing-rings) COMPREPLY=($(compgen -W "close refuse keep" -- "$cur")); return ;;
             esac
             if [[ $cur == --companion=* ]]; then
                 COMPREPLY=($(compgen -P --companion= -W "enosys eperm off" -- "${cur#--companion=}"))
+                return
+            fi
+            if [[ $cur == --broker=* ]]; then
+                COMPREPLY=($(compgen -P --broker= -W "auto off" -- "${cur#--broker=}"))
+                return
+            fi
+            if [[ $cur == --existing-rings=* ]]; then
+                COMPREPLY=($(compgen -P --existing-rings= -W "close refuse keep" -- "${cur#--existing-rings=}"))
                 return
             fi ;;
         compile)

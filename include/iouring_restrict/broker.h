@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file broker.h
+ * @brief The ring broker: every ring an unmodified program creates is a
+ *        restricted one, on every kernel with per-ring restrictions
+ *        (Linux 5.10+).
+ *
+ * Before Linux 7.0 io_uring can be restricted only per ring, and the
+ * companion (companion.h) can only make `io_uring_setup(2)` fail.  The
+ * broker serves `io_uring_setup` instead: a seccomp filter on the confined
+ * program turns the call into a user notification
+ * (`SECCOMP_RET_USER_NOTIF`), and a supervising process holding the
+ * filter's listener answers it.  For each call the broker
+ * - reads the program's `struct io_uring_params` through `/proc/PID/mem`
+ *   and checks again that the notification is still valid;
+ * - creates the ring itself with `IORING_SETUP_R_DISABLED` added, applies
+ *   the plan's ring part (its restriction set, and the ring-level filters on
+ *   Linux 7.0+: iour_plan__apply_ring()) and enables it;
+ * - writes the kernel's params output back and installs the ring's fd in the
+ *   program with `SECCOMP_IOCTL_NOTIF_ADDFD` (the fd becomes the call's
+ *   result atomically with `SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14+; before,
+ *   a response carrying the fd number follows).
+ *
+ * The program sees either a working ring, restricted, or an errno
+ * `io_uring_setup` itself can return.  Setup flags get these answers:
+ * - `IORING_SETUP_SQPOLL`: -EPERM (what an unprivileged SQPOLL ring got
+ *   before Linux 5.11).  The SQ thread is created from the task that
+ *   creates the ring, the broker: it would run with the broker's
+ *   credentials, namespaces, cgroup, root and working directory, and it
+ *   resolves plain fds in the broker's fd table, which no other process
+ *   can share.  So it is refused always, not only when they differ.
+ * - `IORING_SETUP_R_DISABLED` asked by the program: -EPERM (it must never
+ *   hold a ring it could restrict or enable itself).
+ * - `IORING_SETUP_ATTACH_WQ`: -EINVAL (the answer of a kernel that finds
+ *   no ring at `wq_fd`).
+ * - `IORING_SETUP_NO_MMAP` and `IORING_SETUP_REGISTERED_FD_ONLY` (rings in
+ *   the program's memory, an fd only in its registered-ring table):
+ *   -EINVAL, as a kernel before 6.5 answers.
+ * - `IORING_SETUP_SINGLE_ISSUER` and `IORING_SETUP_DEFER_TASKRUN`: served
+ *   without them (enabling the ring in the broker would make the broker
+ *   its single issuer, and the program's submissions would get -EEXIST);
+ *   the flags the program sees in its params are the ones it asked for.
+ *   These two only restrict or delay the kernel's own work, so the ring
+ *   works as the program expects.
+ * - flags the library does not know: -EINVAL, as the kernel answers;
+ *   every other flag is passed to the kernel, which validates it.
+ *
+ * Fail closed: a notification whose listener is closed (the broker died)
+ * fails with -ENOSYS in the program, and the filter cannot be removed.
+ * Threads, children and programs started by `execve` inherit the filter
+ * and are served by the same broker.  doc/security.md gives the threat
+ * model.
+ *
+ * Thread safety: a broker may be used by one thread at a time.
+ */
+#ifndef IOURING_RESTRICT_BROKER_H
+#define IOURING_RESTRICT_BROKER_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct iour_plan;
+
+/** @brief A ring broker: serves one seccomp listener with one plan
+ *         (opaque). */
+struct iour_broker;
+
+/** @name Flags for iour_broker_opts::flags
+ *  @{ */
+/** @brief iour_broker__install(): install the filter on every thread of
+ *  the process (seccomp's `SECCOMP_FILTER_FLAG_TSYNC`). */
+#define IOUR_BROKER_ALL_THREADS (1U << 0)
+/** @} */
+
+/** @brief One `io_uring_setup` the broker answered (the on_ring
+ *         callback). */
+struct iour_broker_event {
+	size_t sz;            /**< sizeof(struct iour_broker_event) as the library knows it */
+	int pid;              /**< the calling thread's id in the broker's pid namespace */
+	uint32_t entries;     /**< the entries argument */
+	uint32_t setup_flags; /**< the flags the program asked for (0 if unreadable) */
+	int result;           /**< the fd number given, or the negative errno answered */
+	const char *what;     /**< one line: what was registered, or why it was refused;
+				   valid during the callback only */
+};
+
+/** @brief Options of the broker.  Set @c sz and zero what you do not use;
+ *         NULL means all defaults. */
+struct iour_broker_opts {
+	size_t sz;      /**< sizeof(struct iour_broker_opts) */
+	uint32_t flags; /**< IOUR_BROKER_* flags */
+	/** Called once per notification answered (served or refused), from
+	 *  iour_broker__serve(); may be NULL. */
+	void (*on_ring)(void *arg, const struct iour_broker_event *ev);
+	void *arg; /**< passed to @c on_ring */
+};
+/** @brief The last field of struct iour_broker_opts, up to which the library
+ *         reads it (the options discipline of common.h). */
+#define iour_broker_opts__last_field arg
+
+/** @brief Counters of a broker (iour_broker__counters()). */
+struct iour_broker_counters {
+	size_t sz;                /**< set by the caller: sizeof(struct iour_broker_counters) */
+	uint64_t notifications;   /**< notifications received */
+	uint64_t served;          /**< restricted rings installed in the program */
+	uint64_t refused;         /**< calls answered with an errno (all reasons below) */
+	uint64_t refused_flags;   /**< ... because of a setup flag the broker refuses */
+	uint64_t refused_kernel;  /**< ... because the kernel refused the ring or a step */
+	uint64_t refused_memory;  /**< ... because the params could not be read or written */
+	uint64_t gone;            /**< notifications whose caller went away before the answer */
+};
+
+/**
+ * @brief **iour_broker__install()** installs, on the calling thread, the
+ *        seccomp filter that sends every `io_uring_setup` to a broker, and
+ *        gives back the filter's listener.  Irreversible.
+ *
+ * Call it in the process to be confined (typically a child between `fork`
+ * and `execve`), then pass the listener to the supervising process, which
+ * gives it to iour_broker__new().  `no_new_privs` is set first (it stays
+ * set if the installation then fails).  The filter answers
+ * `io_uring_setup` from any other system-call ABI (ia32, x32) with ENOSYS
+ * as the companion does, and kills a process calling from an ABI it does
+ * not know.  Until a broker serves the listener, the program's
+ * `io_uring_setup` blocks; once the listener is closed everywhere, it
+ * fails with ENOSYS.
+ *
+ * @param opts options (only #IOUR_BROKER_ALL_THREADS is read), or NULL.
+ * @param listener_fd receives the listener (close-on-exec).
+ * @return 0 on success; or a negative error code:
+ *  - -EINVAL: @p listener_fd is NULL, unknown flags, @c sz too small;
+ *  - -E2BIG: unknown non-zero bytes in @p opts;
+ *  - -EOPNOTSUPP: the kernel has no seccomp user notification (before
+ *    Linux 5.0) or the library does not know this architecture's ABI;
+ *  - -EBUSY: with #IOUR_BROKER_ALL_THREADS, another thread could not be
+ *    synchronised;
+ *  - -ENOMEM, -EMFILE: from the kernel.
+ * @since 1.1
+ */
+IOUR_API int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd);
+
+/**
+ * @brief **iour_broker__new()** creates a broker that answers the
+ *        notifications of @p listener_fd with rings restricted by @p plan.
+ *
+ * @param plan a plan with a ring part (a ring plan, or a task plan compiled
+ *        for a kernel without task restrictions); the broker keeps a
+ *        reference to it: free the plan only after the broker.
+ * @param listener_fd a seccomp listener (iour_broker__install()); the
+ *        broker owns it on success and closes it in iour_broker__free().
+ * @param opts options, or NULL.
+ * @param out receives the broker.
+ * @return 0 on success; -EINVAL if @p plan or @p out is NULL, the plan has
+ *         no ring part, @p listener_fd is negative or @p opts is invalid;
+ *         -E2BIG; -IOUR_ERRNO__UNSUPPORTED if the plan was refused by
+ *         #IOUR_POLICY_COMPAT_HARD; -ENOMEM.
+ * @since 1.1
+ */
+IOUR_API int iour_broker__new(const struct iour_plan *plan, int listener_fd,
+			      const struct iour_broker_opts *opts, struct iour_broker **out);
+
+/**
+ * @brief **iour_broker__fd()** gives the listener, to wait on with
+ *        `poll(2)`: readable (POLLIN) when a notification waits, POLLHUP
+ *        when every process the filter confined has exited.
+ * @param b the broker.
+ * @return the fd; -EINVAL if @p b is NULL.
+ * @since 1.1
+ */
+IOUR_API int iour_broker__fd(const struct iour_broker *b);
+
+/**
+ * @brief **iour_broker__serve()** waits for one notification and answers
+ *        it (blocking unless poll() said one waits).
+ *
+ * A notification that is not `io_uring_setup` (it cannot come from the
+ * library's filter) is answered with -ENOSYS.  Errors of one call (a
+ * refused flag, a kernel refusal, a caller that went away) are answers to
+ * the program, counted and reported to the callback; they are not errors
+ * of this function.
+ *
+ * @param b the broker.
+ * @return 0 after a notification was answered (or found gone); or a
+ *         negative error code:
+ *  - -EINVAL: @p b is NULL;
+ *  - -ENOENT: every process the filter confined has exited: stop serving;
+ *  - -EINTR: a signal interrupted the wait;
+ *  - -ENOMEM or another negative errno from the kernel's
+ *    `SECCOMP_IOCTL_NOTIF_RECV`.
+ * @since 1.1
+ */
+IOUR_API int iour_broker__serve(struct iour_broker *b);
+
+/**
+ * @brief **iour_broker__counters()** reads the broker's counters.
+ * @param b the broker.
+ * @param out receives the counters; set its `sz` first.  Fields beyond
+ *        the caller's `sz` are not written.
+ * @return 0 on success; -EINVAL if @p b or @p out is NULL or `out->sz`
+ *         is smaller than its first field or above #IOUR_OPTS_MAX_SZ.
+ * @since 1.1
+ */
+IOUR_API int iour_broker__counters(const struct iour_broker *b, struct iour_broker_counters *out);
+
+/**
+ * @brief **iour_broker__free()** closes the listener and releases the
+ *        broker.  Programs confined by the listener's filter get -ENOSYS
+ *        from `io_uring_setup` from then on (unless another process holds
+ *        a copy of the listener).  Rings already handed out keep working.
+ * @param b the broker; NULL is accepted and ignored.
+ * @since 1.1
+ */
+IOUR_API void iour_broker__free(struct iour_broker *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOURING_RESTRICT_BROKER_H */
