@@ -7,6 +7,8 @@ make it:
   client.py SOCKET garbage   a message that is not JSON
   client.py SOCKET nofd      a state message without any fd
   client.py SOCKET silent N  connect, send nothing for N seconds
+  client.py SOCKET huge      2 MiB of JSON (the agent takes at most 1 MiB)
+  client.py SOCKET many N    N connections at once, silent for 2 seconds
   client.py SOCKET decoy     runc's message with unknown fields and two fds,
                              /dev/null as "other" and the read end of a pipe
                              as "seccompFd"; holds the pipe's write end for
@@ -35,6 +37,16 @@ def main():
                               "state": {"id": "nofd", "pid": 1}}).encode())
     elif mode == "silent":
         time.sleep(float(sys.argv[3]))
+    elif mode == "huge":
+        try:
+            s.sendall(b'{"pad": "' + b"x" * (2 << 20) + b'"}')
+        except OSError:
+            pass  # the agent hung up: what is tested
+    elif mode == "many":
+        more = [connect(path) for _ in range(int(sys.argv[3]))]
+        time.sleep(2)
+        for c in more:
+            c.close()
     elif mode == "decoy":
         r, w = os.pipe()
         null = os.open("/dev/null", os.O_RDONLY)

@@ -49,16 +49,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 S=$work/agent.sock
+AGENT_PRE=""
 LOG=$work/agent.log
 
 # start_agent [ARGS...]: the agent on $S, logging to $LOG; waits until it
 # logs that it listens (its signal handling is in place by then).
+listening() { n=$(grep -c ' listening socket=' "$LOG" 2>/dev/null); echo "${n:-0}"; }
 start_agent() {
-	n0=$(grep -c ' listening socket=' "$LOG" 2>/dev/null)
-	"$T" agent --socket "$S" --log "$LOG" "$@" 2>>"$work/agent.err" &
+	n0=$(listening)
+	# shellcheck disable=SC2086
+	$AGENT_PRE "$T" agent --socket "$S" --log "$LOG" "$@" 2>>"$work/agent.err" &
 	agent_pid=$!
 	i=0
-	while [ "$(grep -c ' listening socket=' "$LOG" 2>/dev/null)" = "${n0:-0}" ]; do
+	while [ "$(listening)" -le "$n0" ]; do
 		kill -0 "$agent_pid" 2>/dev/null && [ $i -lt 100 ] || return 1
 		sleep 0.05
 		i=$((i + 1))
@@ -117,6 +120,17 @@ check "the silent client was dropped after the timeout" \
 	grep -q 'no complete message within 5000 ms' "$LOG"
 check "a message that is not JSON is logged and dropped" grep -q 'not JSON' "$LOG"
 check "a message without a listener is logged and dropped" grep -q 'no seccomp listener' "$LOG"
+client huge
+check "a message over 1 MiB is dropped" wait_for "$LOG" 'longer than 1048576 bytes' 30
+client many 70
+check "more than 64 waiting connections: the rest are refused" \
+	grep -q 'more than 64 runtimes connected at once' "$LOG"
+mv "$LOG" "$LOG.1"
+kill -HUP "$agent_pid"
+client garbage >/dev/null 2>&1
+check "SIGHUP reopens the log (log rotation)" wait_for "$LOG" 'not JSON' 30
+cat "$LOG.1" "$LOG" >"$LOG.2" && mv "$LOG.2" "$LOG" && rm -f "$LOG.1"
+kill -HUP "$agent_pid"
 check "the agent survived all of them" kill -0 "$agent_pid"
 stop_agent
 rc=$?
@@ -288,10 +302,42 @@ check "agent killed: its ring keeps working (READ $(val killed read2))" \
 	sh -c "[ '$(val killed read2)' = 33 ] && [ '$(val killed read2_data)' = ok ]"
 check "agent killed: the container exits normally (runc $rk)" \
 	sh -c "[ $rk -eq 0 ] && grep -qx done '$work/killed.out'"
+bundle orphan "$work/read.json" yes
+start runc orphan
+ro=$?
+check "no agent listening: runc refuses to create a container that names it (runc $ro)" \
+	sh -c "[ $ro -ne 0 ] && ! grep -q setup= '$work/orphan.out'"
 check "a new agent replaces the stale socket" start_agent
 bundle reborn "$work/read.json" yes
 start runc reborn
 check "... and serves the next container" sh -c "[ '$(val reborn nop)' = -13 ]"
+
+# the systemd unit's capabilities (examples/systemd): the agent serves
+# containers with exactly its bounding set
+unit=$(dirname "$0")/../../examples/systemd/iour-restrict-agent.service
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+stop_agent
+if ! command -v setpriv >/dev/null 2>&1; then
+	echo "agent: unit: SKIP: no setpriv (Debian package util-linux)"
+elif [ -z "$caps" ]; then
+	bad "the unit has no CapabilityBoundingSet"
+else
+	AGENT_PRE="setpriv --bounding-set -all,$caps --no-new-privs"
+	check "the agent starts with the unit's capabilities only ($caps)" start_agent
+	AGENT_PRE=""
+	bundle unitcaps "$work/read.json" yes
+	start runc unitcaps
+	check "... and serves a container: READ 33, NOP -EACCES" \
+		sh -c "[ '$(val unitcaps read)' = 33 ] && [ '$(val unitcaps nop)' = -13 ]"
+	check "... and has exactly the unit's capabilities, effective and bounding" python3 -c '
+import sys
+st = dict(l.split(":\t", 1) for l in open("/proc/%s/status" % sys.argv[1]).read().splitlines() if ":\t" in l)
+bnd, eff = int(st["CapBnd"], 16), int(st["CapEff"], 16)
+assert eff == bnd and bin(bnd).count("1") == len(sys.argv[2].split(",")), (st["CapBnd"], st["CapEff"])
+' "$agent_pid" "$caps"
+	stop_agent
+fi
+start_agent
 
 # crun, where it can run a container here
 if ! command -v crun >/dev/null 2>&1; then
