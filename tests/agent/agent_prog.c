@@ -18,6 +18,9 @@
  * With "wait FILE" it then waits (up to 30 s) until FILE exists, and
  * prints setup2= (a second io_uring_setup) and read2= (a READ on the
  * first ring, which must keep working).
+ * With "pin MIB" it registers a buffer of MIB MiB on its ring
+ * (IORING_REGISTER_BUFFERS) and prints pin=RES: whose locked-memory limit
+ * counts it depends on who created the ring.
  * With "storm" it forks four children, prints "storming", and all five
  * create and close rings until they are killed (a container killed while
  * its calls wait for the agent).
@@ -27,9 +30,11 @@
 #include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,6 +156,18 @@ int main(int argc, char **argv)
 	if (rc) {
 		printf("map=%d\n", rc);
 		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pin")) {
+		size_t len = (size_t)atoi(argv[2]) << 20;
+		struct iovec iov;
+
+		iov.iov_base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		iov.iov_len = len;
+		if (iov.iov_base == MAP_FAILED)
+			return 1;
+		printf("pin=%d\n", sys_register(fd, IORING_REGISTER_BUFFERS, &iov, 1));
+		return 0;
 	}
 	probe_read(&r, "read");
 	printf("nop=%d\n", ring_one(&r, IORING_OP_NOP, -1, NULL, 0));

@@ -158,6 +158,9 @@ cat >"$work/nop.json" <<'EOF'
 { "defaultAction": "deny", "entries": [ { "names": ["nop"], "action": "allow" } ] }
 EOF
 echo '{ "defaultAction": ' >"$work/broken.json"
+cat >"$work/pin.json" <<'EOF'
+{ "defaultAction": "deny", "requestOps": ["READ"], "registerOps": ["REGISTER_BUFFERS"] }
+EOF
 
 # bundle NAME POLICY|- SECCOMP(yes|no) ARGS...: a bundle in $work/NAME.
 bundle() {
@@ -171,6 +174,9 @@ c["process"]["terminal"] = False
 c["process"]["args"] = ["/bin/prog"] + sys.argv[9:]
 c["root"] = {"path": rootfs, "readonly": True}
 c["hostname"] = name
+# a locked-memory limit of 64 KiB (the pin checks)
+c["process"]["rlimits"] = [r for r in c["process"].get("rlimits", []) if r["type"] != "RLIMIT_MEMLOCK"] + \
+    [{"type": "RLIMIT_MEMLOCK", "hard": 65536, "soft": 65536}]
 c["mounts"].append({"destination": "/shared", "type": "bind", "source": shared,
                     "options": ["rbind", "ro"]})
 if policy != "-":
@@ -335,9 +341,19 @@ st = dict(l.split(":\t", 1) for l in open("/proc/%s/status" % sys.argv[1]).read(
 bnd, eff = int(st["CapBnd"], 16), int(st["CapEff"], 16)
 assert eff == bnd and bin(bnd).count("1") == len(sys.argv[2].split(",")), (st["CapBnd"], st["CapEff"])
 ' "$agent_pid" "$caps"
+		bundle pin-unit "$work/pin.json" yes pin 16
+	start runc pin-unit
+	check "... and a container's registered buffers count against its locked-memory limit (16 MiB over 64 KiB: $(val pin-unit pin))" \
+		[ "$(val pin-unit pin)" = -12 ]
 	stop_agent
 fi
 start_agent
+# what the unit avoids: with CAP_IPC_LOCK, the agent's rings count no
+# locked memory (doc/containers.md)
+bundle pin-root "$work/pin.json" yes pin 16
+start runc pin-root
+check "an agent with CAP_IPC_LOCK: 16 MiB of buffers pinned over a 64 KiB limit (documented; got $(val pin-root pin))" \
+	[ "$(val pin-root pin)" = 0 ]
 
 # crun, where it can run a container here
 if ! command -v crun >/dev/null 2>&1; then
