@@ -44,12 +44,12 @@ cleanup() {
 		crun delete -f "$n" >/dev/null 2>&1
 	done
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-	rm -rf "$work"
+	[ -n "${IOUR_AGENT_KEEP:-}" ] && echo "agent: kept $work" || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 S=$work/agent.sock
-AGENT_PRE=""
+AGENT_PRE=${IOUR_AGENT_WRAP:-}
 LOG=$work/agent.log
 
 # start_agent [ARGS...]: the agent on $S, logging to $LOG; waits until it
@@ -277,6 +277,10 @@ wait $js
 check "a container killed in the middle of its io_uring_setup calls: the agent lives on" \
 	kill -0 "$agent_pid"
 check "... and logs it gone" grep -q 'container=storm pid=[0-9]* gone' "$LOG"
+n=$(grep -c 'container=storm pid=[0-9]* ring ' "$LOG")
+served=$(sed -n 's/.*container=storm pid=[0-9]* gone.* rings=\([0-9]*\).*/\1/p' "$LOG")
+check "... its ring lines are rate-limited: $n lines for ${served:-?} rings, the rest counted" \
+	sh -c "[ '${served:-0}' -gt 100 ] && [ $n -lt 60 ] && grep -q 'container=storm .* suppressed=[0-9]' '$LOG'"
 bundle after "$work/read.json" yes
 start runc after
 check "... and serves the next container" sh -c "[ '$(val after nop)' = -13 ]"
@@ -330,7 +334,7 @@ elif [ -z "$caps" ]; then
 else
 	AGENT_PRE="setpriv --bounding-set -all,$caps --no-new-privs"
 	check "the agent starts with the unit's capabilities only ($caps)" start_agent
-	AGENT_PRE=""
+	AGENT_PRE=${IOUR_AGENT_WRAP:-}
 	bundle unitcaps "$work/read.json" yes
 	start runc unitcaps
 	check "... and serves a container: READ 33, NOP -EACCES" \

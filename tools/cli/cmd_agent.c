@@ -83,6 +83,11 @@ const char cli_help_agent[] =
 #define AGENT_CLIENT_TIMEOUT_MS 5000
 /* The largest state message accepted (annotations included). */
 #define AGENT_MSG_MAX (1U << 20)
+/* Ring lines per container: a burst of this many, then this many per
+ * second; the others are counted and the count is logged with the next
+ * line (a container creating rings in a loop must not fill the log). */
+#define AGENT_RING_LINES_BURST 20
+#define AGENT_RING_LINES_PER_S 10
 /* Runtimes connected at once, and fds accepted in one message. */
 #define AGENT_CLIENTS_MAX 64
 #define AGENT_FDS_MAX 16
@@ -120,6 +125,9 @@ struct container {
 	int deny_fd; /* the listener when there is no broker */
 	const char *deny_why;
 	unsigned long refused;
+	double line_tokens;       /* ring lines it may log now */
+	long long line_ms;        /* when line_tokens was computed */
+	unsigned long suppressed; /* ring lines not logged since the last */
 	struct container *next;
 };
 
@@ -243,6 +251,8 @@ static void container_drop(struct agent *a, struct container *c, const char *why
 	FILE *f = log_container(a, c);
 
 	fprintf(f, "gone reason=%s", why);
+	if (c->suppressed)
+		fprintf(f, " suppressed=%lu", c->suppressed);
 	if (c->broker) {
 		struct iour_broker_counters n = { .sz = sizeof(n) };
 
@@ -274,11 +284,41 @@ static const char *errno_name(int err)
 	return n ? n : "unknown";
 }
 
+/* May the container log one more ring line?  (A token bucket.) */
+static bool ring_line_allowed(struct container *c)
+{
+	long long now = now_ms();
+
+	c->line_tokens += (double)(now - c->line_ms) * AGENT_RING_LINES_PER_S / 1000.0;
+	if (c->line_tokens > AGENT_RING_LINES_BURST)
+		c->line_tokens = AGENT_RING_LINES_BURST;
+	c->line_ms = now;
+	if (c->line_tokens < 1.0) {
+		c->suppressed++;
+		return false;
+	}
+	c->line_tokens -= 1.0;
+	return true;
+}
+
+/* Ends a ring line: how many were not logged before it. */
+static void ring_line_end(struct container *c, FILE *f)
+{
+	if (c->suppressed)
+		fprintf(f, " suppressed=%lu", c->suppressed);
+	c->suppressed = 0;
+	log_end(f);
+}
+
 /* The broker's callback: one line per ring the container asked for. */
 static void on_ring(void *arg, const struct iour_broker_event *ev)
 {
 	struct container *c = arg;
-	FILE *f = log_container(c->agent, c);
+	FILE *f;
+
+	if (!ring_line_allowed(c))
+		return;
+	f = log_container(c->agent, c);
 
 	fprintf(f, "ring task=%d entries=%u flags=0x%x ", ev->pid, ev->entries, ev->setup_flags);
 	if (ev->result >= 0)
@@ -291,7 +331,7 @@ static void on_ring(void *arg, const struct iour_broker_event *ev)
 		fputs(ev->result >= 0 ? " registered=" : " why=", f);
 		log_str(f, ev->what);
 	}
-	log_end(f);
+	ring_line_end(c, f);
 }
 
 /*
@@ -318,11 +358,13 @@ static void deny_one(struct agent *a, struct container *c)
 	if (ioctl(c->deny_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
 		log_msg(a, "answering a notification: %s", strerror(errno));
 	c->refused++;
+	if (!ring_line_allowed(c))
+		return;
 	f = log_container(a, c);
 	fprintf(f, "ring task=%u entries=%llu result=EPERM why=", req.pid,
 		(unsigned long long)(uint32_t)req.data.args[0]);
 	log_str(f, c->deny_why);
-	log_end(f);
+	ring_line_end(c, f);
 }
 
 /*
@@ -422,6 +464,8 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	c->agent = a;
 	c->pid = pid;
 	c->deny_fd = -1;
+	c->line_tokens = AGENT_RING_LINES_BURST;
+	c->line_ms = now_ms();
 	if (policy && !container_plan(a, c, policy, &c->plan, &why)) {
 		/* The broker owns the listener on success only: on failure
 		 * the agent keeps it, to refuse the container's rings. */
