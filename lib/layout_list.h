@@ -257,7 +257,28 @@
 	F(iour_verify_opts, exec_argv) \
 	F(iour_verify_opts, exec_envp) \
 	F(iour_verify_opts, ruleset) \
-	F(iour_verify_opts, coverage)
+	F(iour_verify_opts, coverage) \
+	S(iour_broker_event) \
+	F(iour_broker_event, sz) \
+	F(iour_broker_event, pid) \
+	F(iour_broker_event, entries) \
+	F(iour_broker_event, setup_flags) \
+	F(iour_broker_event, result) \
+	F(iour_broker_event, what) \
+	S(iour_broker_opts) \
+	F(iour_broker_opts, sz) \
+	F(iour_broker_opts, flags) \
+	F(iour_broker_opts, on_ring) \
+	F(iour_broker_opts, arg) \
+	S(iour_broker_counters) \
+	F(iour_broker_counters, sz) \
+	F(iour_broker_counters, notifications) \
+	F(iour_broker_counters, served) \
+	F(iour_broker_counters, refused) \
+	F(iour_broker_counters, refused_flags) \
+	F(iour_broker_counters, refused_kernel) \
+	F(iour_broker_counters, refused_memory) \
+	F(iour_broker_counters, gone)
 
 /* clang-format on */
 

@@ -11,11 +11,13 @@
 #       fio's writes fail with EACCES and fio says so ("Permission denied");
 #     policies/socket-inet.json (SOCKET only for AF_INET): uring-try's
 #       AF_UNIX socket request gets EACCES, its AF_INET one a socket.
-#   before 7.0: no task restriction exists; the report line says the policy
-#     is only partly enforced by the fallback, the seccomp companion, and
-#     io_uring_setup fails; fio cannot use io_uring under either fio
-#     policy (it says so), and uring-try's setup gets ENOSYS.  This is the
-#     fallback, NOT the policies being enforced.
+#   before 7.0: no task restriction exists; run is a ring broker: fio's
+#     rings are created by the broker and restricted per ring, so fio
+#     completes under fio.json, its writes get EACCES under
+#     fio-nowrite.json, and the report line names the ring broker.  With
+#     --broker=off the fallback of 1.0, the seccomp companion: io_uring_setup
+#     fails, fio says io_uring is unavailable, uring-try's setup gets ENOSYS
+#     (NOT the policies being enforced, and the report line says so).
 #
 # Needs only sh builtins, fio and uring-try on PATH, iour-restrict.  Usage:
 # fio_guest.sh [IOUR_RESTRICT [POLICY_DIR [DIR]]].  Every check counts; the
@@ -93,24 +95,45 @@ if [ $level4 -eq 1 ]; then
 		bad "7.x: SOCKET filter: expected AF_UNIX EACCES and AF_INET ok, got $s"
 	check "7.x: the report line names filters" "$D/err" "filters"
 else
+	fio_job "$P/fio.json"
+	rc=$?
+	[ $rc -eq 0 ] && ok "before 7.0: fio completes under fio.json (ring broker)" ||
+		bad "before 7.0: fio under fio.json exited $rc: $(joined "$D/err")"
+	check "before 7.0: the report line names the ring broker" "$D/err" "ring broker"
+	check "before 7.0: fio read" "$D/out" "READ: bw="
+	check "before 7.0: fio wrote" "$D/out" "WRITE: bw="
+
+	fio_job "$P/fio-nowrite.json"
+	rc=$?
+	[ $rc -ne 0 ] && ok "before 7.0: fio fails under fio-nowrite.json (exit $rc)" ||
+		bad "before 7.0: fio succeeded under a policy without WRITE"
+	if l=$(line_with "$D/err" "Permission denied") || l=$(line_with "$D/out" "Permission denied"); then
+		case $l in
+		*write*) ok "before 7.0: fio says its write got EACCES (brokered ring): $l" ;;
+		*) bad "before 7.0: EACCES, but not for a write: $l" ;;
+		esac
+	else
+		bad "before 7.0: fio does not say Permission denied: $(joined "$D/err")"
+	fi
+
 	for p in fio fio-nowrite; do
-		fio_job "$P/$p.json"
+		"$T" run "$P/$p.json" --broker=off -- fio --name=guest --ioengine=io_uring \
+			--filename="$D/fio.dat" --size=256k --bs=4k --rw=randrw --iodepth=4 \
+			--direct=0 >"$D/out" 2>"$D/err"
 		rc=$?
 		[ $rc -ne 0 ] &&
-			ok "before 7.0 ($p.json): fio cannot use io_uring (exit $rc; the fallback, NOT the policy)" ||
-			bad "before 7.0 ($p.json): fio succeeded although io_uring should be unavailable"
-		check "before 7.0 ($p.json): the report line says partly enforced" "$D/err" "partially enforced"
-		check "before 7.0 ($p.json): the report line names the companion" "$D/err" "seccomp companion"
-		check "before 7.0 ($p.json): the report line says io_uring_setup fails" "$D/err" "io_uring_setup fails"
-		check "before 7.0 ($p.json): fio says io_uring is unavailable" "$D/err" "doesn't support io_uring"
+			ok "before 7.0, --broker=off ($p.json): fio cannot use io_uring (exit $rc; the fallback, NOT the policy)" ||
+			bad "before 7.0, --broker=off ($p.json): fio succeeded although io_uring should be unavailable"
+		check "before 7.0, --broker=off ($p.json): the report line names the companion" "$D/err" "seccomp companion"
+		check "before 7.0, --broker=off ($p.json): the report line says io_uring_setup fails" "$D/err" "io_uring_setup fails"
+		check "before 7.0, --broker=off ($p.json): fio says io_uring is unavailable" "$D/err" "doesn't support io_uring"
 	done
-	"$T" run "$P/socket-inet.json" -- uring-try nop socket-unix >"$D/out" 2>"$D/err"
+	"$T" run "$P/socket-inet.json" --broker=off -- uring-try nop socket-unix >"$D/out" 2>"$D/err"
 	rc=$?
 	s=$(joined "$D/out")
 	[ $rc -eq 0 ] && [ "$s" = "setup: ENOSYS|" ] &&
-		ok "before 7.0: uring-try under socket-inet.json: io_uring_setup -> ENOSYS (companion)" ||
-		bad "before 7.0: uring-try: expected setup ENOSYS, got exit $rc, $s $(joined "$D/err")"
-	check "before 7.0 (socket-inet.json): the report line names the companion" "$D/err" "seccomp companion"
+		ok "before 7.0, --broker=off: uring-try: io_uring_setup -> ENOSYS (companion)" ||
+		bad "before 7.0, --broker=off: uring-try: expected setup ENOSYS, got exit $rc, $s $(joined "$D/err")"
 fi
 echo "$pass passed, $failed failed"
 [ $failed -eq 0 ]

@@ -6,9 +6,12 @@
 #
 #   Linux 7.0+ (task restrictions): the learned policy must let the job
 #     run (exit 0); without WRITE the job must fail.
-#   before 7.0: no task restriction exists; the fallback, the seccomp
-#     companion, makes io_uring unavailable, so fio must fail under both
-#     policies and the report line must name the companion.  This is the
+#   before 7.0: no task restriction exists; `run` (1.1) is a ring broker:
+#     the learned policy lets the job run on brokered, restricted rings and
+#     without WRITE it fails; with --broker=off (or `exec`, or a 1.0 `run`)
+#     the fallback, the seccomp companion, makes io_uring unavailable, so
+#     fio must fail under both policies and the report line must name the
+#     companion.  This is the
 #     fallback working, NOT the learned policy being enforced.
 #
 # Self-contained for the 7.x qemu guest: needs only sh (builtins), fio,
@@ -83,7 +86,7 @@ fi
 under() {
 	if [ $how = run ]; then
 		# shellcheck disable=SC2086
-		"$T" run "$1" -- fio $job 2>"$D/run.err"
+		"$T" run "$1" ${2:-} -- fio $job 2>"$D/run.err"
 	else
 		# shellcheck disable=SC2086
 		"$T" exec -- fio $job 2>"$D/run.err"
@@ -102,8 +105,23 @@ if [ $level4 -eq 1 ]; then
 	[ $rc -ne 0 ] && ok "7.x: fio fails under the policy without WRITE (exit $rc)" ||
 		bad "7.x: fio succeeded under a policy without WRITE"
 else
+	off=
+	case $how:$("$T" run --help 2>/dev/null) in run:*--broker=*) broker=1 ;; *) broker=0 ;; esac
+	if [ $broker -eq 1 ]; then
+		off=--broker=off
+		under "$D/learned.json"
+		rc=$?
+		[ $rc -eq 0 ] && ok "before 7.0: fio runs under its learned policy (ring broker)" ||
+			bad "before 7.0: fio under its learned policy (ring broker) exited $rc: $(first_line "$D/run.err")"
+		has "$D/run.err" "ring broker" && ok "before 7.0: report names the ring broker" ||
+			bad "before 7.0: report does not name the ring broker: $(first_line "$D/run.err")"
+		under "$D/nowrite.json"
+		rc=$?
+		[ $rc -ne 0 ] && ok "before 7.0: fio fails under the policy without WRITE (ring broker, exit $rc)" ||
+			bad "before 7.0: fio succeeded under a policy without WRITE (ring broker)"
+	fi
 	for p in learned nowrite; do
-		under "$D/$p.json"
+		under "$D/$p.json" $off
 		rc=$?
 		[ $rc -ne 0 ] &&
 			ok "before 7.0 ($how, $p policy): fio cannot use io_uring (fallback: seccomp companion; the policy itself is NOT enforced on this kernel)" ||

@@ -24,6 +24,7 @@
  *                 its lines prefixed "child " / "thread "
  *   exec          execute this program again with the steps that follow
  *   wait          read one byte from stdin first (tests synchronise)
+ *   fds           "rings: N", the io_uring fds this process holds
  * Exit status 0 unless the program itself failed (2).
  */
 #ifndef _GNU_SOURCE
@@ -34,6 +35,7 @@
 #include <linux/io_uring.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +299,31 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void do_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], link[64];
+	int n = 0;
+
+	if (!d) {
+		say("rings", "no /proc/self/fd");
+		return;
+	}
+	while ((e = readdir(d))) {
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = '\0';
+			n += !strcmp(link, "anon_inode:[io_uring]");
+		}
+	}
+	closedir(d);
+	say("rings", "%d", n);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -337,6 +364,8 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			execv("/proc/self/exe", argv + i);
 			return 2;
+		} else if (!strcmp(s, "fds")) {
+			do_fds();
 		} else if (!strcmp(s, "wait")) {
 			char c;
 

@@ -2,6 +2,7 @@
 """The Pythonic layer: handles, builders, dataclasses."""
 import ctypes
 import dataclasses
+import errno
 import os
 from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
@@ -38,7 +39,8 @@ def _handle_type(pyname):
 
 
 _HANDLE_CLASSES = {}
-_HANDLE_TYPES = {n: _handle_type(n) for n in ("ruleset", "filter", "prog", "policy", "plan")}
+_HANDLE_TYPES = {n: _handle_type(n) for n in ("ruleset", "filter", "prog", "policy", "plan",
+                                               "broker")}
 
 class _CheckedLib:
     """The loaded library with every function declared; a handle argument
@@ -1115,10 +1117,96 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
     return out
 
 
-_HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan)
+# ---- the ring broker (broker.h)
+#: iour_broker__install(): the filter on every thread of the process.
+BROKER_ALL_THREADS = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokerEvent:
+    """One io_uring_setup the broker answered (iour_broker_event)."""
+    pid: int
+    entries: int
+    setup_flags: int
+    result: int  #: the fd number given, or the negative errno answered
+    what: str
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokerCounters:
+    """A broker's counters (iour_broker_counters)."""
+    notifications: int
+    served: int
+    refused: int
+    refused_flags: int
+    refused_kernel: int
+    refused_memory: int
+    gone: int
+
+
+def broker_install(all_threads: bool = False) -> int:
+    """iour_broker__install(): in the process to be confined, send every
+    io_uring_setup to a broker (irreversible; sets no_new_privs).  Returns
+    the listener fd, to pass to the supervising process."""
+    o = _lib.opts(_lib.iour_broker_opts, flags=BROKER_ALL_THREADS if all_threads else 0)
+    fd = c_int(-1)
+    _check(lib.iour_broker__install(byref(o), byref(fd)), "iour_broker__install")
+    return fd.value
+
+
+class Broker(_Handle):
+    """A ring broker (iour_broker): answers the io_uring_setup calls of a
+    seccomp listener with rings restricted by ``plan``.  On success it owns
+    ``listener_fd`` (closed by :meth:`close`).  ``on_ring(event)`` is called
+    from :meth:`serve` for each call answered; an exception it raises is
+    printed and ignored (it cannot cross the C library)."""
+
+    def __init__(self, plan: Plan, listener_fd, on_ring=None):
+        if not isinstance(plan, Plan):
+            raise TypeError("Broker: plan must be a Plan, not %s" % type(plan).__name__)
+        fd = _fd(listener_fd)
+        self._ptr = None
+        self._plan = plan  # the broker reads it until freed
+        self._cb = None
+        o = _lib.opts(_lib.iour_broker_opts)
+        if on_ring is not None:
+            if not callable(on_ring):
+                raise TypeError("Broker: on_ring must be callable")
+
+            def cb(_arg, ev):
+                e = ev.contents
+                on_ring(BrokerEvent(e.pid, e.entries, e.setup_flags, e.result, _s(e.what)))
+
+            self._cb = _lib.BROKER_ON_RING(cb)
+            o.on_ring = self._cb
+        super().__init__(_new(lib.iour_broker__new, plan, fd, byref(o)))
+
+    def fileno(self) -> int:
+        """The listener, for poll/select: readable when a call waits."""
+        return _check(lib.iour_broker__fd(self), "iour_broker__fd")
+
+    def serve(self) -> bool:
+        """Answers one call (blocks until one waits).  False once every
+        confined process has exited (-ENOENT)."""
+        rc = lib.iour_broker__serve(self)
+        if rc == -errno.ENOENT:
+            return False
+        _check(rc, "iour_broker__serve")
+        return True
+
+    def counters(self) -> BrokerCounters:
+        c = _lib.opts(_lib.iour_broker_counters)
+        _check(lib.iour_broker__counters(self, byref(c)), "iour_broker__counters")
+        return BrokerCounters(c.notifications, c.served, c.refused, c.refused_flags,
+                              c.refused_kernel, c.refused_memory, c.gone)
+
+
+_HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan,
+                       broker=Broker)
 Ruleset._free = "iour_ruleset__free"
 Filter._free = "iour_filter__free"
 Program._free = "iour_prog__free"
 Policy._free = "iour_policy__free"
 Plan._free = "iour_plan__free"
+Broker._free = "iour_broker__free"
 

@@ -35,6 +35,15 @@ iour_sim_result = _decl("iour_sim_result", [("sz", sz), ("retval", u32), ("execu
                                             ("allowed", u32), ("pad", u32)])
 iour_companion_opts = _decl("iour_companion_opts", [("sz", sz), ("flags", u32),
                                                     ("errno_value", u32)])
+iour_broker_event = _decl("iour_broker_event", [("sz", sz), ("pid", c_int), ("entries", u32),
+                                                ("setup_flags", u32), ("result", c_int),
+                                                ("what", c_char_p)])
+BROKER_ON_RING = ctypes.CFUNCTYPE(None, c_void_p, POINTER(iour_broker_event))
+iour_broker_opts = _decl("iour_broker_opts", [("sz", sz), ("flags", u32),
+                                              ("on_ring", BROKER_ON_RING), ("arg", c_void_p)])
+iour_broker_counters = _decl("iour_broker_counters", [
+    ("sz", sz), ("notifications", u64), ("served", u64), ("refused", u64),
+    ("refused_flags", u64), ("refused_kernel", u64), ("refused_memory", u64), ("gone", u64)])
 iour_cmp = _decl("iour_cmp", [("sz", sz), ("field", u32), ("op", u32), ("value", u64),
                               ("arg", u64), ("set", POINTER(u64)), ("set_len", u64),
                               ("addr6", u8 * 16)])
@@ -208,6 +217,13 @@ FUNCS = {
     "iour_task_thread_count": (c_int, []),
     "iour_ring_fds": (c_int, [POINTER(c_int), c_size_t]),
     "iour_ring_fds_close": (c_int, [u32]),
+    # ring broker
+    "iour_broker__install": (c_int, [POINTER(iour_broker_opts), POINTER(c_int)]),
+    "iour_broker__new": (c_int, ["plan", c_int, POINTER(iour_broker_opts), POINTER(c_void_p)]),
+    "iour_broker__fd": (c_int, ["broker"]),
+    "iour_broker__serve": (c_int, ["broker"]),
+    "iour_broker__counters": (c_int, ["broker", POINTER(iour_broker_counters)]),
+    "iour_broker__free": (V, ["broker"]),
     # filter
     "iour_filter__new": (c_int, [POINTER(iour_filter_opts), POINTER(c_void_p)]),
     "iour_filter__free": (V, ["filter"]),

@@ -743,6 +743,50 @@ pub struct iour_companion_opts {
     pub errno_value: u32,
 }
 
+// ---- broker.h
+
+/// Opaque ring broker.
+#[repr(C)]
+pub struct iour_broker {
+    _private: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+pub const IOUR_BROKER_ALL_THREADS: u32 = 1 << 0;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_broker_event {
+    pub sz: usize,
+    pub pid: c_int,
+    pub entries: u32,
+    pub setup_flags: u32,
+    pub result: c_int,
+    pub what: *const c_char,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_broker_opts {
+    pub sz: usize,
+    pub flags: u32,
+    pub on_ring: Option<unsafe extern "C" fn(arg: *mut c_void, ev: *const iour_broker_event)>,
+    pub arg: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_broker_counters {
+    pub sz: usize,
+    pub notifications: u64,
+    pub served: u64,
+    pub refused: u64,
+    pub refused_flags: u64,
+    pub refused_kernel: u64,
+    pub refused_memory: u64,
+    pub gone: u64,
+}
+
 // ---- verify.h
 
 #[repr(C)]
@@ -897,6 +941,9 @@ zeroed_default!(iour_restriction, iour_insn, iour_verify_result, iour_layout_fie
     iour_apply_opts,
     iour_decision,
     iour_companion_opts,
+    iour_broker_event,
+    iour_broker_opts,
+    iour_broker_counters,
     iour_verify_req,
     iour_verify_coverage,
     iour_verify_opts,
@@ -1162,6 +1209,20 @@ extern "C" {
     pub fn iour_task_thread_count() -> c_int;
     pub fn iour_ring_fds(fds: *mut c_int, cnt: usize) -> c_int;
     pub fn iour_ring_fds_close(flags: u32) -> c_int;
+
+    // ---- broker.h
+
+    pub fn iour_broker__install(opts: *const iour_broker_opts, listener_fd: *mut c_int) -> c_int;
+    pub fn iour_broker__new(
+        plan: *const iour_plan,
+        listener_fd: c_int,
+        opts: *const iour_broker_opts,
+        out: *mut *mut iour_broker,
+    ) -> c_int;
+    pub fn iour_broker__fd(b: *const iour_broker) -> c_int;
+    pub fn iour_broker__serve(b: *mut iour_broker) -> c_int;
+    pub fn iour_broker__counters(b: *const iour_broker, out: *mut iour_broker_counters) -> c_int;
+    pub fn iour_broker__free(b: *mut iour_broker);
 
     // ---- verify.h
 

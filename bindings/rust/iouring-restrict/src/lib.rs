@@ -32,6 +32,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod broker;
 mod error;
 mod filter;
 mod names;
@@ -43,6 +44,7 @@ use std::os::raw::c_char;
 
 pub use iouring_restrict_sys as sys;
 
+pub use broker::{install_broker, Broker, BrokerCounters, BrokerEvent};
 pub use error::{Error, LibraryError, Result};
 pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
 pub use names::{Opcode, RegisterOp, SqeFlags};

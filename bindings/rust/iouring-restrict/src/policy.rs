@@ -190,6 +190,10 @@ impl Drop for Plan {
 }
 
 impl Plan {
+    pub(crate) fn as_ptr(&self) -> *const sys::iour_plan {
+        self.ptr
+    }
+
     /// The plan as text: every step, and the report it expects.
     pub fn describe(&self) -> Result<String> {
         let p = self.ptr;

@@ -1,0 +1,824 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live, the ring broker (include/iouring_restrict/broker.h) on the real
+ * kernel: unmodified programs get rings restricted by a policy.
+ *
+ * - through the API (any kernel with per-ring restrictions, 5.10+): a
+ *   child installs the broker's filter and executes broker-try
+ *   (tests/progs/broker_try.c, raw system calls only), this process serves
+ *   it: counters and events, a caller killed before the answer, the
+ *   broker gone (the next io_uring_setup fails with ENOSYS), bad input;
+ * - through `iour-restrict run`, which is a broker on kernels without task
+ *   restrictions (before 7.0): every setup flag against what the kernel
+ *   itself answers unconfined, requests allowed and denied, the program
+ *   cannot restrict or enable its ring, fork, threads and exec, a liburing
+ *   program (uring-try), fio, inherited rings, and run's broker killed.
+ *
+ * The programs are found next to the examples' directory as in
+ * test_live_cli.c (build tree, or /progs and /tools in the guests:
+ * scripts/guest-payloads/30-cli.sh).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "sys.h" /* the syscall seam: one test injects timing */
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void path_of(char *buf, size_t len, const char *rel)
+{
+	const char *dir = live_examples_dir();
+	const char *base = strrchr(rel, '/') + 1;
+
+	cr_assert_not_null(dir, "the examples' directory is unknown");
+	snprintf(buf, len, "%s/../%s", dir, rel);
+	if (access(buf, X_OK))
+		snprintf(buf, len, "%s/../progs/%s", dir, base);
+	cr_assert_eq(access(buf, X_OK), 0,
+		     "%s is missing: the build (make tools) or the guest's initramfs "
+		     "(scripts/guest-payloads/30-cli.sh) must provide it", buf);
+}
+
+static char *slurp(int fd)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *s = malloc((size_t)n + 1);
+
+	cr_assert_not_null(s);
+	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
+	s[n] = '\0';
+	return s;
+}
+
+/* Runs argv with stdin `in` (NULL: /dev/null); stdout and stderr into
+ * *out and *err.  The exit status (128+signal when killed). */
+static int run_argv(char *const argv[], const char *in, char **out, char **err)
+{
+	int i = memfd_create("in", 0), o = memfd_create("out", 0), e = memfd_create("err", 0);
+	int st;
+	pid_t pid;
+
+	cr_assert(i >= 0 && o >= 0 && e >= 0);
+	if (in)
+		cr_assert_eq(write(i, in, strlen(in)), (ssize_t)strlen(in));
+	lseek(i, 0, SEEK_SET);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(i, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(125);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	*out = slurp(o);
+	*err = slurp(e);
+	close(i);
+	close(o);
+	close(e);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A policy allowing READ only (and the register opcodes the default
+ * allows): NOP, OPENAT, ... get -EACCES from a restricted ring. */
+static const char read_only[] = "{ \"defaultAction\": \"deny\",\n"
+				"  \"entries\": [ { \"names\": [\"read\"], \"action\": \"allow\" } ] }\n";
+
+/* iour-restrict run - [opts] -- broker-try STEPS (NULL-terminated). */
+static int run_try(const char *policy, const char *opt, const char *const *steps, char **out,
+		   char **err)
+{
+	char tool[4096], prog[4096];
+	char *argv[64];
+	int n = 0;
+
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	path_of(prog, sizeof(prog), "tests/broker-try");
+	argv[n++] = tool;
+	argv[n++] = "run";
+	argv[n++] = "-";
+	if (opt)
+		argv[n++] = (char *)opt;
+	argv[n++] = "--";
+	argv[n++] = prog;
+	for (; *steps && n < 62; steps++)
+		argv[n++] = (char *)*steps;
+	argv[n] = NULL;
+	return run_argv(argv, policy, out, err);
+}
+
+/* broker-try STEPS unconfined: what the kernel itself answers. */
+static int try_direct(const char *const *steps, char **out)
+{
+	char prog[4096], *err;
+	char *argv[64];
+	int n = 0, rc;
+
+	path_of(prog, sizeof(prog), "tests/broker-try");
+	argv[n++] = prog;
+	for (; *steps && n < 62; steps++)
+		argv[n++] = (char *)*steps;
+	argv[n] = NULL;
+	rc = run_argv(argv, NULL, out, &err);
+	free(err);
+	return rc;
+}
+
+/* run's broker is used on kernels without task restrictions only. */
+static void need_run_broker(void)
+{
+	LIVE_REQUIRE(LIVE_RING);
+	if (!live_missing(LIVE_TASK))
+		cr_skip_test("skipped: this kernel has task restrictions, which run uses instead "
+			     "of the broker (test_live_cli.c tests that)");
+}
+
+static struct iour_plan *read_only_plan(void)
+{
+	struct iour_policy *pol = NULL;
+	struct iour_plan *plan = NULL;
+	struct iour_load_error le = { .sz = sizeof(le) };
+	IOUR_OPTS(iour_policy_load_opts, lo);
+
+	cr_assert_eq(iour_policy__load_json(read_only, strlen(read_only), &lo, &pol, &le), 0);
+	cr_assert_eq(iour_policy__set_attr(pol, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING),
+		     0);
+	cr_assert_eq(iour_policy__plan(pol, NULL, &plan), 0);
+	iour_policy__free(pol);
+	return plan;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char c = 'L', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* A confined child: installs the broker's filter, passes the listener,
+ * then executes broker-try STEPS with stdin `in_fd` and stdout `out_fd`. */
+static pid_t confined_child(const char *const *steps, int in_fd, int out_fd, int *listener)
+{
+	char prog[4096];
+	char *argv[64];
+	int sv[2], n = 0;
+	pid_t pid;
+
+	path_of(prog, sizeof(prog), "tests/broker-try");
+	argv[n++] = prog;
+	for (; *steps && n < 62; steps++)
+		argv[n++] = (char *)*steps;
+	argv[n] = NULL;
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int lfd = -1;
+
+		close(sv[0]);
+		if (iour_broker__install(NULL, &lfd) || send_fd(sv[1], lfd))
+			_exit(120);
+		close(lfd);
+		dup2(in_fd, 0);
+		dup2(out_fd, 1);
+		execv(prog, argv);
+		_exit(121);
+	}
+	close(sv[1]);
+	*listener = recv_fd(sv[0]);
+	close(sv[0]);
+	cr_assert_geq(*listener, 0, "the child did not pass a listener");
+	return pid;
+}
+
+struct events {
+	int n;
+	int result[8];
+	uint32_t flags[8];
+	char what[8][256];
+};
+
+static void on_ring(void *arg, const struct iour_broker_event *ev)
+{
+	struct events *e = arg;
+
+	if (e->n < 8) {
+		e->result[e->n] = ev->result;
+		e->flags[e->n] = ev->setup_flags;
+		snprintf(e->what[e->n], sizeof(e->what[0]), "%s", ev->what);
+		e->n++;
+	}
+}
+
+/* Serve until `pid` exits; its wait status. */
+static int serve_until_exit(struct iour_broker *b, pid_t pid)
+{
+	int st = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = iour_broker__fd(b), .events = POLLIN };
+
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		if (poll(&p, 1, 50) == 1 && (p.revents & POLLIN))
+			cr_assert_eq(iour_broker__serve(b), 0);
+	}
+}
+
+/* ---- the API --------------------------------------------------------------- */
+
+Test(live_broker, api_serves_counts_and_reports)
+{
+	static const char *const steps[] = { "setup:0", "nop", "read", "setup:sqpoll", NULL };
+	struct events ev = { 0 };
+	IOUR_OPTS(iour_broker_opts, bo, .on_ring = on_ring, .arg = &ev);
+	struct iour_broker_counters c = { .sz = sizeof(c) };
+	struct iour_plan *plan;
+	struct iour_broker *b = NULL;
+	int out = memfd_create("out", 0), lfd, st;
+	char *text;
+	pid_t pid;
+
+	LIVE_REQUIRE(LIVE_RING);
+	plan = read_only_plan();
+	pid = confined_child(steps, 0, out, &lfd);
+	cr_assert_eq(iour_broker__new(plan, lfd, &bo, &b), 0);
+	cr_assert_eq(iour_broker__fd(b), lfd);
+	st = serve_until_exit(b, pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	text = slurp(out);
+	cr_assert_str_eq(text, "setup: ok\nnop: EACCES\nread: ok\nsetup: EPERM\n");
+	cr_assert_eq(iour_broker__counters(b, &c), 0);
+	cr_assert_eq(c.notifications, 2);
+	cr_assert_eq(c.served, 1);
+	cr_assert_eq(c.refused, 1);
+	cr_assert_eq(c.refused_flags, 1);
+	cr_assert_eq(c.gone, 0);
+	cr_assert_eq(ev.n, 2);
+	cr_assert_geq(ev.result[0], 0, "%s", ev.what[0]);
+	cr_assert_eq(ev.flags[0], 0);
+	cr_assert_eq(ev.result[1], -EPERM);
+	cr_assert_eq(ev.flags[1], 2 /* IORING_SETUP_SQPOLL */);
+	cr_assert(strstr(ev.what[1], "SQPOLL"), "%s", ev.what[1]);
+	/* Now nothing is confined: serve says so. */
+	cr_assert_eq(iour_broker__serve(b), -ENOENT);
+	live_log("broker API: ring served (%s); SQPOLL refused (%s)", ev.what[0], ev.what[1]);
+	iour_broker__free(b);
+	iour_plan__free(plan);
+	free(text);
+	close(out);
+}
+
+Test(live_broker, api_broker_gone_fails_closed)
+{
+	static const char *const steps[] = { "setup:0", "nop", "wait", "setup:0", "nop", NULL };
+	struct iour_broker_counters c = { .sz = sizeof(c) };
+	struct iour_plan *plan;
+	struct iour_broker *b = NULL;
+	int out = memfd_create("out", 0), in[2], lfd, st;
+	char *text;
+	pid_t pid;
+
+	LIVE_REQUIRE(LIVE_RING);
+	plan = read_only_plan();
+	cr_assert_eq(pipe(in), 0);
+	pid = confined_child(steps, in[0], out, &lfd);
+	close(in[0]);
+	cr_assert_eq(iour_broker__new(plan, lfd, NULL, &b), 0);
+	/* Serve the first ring, then go away. */
+	while (iour_broker__counters(b, &c) == 0 && !c.served)
+		cr_assert_eq(iour_broker__serve(b), 0);
+	iour_broker__free(b);
+	cr_assert_eq(write(in[1], "x", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	text = slurp(out);
+	cr_assert_str_eq(text, "setup: ok\nnop: EACCES\nsetup: ENOSYS\nnop: no ring\n");
+	live_log("broker gone: the next io_uring_setup got ENOSYS");
+	iour_plan__free(plan);
+	free(text);
+	close(in[1]);
+	close(out);
+}
+
+/* Wait until `pid` (not our child) is a zombie or gone: out of its call. */
+static void wait_dead(pid_t pid)
+{
+	for (int i = 0; i < 500; i++) {
+		char path[64], st[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		if (!fgets(st, sizeof(st), f))
+			st[0] = '\0';
+		fclose(f);
+		if (strstr(st, ") Z ") || strstr(st, ") X "))
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("process %d did not die", pid);
+}
+
+/* The syscall seam's io_uring_setup, for the test below: the caller is
+ * killed just before the broker creates its ring, i.e. after the broker
+ * took and read the notification and before it answers.  Only the timing
+ * is injected; every call still goes to the real kernel. */
+static pid_t victim;
+static long setup_killing(void *ctx, uint32_t entries, void *params)
+{
+	if (victim > 0) {
+		kill(victim, SIGKILL);
+		wait_dead(victim);
+		victim = 0;
+	}
+	return iour__sys_real()->io_uring_setup(ctx, entries, params);
+}
+
+/* The confined child: forks two grandchildren that call io_uring_setup
+ * (both are killed by the test), reports their pids, then on "g" creates a
+ * ring itself and reports whether it got one. */
+static pid_t killed_callers_child(int *lfd, int rep[2], int go[2], pid_t gc[2])
+{
+	int sv[2];
+	pid_t pid;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct io_uring_params p;
+		pid_t g[2];
+		char x;
+		long fd;
+
+		close(sv[0]);
+		if (iour_broker__install(NULL, lfd) || send_fd(sv[1], *lfd))
+			_exit(120);
+		close(*lfd);
+		for (int i = 0; i < 2; i++) {
+			if (read(go[0], &x, 1) != 1)
+				_exit(122);
+			g[i] = fork();
+			if (g[i] == 0) {
+				memset(&p, 0, sizeof(p));
+				syscall(__NR_io_uring_setup, 4, &p); /* waits; killed */
+				_exit(0);
+			}
+			if (write(rep[1], &g[i], sizeof(g[i])) != sizeof(g[i]))
+				_exit(122);
+		}
+		if (read(go[0], &x, 1) != 1)
+			_exit(122);
+		memset(&p, 0, sizeof(p));
+		fd = syscall(__NR_io_uring_setup, 4, &p);
+		dprintf(rep[1], "%s", fd >= 0 ? "served" : "refused");
+		_exit(0);
+	}
+	close(sv[1]);
+	*lfd = recv_fd(sv[0]);
+	close(sv[0]);
+	cr_assert_geq(*lfd, 0);
+	(void)gc;
+	return pid;
+}
+
+Test(live_broker, api_callers_killed_before_the_answer)
+{
+	struct iour_broker_counters c = { .sz = sizeof(c) };
+	struct iour_sys_ops ops = *iour__sys_real();
+	struct iour_plan *plan;
+	struct iour_broker *b = NULL;
+	int go[2], rep[2], lfd = -1, st, rings_before;
+	pid_t pid, gc[2] = { 0, 0 };
+	char line[64] = "";
+
+	LIVE_REQUIRE(LIVE_RING);
+	plan = read_only_plan();
+	rings_before = iour_ring_fds(NULL, 0);
+	cr_assert_eq(pipe(go), 0);
+	cr_assert_eq(pipe(rep), 0);
+	pid = killed_callers_child(&lfd, rep, go, gc);
+	cr_assert_eq(iour_broker__new(plan, lfd, NULL, &b), 0);
+
+	/* 1. Killed while its notification waited, before the broker took it:
+	 *    the kernel withdraws it; nothing reaches the broker for it. */
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(read(rep[0], &gc[0], sizeof(gc[0])), (ssize_t)sizeof(gc[0]));
+	{
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		cr_assert_eq(poll(&p, 1, 10000), 1, "no notification from the first caller");
+	}
+	cr_assert_eq(kill(gc[0], SIGKILL), 0);
+	wait_dead(gc[0]);
+
+	/* 2. Killed after the broker read its params, before the answer. */
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(read(rep[0], &gc[1], sizeof(gc[1])), (ssize_t)sizeof(gc[1]));
+	{
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+		cr_assert_eq(poll(&p, 1, 10000), 1, "no notification from the second caller");
+	}
+	victim = gc[1];
+	ops.io_uring_setup = setup_killing;
+	iour__sys_set(&ops);
+	st = iour_broker__serve(b);
+	iour__sys_set(NULL);
+	cr_assert_eq(st, 0);
+	cr_assert_eq(iour_broker__counters(b, &c), 0);
+	cr_assert_eq(c.served, 0, "a ring was installed in a dead caller");
+	cr_assert_eq(c.gone, 1, "gone %llu refused %llu", (unsigned long long)c.gone,
+		     (unsigned long long)c.refused);
+	/* The broker's own copy of the ring was closed. */
+	cr_assert_eq(iour_ring_fds(NULL, 0), rings_before, "the broker leaked a ring fd");
+
+	/* 3. The broker still serves the living. */
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	do
+		cr_assert_eq(iour_broker__serve(b), 0);
+	while (iour_broker__counters(b, &c) == 0 && !c.served);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	cr_assert_gt(read(rep[0], line, sizeof(line) - 1), 0);
+	cr_assert_str_eq(line, "served");
+	cr_assert_eq(iour_ring_fds(NULL, 0), rings_before, "the broker leaked a ring fd");
+	live_log("callers killed before the answer (waiting; and while served): nothing "
+		 "installed, no fd leaked (gone %llu); the next caller served",
+		 (unsigned long long)c.gone);
+	iour_broker__free(b);
+	iour_plan__free(plan);
+	close(go[0]);
+	close(go[1]);
+	close(rep[0]);
+	close(rep[1]);
+}
+
+Test(live_broker, api_bad_input)
+{
+	struct iour_plan *plan;
+	struct iour_broker *b = NULL;
+	struct iour_broker_counters c = { .sz = 4 };
+	struct {
+		struct iour_broker_opts o;
+		char extra[8];
+	} big;
+	IOUR_OPTS(iour_broker_opts, o);
+	int p[2];
+
+	LIVE_REQUIRE(LIVE_RING);
+	plan = read_only_plan();
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(iour_broker__new(NULL, p[0], NULL, &b), -EINVAL);
+	cr_assert_eq(iour_broker__new(plan, -1, NULL, &b), -EINVAL);
+	cr_assert_eq(iour_broker__new(plan, p[0], NULL, NULL), -EINVAL);
+	o.flags = 1U << 31;
+	cr_assert_eq(iour_broker__new(plan, p[0], &o, &b), -EINVAL);
+	cr_assert_eq(iour_broker__install(&o, &p[1]), -EINVAL);
+	o.flags = 0;
+	o.sz = 2;
+	cr_assert_eq(iour_broker__new(plan, p[0], &o, &b), -EINVAL);
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.extra[3] = 1;
+	cr_assert_eq(iour_broker__new(plan, p[0], &big.o, &b), -E2BIG);
+	cr_assert_eq(iour_broker__install(NULL, NULL), -EINVAL);
+	cr_assert_null(b, "nothing may be handed out on failure");
+	cr_assert_eq(iour_broker__fd(NULL), -EINVAL);
+	cr_assert_eq(iour_broker__serve(NULL), -EINVAL);
+	cr_assert_eq(iour_broker__counters(NULL, &c), -EINVAL);
+	iour_broker__free(NULL);
+	/* A good one, to check counters' sz. */
+	cr_assert_eq(iour_broker__new(plan, p[0], NULL, &b), 0);
+	cr_assert_eq(iour_broker__counters(b, &c), -EINVAL);
+	c.sz = IOUR_OPTS_MAX_SZ + 1;
+	cr_assert_eq(iour_broker__counters(b, &c), -EINVAL);
+	c.sz = offsetof(struct iour_broker_counters, served);
+	c.notifications = 77;
+	cr_assert_eq(iour_broker__counters(b, &c), 0);
+	cr_assert_eq(c.notifications, 0);
+	iour_broker__free(b); /* closes p[0] */
+	close(p[1]);
+	iour_plan__free(plan);
+}
+
+/* ---- iour-restrict run --------------------------------------------------------- */
+
+/* Each flag set: what the broker answers, against the kernel unconfined. */
+static const struct {
+	const char *spec;
+	const char *refused; /* the broker's errno, or NULL: served like the kernel */
+} flag_cases[] = {
+	{ "setup:0", NULL },
+	{ "setup:sqpoll", "EPERM" },
+	{ "setup:r_disabled", "EPERM" },
+	{ "setup:attach_wq", "EINVAL" },
+	{ "setup:no_mmap", "EINVAL" },
+	{ "setup:unknown", "EINVAL" },
+	{ "setup:single_issuer", NULL },
+	{ "setup:single_issuer+defer_taskrun", NULL },
+	{ "setup:coop_taskrun+taskrun_flag", NULL },
+	{ "setup:submit_all", NULL },
+	{ "setup:cqsize", NULL },
+	{ "setup:cqsize+clamp", NULL },
+	{ "setup:sqe128+cqe32", NULL },
+	{ "setup:no_sqarray", NULL },
+	{ "setup:iopoll", NULL },
+};
+
+Test(live_broker, run_every_setup_flag)
+{
+	char *direct, *out, *err, want[512];
+	int rc;
+
+	need_run_broker();
+	for (size_t i = 0; i < sizeof(flag_cases) / sizeof(flag_cases[0]); i++) {
+		const char *const steps[] = { flag_cases[i].spec, "nop", "read", NULL };
+
+		cr_assert_eq(try_direct(steps, &direct), 0);
+		rc = run_try(read_only, NULL, steps, &out, &err);
+		cr_assert_eq(rc, 0, "%s: %s", flag_cases[i].spec, err);
+		if (flag_cases[i].refused) {
+			snprintf(want, sizeof(want), "setup: %s\nnop: no ring\nread: no ring\n",
+				 flag_cases[i].refused);
+		} else if (strncmp(direct, "setup: ok\n", 10)) {
+			/* The kernel refuses it itself: the same answer. */
+			snprintf(want, sizeof(want), "%s", direct);
+		} else {
+			/* Served: the same ring, restricted (NOP denied). */
+			cr_assert(!strncmp(direct, "setup: ok\nnop: ok\nread: ", 24),
+				  "%s unconfined: %s", flag_cases[i].spec, direct);
+			snprintf(want, sizeof(want), "setup: ok\nnop: EACCES\n%s", direct + 18);
+		}
+		cr_assert_str_eq(out, want, "%s: unconfined it was:\n%s\nstderr: %s",
+				 flag_cases[i].spec, direct, err);
+		for (char *q = out; *q; q++)
+			if (*q == '\n')
+				*q = '|';
+		live_log("run broker, %s: %s", flag_cases[i].spec, out);
+		free(direct);
+		free(out);
+		free(err);
+	}
+}
+
+Test(live_broker, run_restricts_and_says_so)
+{
+	static const char *const steps[] = { "setup:0", "nop", "read", "openat",
+					     "register-restrictions", "enable", NULL };
+	char *out, *err;
+	int rc;
+
+	need_run_broker();
+	rc = run_try(read_only, NULL, steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	/* READ completes with its data intact; NOP and OPENAT are refused; the
+	 * program can neither register restrictions of its own nor enable the
+	 * ring (it is enabled and restricted already: EBADFD, or EACCES where
+	 * the set gates those register opcodes). */
+	cr_assert(!strncmp(out, "setup: ok\nnop: EACCES\nread: ok\nopenat: EACCES\n", 46), "%s",
+		  out);
+	cr_assert(strstr(out, "register-restrictions: EBADFD\n") ||
+			  strstr(out, "register-restrictions: EACCES\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "enable: EBADFD\n") || strstr(out, "enable: EACCES\n"), "%s", out);
+	cr_assert(strstr(err, "(ring broker: ring restrictions)"), "%s", err);
+	cr_assert(strstr(err, "every io_uring ring the command and all it starts create is "
+			      "restricted"),
+		  "%s", err);
+	live_log("run broker: %s", err);
+	free(out);
+	free(err);
+}
+
+Test(live_broker, run_fork_threads_exec)
+{
+	static const char *const steps[] = { "fork", "thread", "exec", "setup:0", "nop", "read",
+					     NULL };
+	char *out, *err;
+	int rc;
+
+	need_run_broker();
+	rc = run_try(read_only, NULL, steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out,
+			 "child setup: ok\nchild nop: EACCES\nchild read: ok\n"
+			 "thread setup: ok\nthread nop: EACCES\nthread read: ok\n"
+			 "setup: ok\nnop: EACCES\nread: ok\n",
+			 "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(live_broker, run_off_keeps_the_companion)
+{
+	static const char *const steps[] = { "setup:0", NULL };
+	char *out, *err;
+	int rc;
+
+	need_run_broker();
+	rc = run_try(read_only, "--broker=off", steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "setup: ENOSYS\n", "%s", err);
+	cr_assert(strstr(err, "seccomp companion"), "%s", err);
+	cr_assert(!strstr(err, "ring broker"), "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(live_broker, run_liburing_program)
+{
+	char tool[4096], prog[4096], *out, *err;
+	char *argv[] = { tool, "run", "-", "--", prog, "nop", "read", "openat-r", NULL };
+	int rc;
+
+	need_run_broker();
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	path_of(prog, sizeof(prog), "tests/uring-try");
+	rc = run_argv(argv, read_only, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "setup: ok\nnop: EACCES\nread: ok\nopenat-r: EACCES\n", "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(live_broker, run_fio)
+{
+	char tool[4096], pol[4096], dir[] = "/tmp/iour-broker-fio-XXXXXX", file[4200];
+	char *out, *err;
+	const char *fio = access("/usr/bin/fio", X_OK) == 0 ? "/usr/bin/fio" : NULL;
+	int rc;
+
+	need_run_broker();
+	if (!fio)
+		cr_skip_test("skipped: fio is not installed (scripts/deps.sh fio)");
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	snprintf(pol, sizeof(pol), "%s/../../examples/policies/fio.json", live_examples_dir());
+	if (access(pol, R_OK))
+		snprintf(pol, sizeof(pol), "/progs/policies/fio.json");
+	cr_assert_eq(access(pol, R_OK), 0, "examples/policies/fio.json is missing");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "--filename=%s/fio.dat", dir);
+	{
+		char *argv[] = { tool, "run", pol, "--", (char *)fio, "--name=broker",
+				 "--ioengine=io_uring", file, "--size=256k", "--bs=4k",
+				 "--rw=randrw", "--iodepth=4", "--direct=0", NULL };
+
+		rc = run_argv(argv, NULL, &out, &err);
+	}
+	cr_assert_eq(rc, 0, "fio under fio.json: %s\n%s", out, err);
+	cr_assert(strstr(out, "READ: bw="), "%s", out);
+	cr_assert(strstr(out, "WRITE: bw="), "%s", out);
+	cr_assert(strstr(err, "ring broker"), "%s", err);
+	live_log("fio --ioengine=io_uring completed under fio.json through the broker");
+	snprintf(file, sizeof(file), "%s/fio.dat", dir);
+	unlink(file);
+	rmdir(dir);
+	free(out);
+	free(err);
+}
+
+/* Issue 18, item 4: rings the parent passes down are closed by default. */
+Test(live_broker, run_closes_inherited_rings)
+{
+	static const char *const steps[] = { "fds", NULL };
+	struct io_uring_params p;
+	char *out, *err;
+	int fd, rc;
+
+	LIVE_REQUIRE(LIVE_RING);
+	memset(&p, 0, sizeof(p));
+	fd = (int)syscall(__NR_io_uring_setup, 4, &p);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fcntl(fd, F_SETFD, 0), 0); /* inherited across execve */
+
+	rc = run_try(read_only, NULL, steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "rings: 0\n", "%s", err);
+	cr_assert(strstr(err, "1 inherited io_uring fd closed"), "%s", err);
+	free(out);
+	free(err);
+
+	rc = run_try(read_only, "--existing-rings=keep", steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "rings: 1\n", "%s", err);
+	cr_assert(strstr(err, "inherited io_uring fds kept (--existing-rings=keep): they are NOT "
+			      "restricted"),
+		  "%s", err);
+	free(out);
+	free(err);
+
+	rc = run_try(read_only, "--existing-rings=refuse", steps, &out, &err);
+	cr_assert_eq(rc, 1, "%s", err);
+	cr_assert_str_eq(out, "", "the command ran");
+	cr_assert(strstr(err, "--existing-rings=refuse"), "%s", err);
+	free(out);
+	free(err);
+	close(fd);
+}
+
+Test(live_broker, run_broker_killed_fails_closed)
+{
+	char tool[4096], prog[4096], polpath[] = "/tmp/iour-broker-pol-XXXXXX";
+	char *argv[] = { tool, "run", polpath, "--", prog, "setup:0", "nop", "wait", "setup:0",
+			 NULL };
+	char buf[256];
+	size_t got = 0;
+	int in[2], o[2], pfd, st;
+	pid_t pid;
+
+	need_run_broker();
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	path_of(prog, sizeof(prog), "tests/broker-try");
+	pfd = mkstemp(polpath);
+	cr_assert_geq(pfd, 0);
+	cr_assert_eq(write(pfd, read_only, strlen(read_only)), (ssize_t)strlen(read_only));
+	close(pfd);
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(o), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(o[1], 1);
+		close(in[1]);
+		close(o[0]);
+		execv(tool, argv);
+		_exit(125);
+	}
+	close(in[0]);
+	close(o[1]);
+	/* The first ring, through the broker. */
+	while (got < sizeof(buf) - 1 && !strstr(buf, "nop: ")) {
+		ssize_t k = read(o[0], buf + got, sizeof(buf) - 1 - got);
+
+		cr_assert_gt(k, 0, "the command's output ended: %s", buf);
+		got += (size_t)k;
+		buf[got] = '\0';
+	}
+	cr_assert(!strncmp(buf, "setup: ok\nnop: EACCES", 21), "%s", buf);
+	/* Kill the broker (run itself); the command lives on. */
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert_eq(write(in[1], "x", 1), 1);
+	for (;;) {
+		ssize_t k = read(o[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+		buf[got] = '\0';
+	}
+	cr_assert_str_eq(buf, "setup: ok\nnop: EACCES\nsetup: ENOSYS\n");
+	live_log("run's broker killed: the command's next io_uring_setup got ENOSYS");
+	close(in[1]);
+	close(o[0]);
+	unlink(polpath);
+}
