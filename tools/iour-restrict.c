@@ -43,6 +43,8 @@ static const struct subcommand cmds[] = {
 	{ "merge", cmd_merge, cli_help_merge, "the union of policy files" },
 	{ "prove", cmd_prove, cli_help_prove,
 	  "prove with an SMT solver that filters mean what their rules say" },
+	{ "agent", cmd_agent, cli_help_agent,
+	  "OCI seccomp agent: restricted rings for runc and crun containers" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -102,6 +102,8 @@ got=$(complete_line iour-restrict lint "$dir/")
 grep -qF notes.txt <<<"$got" && fail "a policy file argument offers notes.txt (not .json)"
 expect_has "iour-restrict run p.json -- bas" bash
 expect_has "iour-restrict exec -- bas" bash
+mkdir "$dir/policies"
+expect_only "iour-restrict agent --socket /run/iour.sock --policy-dir $dir/pol" "$dir/policies"
 
 if [ "$fails" -gt 0 ]; then
     echo "completion.sh: $fails failure(s)"

@@ -131,6 +131,7 @@ int cmd_groups(int argc, char **argv);
 int cmd_learn(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -155,6 +156,7 @@ extern const char cli_help_groups[];
 extern const char cli_help_learn[];
 extern const char cli_help_merge[];
 extern const char cli_help_prove[];
+extern const char cli_help_agent[];
 extern const char cli_help_rules[];
 
 #endif /* IOUR_CLI_H */

@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge prove help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge prove agent help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -163,6 +163,20 @@ _iour_restrict()
             else
                 _iour_restrict_files "$cur" json
             fi
+            return ;;
+        agent)
+            opts="--socket --log --policy-dir --help"
+            case $prev in
+                --socket|-s|--log|-l)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -f -- "$cur"))
+                    return ;;
+                --policy-dir|-p)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -d -- "$cur"))
+                    return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             return ;;
         exec)
             opts="--companion-errno --no-new-privs --deny-existing --existing-rings --quiet --help --"

@@ -1,0 +1,19 @@
+# mk/agent.mk: `iour-restrict agent`, the OCI seccomp agent, on the running
+# kernel with Debian's runc and crun (tests/agent/run.sh): its socket and
+# command line, runtimes that send garbage or nothing, and containers built
+# here from tests/agent/agent_prog.c (linked statically: the rootfs is that
+# one file; nothing is downloaded) whose rings the agent restricts.  Needs
+# root and runc; skips, saying why, without them (and the crun part where
+# crun cannot run a container here).  Included by the top-level Makefile.
+
+AGENT_PROG := $(O)/tests/agent_prog
+
+$(AGENT_PROG): tests/agent/agent_prog.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
+
+.PHONY: check-agent
+check-agent: $(AGENT_PROG) tools
+	$(Q)$(NEED) python3:python3
+	$(Q)tests/agent/run.sh $(O)

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agent_prog: the program tests/agent/run.sh runs inside runc and crun
+ * containers whose io_uring_setup() is served by `iour-restrict agent`.
+ * Raw system calls only (no liburing), linked statically so that a
+ * rootfs of this one file is a complete container.
+ *
+ * It prints one "key=value" line per probe, which the script compares:
+ *   setup=FD|-ERRNO   io_uring_setup(8) as the program calls it
+ *   read=RES data=ok|bad   a READ of /etc/agent-data on that ring
+ *   nop=RES           a NOP on that ring
+ *   restrict=RES      IORING_REGISTER_RESTRICTIONS on that ring (the
+ *                     program tries to restrict it itself)
+ *   enable=RES        IORING_REGISTER_ENABLE_RINGS on that ring
+ *   rdis_setup=FD|-ERRNO, rdis_restrict=RES   a ring asked with
+ *                     IORING_SETUP_R_DISABLED, and an attempt to give it
+ *                     the program's own (allow-everything) restriction set
+ * With "wait FILE" it then waits (up to 30 s) until FILE exists, and
+ * prints setup2= (a second io_uring_setup) and read2= (a READ on the
+ * first ring, which must keep working).
+ * With "pin MIB" it registers a buffer of MIB MiB on its ring
+ * (IORING_REGISTER_BUFFERS) and prints pin=RES: whose locked-memory limit
+ * counts it depends on who created the ring.
+ * With "storm" it forks four children, prints "storming", and all five
+ * create and close rings until they are killed (a container killed while
+ * its calls wait for the agent).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DATA "iouring-restrict agent test data\n"
+
+struct ring {
+	int fd;
+	unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static int sys_setup(unsigned entries, struct io_uring_params *p)
+{
+	long r = syscall(__NR_io_uring_setup, entries, p);
+	return r < 0 ? -errno : (int)r;
+}
+
+static int sys_register(int fd, unsigned op, void *arg, unsigned n)
+{
+	long r = syscall(__NR_io_uring_register, fd, op, arg, n);
+	return r < 0 ? -errno : (int)r;
+}
+
+static int ring_map(struct ring *r, int fd, const struct io_uring_params *p)
+{
+	size_t sq_sz = p->sq_off.array + p->sq_entries * sizeof(unsigned);
+	size_t cq_sz = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
+	char *sq, *cq;
+
+	sq = mmap(NULL, sq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return -errno;
+	cq = mmap(NULL, cq_sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_CQ_RING);
+	if (cq == MAP_FAILED)
+		return -errno;
+	r->sqes = mmap(NULL, p->sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -errno;
+	r->fd = fd;
+	r->sq_tail = (unsigned *)(sq + p->sq_off.tail);
+	r->sq_mask = (unsigned *)(sq + p->sq_off.ring_mask);
+	r->sq_array = (unsigned *)(sq + p->sq_off.array);
+	r->cq_head = (unsigned *)(cq + p->cq_off.head);
+	r->cq_tail = (unsigned *)(cq + p->cq_off.tail);
+	r->cq_mask = (unsigned *)(cq + p->cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(cq + p->cq_off.cqes);
+	return 0;
+}
+
+/* Submits one request and waits for its completion; returns cqe->res, or
+ * "-1000 - errno" if io_uring_enter itself failed. */
+static int ring_one(struct ring *r, unsigned char op, int fd, void *buf, unsigned len)
+{
+	unsigned tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
+	struct io_uring_sqe *sqe = &r->sqes[idx];
+	int res;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = op;
+	sqe->fd = fd;
+	sqe->addr = (uint64_t)(uintptr_t)buf;
+	sqe->len = len;
+	sqe->user_data = 42;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -1000 - errno;
+	head = *r->cq_head;
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return -2000;
+	res = r->cqes[head & *r->cq_mask].res;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+static void probe_read(struct ring *r, const char *key)
+{
+	char buf[128];
+	int fd = open("/etc/agent-data", O_RDONLY), res;
+
+	memset(buf, 0, sizeof(buf));
+	res = ring_one(r, IORING_OP_READ, fd, buf, sizeof(buf) - 1);
+	printf("%s=%d\n", key, res);
+	if (res >= 0)
+		printf("%s_data=%s\n", key, strcmp(buf, DATA) ? "bad" : "ok");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring_params p, p2;
+	struct io_uring_restriction res[2];
+	struct ring r;
+	int fd, fd2, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "storm")) {
+		for (int i = 0; i < 4; i++)
+			if (fork() == 0)
+				break;
+		printf("storming\n");
+		for (;;) {
+			memset(&p, 0, sizeof(p));
+			fd = sys_setup(8, &p);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	memset(&p, 0, sizeof(p));
+	fd = sys_setup(8, &p);
+	printf("setup=%d\n", fd < 0 ? fd : 0);
+	if (fd < 0)
+		return 0;
+	rc = ring_map(&r, fd, &p);
+	if (rc) {
+		printf("map=%d\n", rc);
+		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pin")) {
+		size_t len = (size_t)atoi(argv[2]) << 20;
+		struct iovec iov;
+
+		iov.iov_base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		iov.iov_len = len;
+		if (iov.iov_base == MAP_FAILED)
+			return 1;
+		printf("pin=%d\n", sys_register(fd, IORING_REGISTER_BUFFERS, &iov, 1));
+		return 0;
+	}
+	probe_read(&r, "read");
+	printf("nop=%d\n", ring_one(&r, IORING_OP_NOP, -1, NULL, 0));
+
+	/* The program's own restriction set: allow every request it uses. */
+	memset(res, 0, sizeof(res));
+	res[0].opcode = IORING_RESTRICTION_SQE_OP;
+	res[0].sqe_op = IORING_OP_NOP;
+	res[1].opcode = IORING_RESTRICTION_SQE_OP;
+	res[1].sqe_op = IORING_OP_READ;
+	printf("restrict=%d\n", sys_register(fd, IORING_REGISTER_RESTRICTIONS, res, 2));
+	printf("enable=%d\n", sys_register(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
+
+	memset(&p2, 0, sizeof(p2));
+	p2.flags = IORING_SETUP_R_DISABLED;
+	fd2 = sys_setup(4, &p2);
+	printf("rdis_setup=%d\n", fd2 < 0 ? fd2 : 0);
+	if (fd2 >= 0) {
+		printf("rdis_restrict=%d\n",
+		       sys_register(fd2, IORING_REGISTER_RESTRICTIONS, res, 2));
+		close(fd2);
+	}
+
+	if (argc == 3 && !strcmp(argv[1], "wait")) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		printf("waiting\n");
+		for (int i = 0; i < 1500 && access(argv[2], F_OK); i++)
+			nanosleep(&ts, NULL);
+		memset(&p2, 0, sizeof(p2));
+		fd2 = sys_setup(8, &p2);
+		printf("setup2=%d\n", fd2 < 0 ? fd2 : 0);
+		if (fd2 >= 0)
+			close(fd2);
+		probe_read(&r, "read2");
+	}
+	printf("done\n");
+	return 0;
+}

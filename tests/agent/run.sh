@@ -1,0 +1,380 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make check-agent: `iour-restrict agent`, the OCI seccomp agent, on the
+# running kernel.  First the agent alone (its socket, its command line,
+# runtimes that send garbage or nothing), then with Debian's runc (and
+# crun, where it can run a container here) running bundles built here
+# from tests/agent/agent_prog.c (static; nothing is downloaded):
+# - a container's ring is restricted by the policy of its annotation
+#   (READ completes with the file's data, NOP gets -EACCES) and the
+#   program cannot register a restriction set of its own;
+# - two containers at once with different policies;
+# - a container without the annotation, or with a policy that does not
+#   load, gets EPERM from io_uring_setup;
+# - a container killed while its io_uring_setup calls wait does not take
+#   the agent down;
+# - the agent killed while a container runs: the container's next
+#   io_uring_setup fails with ENOSYS, its ring keeps working, it exits
+#   normally, and a new agent on the same socket serves new containers.
+#
+# Usage: tests/agent/run.sh [BUILD_DIR]   (needs root and runc; skips,
+# saying why, otherwise)
+set -u
+O=${1:-build}
+T=$(cd "$(dirname "$O/tools/iour-restrict")" && pwd)/iour-restrict
+P=$O/tests/agent_prog
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); echo "  ok   $*"; }
+bad() { failed=$((failed + 1)); echo "  FAIL $*"; }
+# check DESCRIPTION COMMAND...: ok if COMMAND succeeds
+check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+skip() { echo "agent: SKIP: $*"; exit 0; }
+
+[ -x "$T" ] || { echo "agent: build $T first"; exit 1; }
+[ "$(id -u)" -eq 0 ] || skip "not root (runc needs root, and the agent reads the containers' memory)"
+command -v python3 >/dev/null 2>&1 || skip "no python3 (the test's runtime client and config.json editor)"
+
+work=$(mktemp -d /tmp/iour-agent.XXXXXX)
+agent_pid=""
+names=""
+cleanup() {
+	for n in $names; do
+		runc delete -f "$n" >/dev/null 2>&1
+		crun delete -f "$n" >/dev/null 2>&1
+	done
+	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	[ -n "${IOUR_AGENT_KEEP:-}" ] && echo "agent: kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+S=$work/agent.sock
+AGENT_PRE=${IOUR_AGENT_WRAP:-}
+LOG=$work/agent.log
+
+# start_agent [ARGS...]: the agent on $S, logging to $LOG; waits until it
+# logs that it listens (its signal handling is in place by then).
+listening() { n=$(grep -c ' listening socket=' "$LOG" 2>/dev/null); echo "${n:-0}"; }
+start_agent() {
+	n0=$(listening)
+	# shellcheck disable=SC2086
+	$AGENT_PRE "$T" agent --socket "$S" --log "$LOG" "$@" 2>>"$work/agent.err" &
+	agent_pid=$!
+	i=0
+	while [ "$(listening)" -le "$n0" ]; do
+		kill -0 "$agent_pid" 2>/dev/null && [ $i -lt 100 ] || return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -S "$S" ]
+}
+stop_agent() {
+	kill -TERM "$agent_pid" 2>/dev/null
+	wait "$agent_pid"
+	rc=$?
+	agent_pid=""
+	return $rc
+}
+# wait_for FILE PATTERN [TENTHS]: until grep finds PATTERN in FILE.
+wait_for() {
+	i=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		[ $i -ge "${3:-300}" ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+# client MODE: a runtime's connection, as tests/agent/client.py makes it.
+client() { python3 "$(dirname "$0")/client.py" "$S" "$@"; }
+
+echo "agent: the command line and the socket"
+"$T" agent >/dev/null 2>&1
+check "no --socket: usage error, exit 2 (got $?)" [ $? -eq 2 ]
+"$T" agent --socket "$S" stray >/dev/null 2>&1
+check "a stray operand: exit 2" [ $? -eq 2 ]
+echo keep >"$work/file"
+"$T" agent --socket "$work/file" 2>"$work/err" >/dev/null
+rc=$?
+check "a path that is not a socket: exit 1, not replaced (got $rc)" \
+	sh -c "[ $rc -eq 1 ] && grep -qx keep '$work/file' && grep -q 'not a socket' '$work/err'"
+check "the agent starts" start_agent
+check "its socket has mode 0600" [ "$(stat -c %a "$S")" = 600 ]
+"$T" agent --socket "$S" 2>"$work/err" >/dev/null
+rc=$?
+check "a second agent on a socket in use: exit 1 (got $rc)" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'another agent' '$work/err' && [ -S '$S' ]"
+client garbage >/dev/null 2>&1
+client nofd >/dev/null 2>&1
+client silent 7 >/dev/null 2>&1 &
+silent=$!
+sleep 0.3
+# while the silent client holds its connection, another one is served:
+# unknown fields, and the listener the second of two fds
+client decoy
+check "while a client sends nothing, another is served (the listener is the fd named seccompFd)" \
+	grep -q 'container=decoy pid=4242 new policy=none io_uring_setup=EPERM' "$LOG"
+check "... and dropped when its listener hangs up" \
+	wait_for "$LOG" 'container=decoy pid=4242 gone reason=exited' 30
+wait $silent
+check "the silent client was dropped after the timeout" \
+	grep -q 'no complete message within 5000 ms' "$LOG"
+check "a message that is not JSON is logged and dropped" grep -q 'not JSON' "$LOG"
+check "a message without a listener is logged and dropped" grep -q 'no seccomp listener' "$LOG"
+client huge
+check "a message over 1 MiB is dropped" wait_for "$LOG" 'longer than 1048576 bytes' 30
+client many 70
+check "more than 64 waiting connections: the rest are refused" \
+	grep -q 'more than 64 runtimes connected at once' "$LOG"
+mv "$LOG" "$LOG.1"
+kill -HUP "$agent_pid"
+client garbage >/dev/null 2>&1
+check "SIGHUP reopens the log (log rotation)" wait_for "$LOG" 'not JSON' 30
+cat "$LOG.1" "$LOG" >"$LOG.2" && mv "$LOG.2" "$LOG" && rm -f "$LOG.1"
+kill -HUP "$agent_pid"
+check "the agent survived all of them" kill -0 "$agent_pid"
+stop_agent
+rc=$?
+check "SIGTERM: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "SIGTERM: the socket is removed" [ ! -e "$S" ]
+# a stale socket (nobody listens) is replaced
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$S"
+check "a stale socket is replaced" start_agent
+stop_agent
+
+# ---- containers
+command -v runc >/dev/null 2>&1 || skip "runc is not installed (Debian package runc)"
+[ -x "$P" ] || { echo "agent: build $P first (cc -static)"; exit 1; }
+rootfs=$work/rootfs
+mkdir -p "$rootfs/bin" "$rootfs/etc" "$rootfs/proc" "$rootfs/dev" "$rootfs/sys" "$rootfs/shared" \
+	"$work/shared"
+cp "$P" "$rootfs/bin/prog"
+printf 'iouring-restrict agent test data\n' >"$rootfs/etc/agent-data"
+mkdir "$work/spec" && (cd "$work/spec" && runc spec) ||
+	skip "runc spec failed"
+cat >"$work/read.json" <<'EOF'
+{ "defaultAction": "deny", "entries": [ { "names": ["read"], "action": "allow" } ] }
+EOF
+cat >"$work/nop.json" <<'EOF'
+{ "defaultAction": "deny", "entries": [ { "names": ["nop"], "action": "allow" } ] }
+EOF
+echo '{ "defaultAction": ' >"$work/broken.json"
+cat >"$work/pin.json" <<'EOF'
+{ "defaultAction": "deny", "requestOps": ["READ"], "registerOps": ["REGISTER_BUFFERS"] }
+EOF
+
+# bundle NAME POLICY|- SECCOMP(yes|no) ARGS...: a bundle in $work/NAME.
+bundle() {
+	mkdir -p "$work/$1"
+	python3 - "$work/spec/config.json" "$work/$1/config.json" "$rootfs" "$S" \
+		"$work/shared" "$@" <<'EOF'
+import json, sys
+src, dst, rootfs, sock, shared, name, policy, seccomp = sys.argv[1:9]
+c = json.load(open(src))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/prog"] + sys.argv[9:]
+c["root"] = {"path": rootfs, "readonly": True}
+c["hostname"] = name
+# a locked-memory limit of 64 KiB (the pin checks)
+c["process"]["rlimits"] = [r for r in c["process"].get("rlimits", []) if r["type"] != "RLIMIT_MEMLOCK"] + \
+    [{"type": "RLIMIT_MEMLOCK", "hard": 65536, "soft": 65536}]
+c["mounts"].append({"destination": "/shared", "type": "bind", "source": shared,
+                    "options": ["rbind", "ro"]})
+if policy != "-":
+    c["annotations"] = {"org.iouring-restrict.policy": policy, "example.other": "x"}
+if seccomp == "yes":
+    c["linux"]["seccomp"] = {
+        "defaultAction": "SCMP_ACT_ALLOW", "listenerPath": sock,
+        "listenerMetadata": "iour-test",
+        "architectures": ["SCMP_ARCH_X86_64"],
+        "syscalls": [{"names": ["io_uring_setup"], "action": "SCMP_ACT_NOTIFY"}]}
+json.dump(c, open(dst, "w"), indent=1)
+EOF
+}
+# start RUNTIME NAME: runs the bundle $work/NAME; output in $work/NAME.out.
+start() {
+	names="$names $2"
+	(cd "$work/$2" && exec timeout 60 "$1" run "$2" </dev/null >"$work/$2.out" 2>"$work/$2.err")
+}
+# val NAME KEY: the value the program printed for KEY.
+val() { sed -n "s/^$2=//p" "$work/$1.out" | head -n 1; }
+
+# Can runc run a container here at all (cgroups, namespaces)?
+bundle plain - no
+if ! start runc plain || ! grep -qx 'setup=0' "$work/plain.out"; then
+	skip "runc cannot run a container here: $(head -c 300 "$work/plain.err")"
+fi
+
+# restricted RUNTIME NAME: the checks of one container under read.json.
+restricted() {
+	check "$1 $2: io_uring_setup gives a ring" [ "$(val "$2" setup)" = 0 ]
+	check "$1 $2: READ allowed: 33 bytes, data intact" \
+		sh -c "[ '$(val "$2" read)' = 33 ] && [ '$(val "$2" read_data)' = ok ]"
+	check "$1 $2: NOP forbidden: -EACCES (got $(val "$2" nop))" [ "$(val "$2" nop)" = -13 ]
+	r=$(val "$2" restrict)
+	check "$1 $2: its own IORING_REGISTER_RESTRICTIONS fails (got $r)" [ "${r:-0}" -lt 0 ]
+	r=$(val "$2" enable)
+	check "$1 $2: IORING_REGISTER_ENABLE_RINGS fails (got $r)" [ "${r:-0}" -lt 0 ]
+	r=$(val "$2" rdis_setup)
+	check "$1 $2: a ring asked with R_DISABLED is refused, or cannot take its own set" \
+		sh -c "[ -n '$r' ] && { [ '$r' != 0 ] || [ '$(val "$2" rdis_restrict)' -lt 0 ]; }"
+	check "$1 $2: the agent logs the ring (container, task, flags, what it registered)" \
+		grep -q "container=$2 pid=[0-9]* ring task=[0-9]* entries=8 flags=0x0 result=ok" "$LOG"
+}
+
+echo "agent: runc containers ($(runc --version | head -n 1))"
+start_agent
+bundle one "$work/read.json" yes
+start runc one
+rc=$?
+check "runc one: exit 0 (got $rc)" [ $rc -eq 0 ]
+restricted runc one
+check "runc one: the agent logs the container gone" grep -q 'container=one pid=[0-9]* gone' "$LOG"
+
+# two containers at once, with different policies
+bundle two-a "$work/read.json" yes wait /shared/go-two
+bundle two-b "$work/nop.json" yes wait /shared/go-two
+start runc two-a &
+ja=$!
+start runc two-b &
+jb=$!
+wait_for "$work/two-a.out" waiting && wait_for "$work/two-b.out" waiting
+check "two containers at once: both have their rings" \
+	sh -c "[ '$(val two-a setup)' = 0 ] && [ '$(val two-b setup)' = 0 ]"
+touch "$work/shared/go-two"
+wait $ja
+ra=$?
+wait $jb
+rb=$?
+check "two-a (READ only): exit 0, READ 33, NOP -EACCES (got $ra, $(val two-a read), $(val two-a nop))" \
+	sh -c "[ $ra -eq 0 ] && [ '$(val two-a read)' = 33 ] && [ '$(val two-a nop)' = -13 ]"
+check "two-b (NOP only): exit 0, READ -EACCES, NOP 0 (got $rb, $(val two-b read), $(val two-b nop))" \
+	sh -c "[ $rb -eq 0 ] && [ '$(val two-b read)' = -13 ] && [ '$(val two-b nop)' = 0 ]"
+check "two-a, two-b: a second ring each, after both started" \
+	sh -c "[ '$(val two-a setup2)' = 0 ] && [ '$(val two-b setup2)' = 0 ]"
+
+# no annotation; a policy that does not load; one outside --policy-dir
+bundle none - yes
+start runc none
+check "no annotation: io_uring_setup fails with EPERM (got $(val none setup))" \
+	[ "$(val none setup)" = -1 ]
+check "no annotation: logged" \
+	grep -q 'container=none pid=[0-9]* ring task=[0-9]* entries=8 result=EPERM' "$LOG"
+bundle broken "$work/broken.json" yes
+start runc broken
+check "a policy file that does not load: EPERM (got $(val broken setup))" \
+	[ "$(val broken setup)" = -1 ]
+check "a policy file that does not load: logged with its line" \
+	grep -q "container=broken pid=[0-9]* policy=$work/broken.json error=" "$LOG"
+
+# a container killed while its calls wait for the agent
+bundle storm "$work/read.json" yes storm
+start runc storm &
+js=$!
+wait_for "$work/storm.out" storming
+sleep 0.5
+runc kill storm KILL 2>/dev/null
+wait $js
+check "a container killed in the middle of its io_uring_setup calls: the agent lives on" \
+	kill -0 "$agent_pid"
+check "... and logs it gone" grep -q 'container=storm pid=[0-9]* gone' "$LOG"
+n=$(grep -c 'container=storm pid=[0-9]* ring ' "$LOG")
+served=$(sed -n 's/.*container=storm pid=[0-9]* gone.* rings=\([0-9]*\).*/\1/p' "$LOG")
+check "... its ring lines are rate-limited: $n lines for ${served:-?} rings, the rest counted" \
+	sh -c "[ '${served:-0}' -gt $n ] && [ $n -lt 60 ] && grep -q 'container=storm .* suppressed=[0-9]' '$LOG'"
+bundle after "$work/read.json" yes
+start runc after
+check "... and serves the next container" sh -c "[ '$(val after nop)' = -13 ]"
+
+stop_agent
+start_agent --policy-dir "$work/spec"
+bundle outside "$work/read.json" yes
+start runc outside
+check "--policy-dir: a policy outside it gives EPERM (got $(val outside setup))" \
+	[ "$(val outside setup)" = -1 ]
+check "--policy-dir: logged" grep -q 'outside --policy-dir' "$LOG"
+stop_agent
+
+# the agent killed mid-run
+start_agent
+bundle killed "$work/read.json" yes wait /shared/go-killed
+start runc killed &
+jk=$!
+wait_for "$work/killed.out" waiting
+kill -KILL "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+agent_pid=""
+touch "$work/shared/go-killed"
+wait $jk
+rk=$?
+check "agent killed: the container's next io_uring_setup fails with ENOSYS (got $(val killed setup2))" \
+	[ "$(val killed setup2)" = -38 ]
+check "agent killed: its ring keeps working (READ $(val killed read2))" \
+	sh -c "[ '$(val killed read2)' = 33 ] && [ '$(val killed read2_data)' = ok ]"
+check "agent killed: the container exits normally (runc $rk)" \
+	sh -c "[ $rk -eq 0 ] && grep -qx done '$work/killed.out'"
+bundle orphan "$work/read.json" yes
+start runc orphan
+ro=$?
+check "no agent listening: runc refuses to create a container that names it (runc $ro)" \
+	sh -c "[ $ro -ne 0 ] && ! grep -q setup= '$work/orphan.out'"
+check "a new agent replaces the stale socket" start_agent
+bundle reborn "$work/read.json" yes
+start runc reborn
+check "... and serves the next container" sh -c "[ '$(val reborn nop)' = -13 ]"
+
+# the systemd unit's capabilities (examples/systemd): the agent serves
+# containers with exactly its bounding set
+unit=$(dirname "$0")/../../examples/systemd/iour-restrict-agent.service
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+stop_agent
+if ! command -v setpriv >/dev/null 2>&1; then
+	echo "agent: unit: SKIP: no setpriv (Debian package util-linux)"
+elif [ -z "$caps" ]; then
+	bad "the unit has no CapabilityBoundingSet"
+else
+	AGENT_PRE="setpriv --bounding-set -all,$caps --no-new-privs"
+	check "the agent starts with the unit's capabilities only ($caps)" start_agent
+	AGENT_PRE=${IOUR_AGENT_WRAP:-}
+	bundle unitcaps "$work/read.json" yes
+	start runc unitcaps
+	check "... and serves a container: READ 33, NOP -EACCES" \
+		sh -c "[ '$(val unitcaps read)' = 33 ] && [ '$(val unitcaps nop)' = -13 ]"
+	check "... and has exactly the unit's capabilities, effective and bounding" python3 -c '
+import sys
+st = dict(l.split(":\t", 1) for l in open("/proc/%s/status" % sys.argv[1]).read().splitlines() if ":\t" in l)
+bnd, eff = int(st["CapBnd"], 16), int(st["CapEff"], 16)
+assert eff == bnd and bin(bnd).count("1") == len(sys.argv[2].split(",")), (st["CapBnd"], st["CapEff"])
+' "$agent_pid" "$caps"
+		bundle pin-unit "$work/pin.json" yes pin 16
+	start runc pin-unit
+	check "... and a container's registered buffers count against its locked-memory limit (16 MiB over 64 KiB: $(val pin-unit pin))" \
+		[ "$(val pin-unit pin)" = -12 ]
+	stop_agent
+fi
+start_agent
+# what the unit avoids: with CAP_IPC_LOCK, the agent's rings count no
+# locked memory (doc/containers.md)
+bundle pin-root "$work/pin.json" yes pin 16
+start runc pin-root
+check "an agent with CAP_IPC_LOCK: 16 MiB of buffers pinned over a 64 KiB limit (documented; got $(val pin-root pin))" \
+	[ "$(val pin-root pin)" = 0 ]
+
+# crun, where it can run a container here
+if ! command -v crun >/dev/null 2>&1; then
+	echo "agent: crun: SKIP: not installed (Debian package crun)"
+elif ! { bundle cplain - no && start crun cplain && grep -qx 'setup=0' "$work/cplain.out"; }; then
+	echo "agent: crun: SKIP: crun cannot run a container here: $(head -c 300 "$work/cplain.err")"
+else
+	echo "agent: crun containers ($(crun --version | head -n 1))"
+	bundle cone "$work/read.json" yes
+	start crun cone
+	restricted crun cone
+fi
+stop_agent
+
+echo "agent: $pass passed, $failed failed"
+if [ $failed -gt 0 ]; then
+	echo "agent: the agent's log:"
+	cat "$LOG" "$work/agent.err"
+	exit 1
+fi
