@@ -67,6 +67,7 @@ struct iour_broker {
 	const struct iour_plan *plan;
 	int fd;
 	int no_send; /* the kernel has no SECCOMP_ADDFD_FLAG_SEND (before 5.14) */
+	int nonblock; /* IOUR_BROKER_NONBLOCK: serve never waits */
 	iour_broker_on_ring_fn on_ring;
 	void *arg;
 	size_t notif_sz, resp_sz;
@@ -130,7 +131,7 @@ int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 		return rc;
 	if (!plan || !out || listener_fd < 0)
 		return -EINVAL;
-	if (IOUR_OPTS_GET(opts, flags, 0U) & ~IOUR_BROKER_ALL_THREADS)
+	if (IOUR_OPTS_GET(opts, flags, 0U) & ~(IOUR_BROKER_ALL_THREADS | IOUR_BROKER_NONBLOCK))
 		return -EINVAL;
 	if (iour_plan__info(plan, &info))
 		return -EINVAL;
@@ -164,6 +165,7 @@ int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 	}
 	b->plan = plan;
 	b->fd = listener_fd;
+	b->nonblock = !!(IOUR_OPTS_GET(opts, flags, 0U) & IOUR_BROKER_NONBLOCK);
 	b->on_ring = IOUR_OPTS_GET(opts, on_ring, NULL);
 	b->arg = IOUR_OPTS_GET(opts, arg, NULL);
 	b->c.sz = sizeof(b->c);
@@ -531,9 +533,11 @@ int iour_broker__serve(struct iour_broker *b)
 	pfd.fd = b->fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	rc = poll(&pfd, 1, -1);
+	rc = poll(&pfd, 1, b->nonblock ? 0 : -1);
 	if (rc < 0)
 		return -errno;
+	if (rc == 0)
+		return -EAGAIN; /* IOUR_BROKER_NONBLOCK, nothing pending */
 	if (!(pfd.revents & POLLIN) && (pfd.revents & (POLLHUP | POLLERR)))
 		return -ENOENT;
 	memset(req, 0, b->notif_sz);

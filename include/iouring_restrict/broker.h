@@ -74,6 +74,12 @@ struct iour_broker;
 /** @brief iour_broker__install(): install the filter on every thread of
  *  the process (seccomp's `SECCOMP_FILTER_FLAG_TSYNC`). */
 #define IOUR_BROKER_ALL_THREADS (1U << 0)
+/** @brief iour_broker__new(): iour_broker__serve() never waits: with no
+ *  notification pending it returns -EAGAIN.  For event loops that serve
+ *  many brokers (the OCI agent): a caller can die between poll() saying
+ *  "readable" and the serve, and a waiting serve would then stall every
+ *  other broker of the loop until this listener's next notification. */
+#define IOUR_BROKER_NONBLOCK (1U << 1)
 /** @} */
 
 /** @brief One `io_uring_setup` the broker answered (the on_ring
@@ -193,6 +199,7 @@ IOUR_API int iour_broker__fd(const struct iour_broker *b);
  *  - -EINVAL: @p b is NULL;
  *  - -ENOENT: every process the filter confined has exited: stop serving;
  *  - -EINTR: a signal interrupted the wait;
+ *  - -EAGAIN: with #IOUR_BROKER_NONBLOCK, no notification was pending;
  *  - -ENOMEM or another negative errno from the kernel's
  *    `SECCOMP_IOCTL_NOTIF_RECV`.
  * @since 1.1

@@ -545,6 +545,18 @@ Test(live_broker, api_bad_input)
 	cr_assert_eq(c.notifications, 0);
 	iour_broker__free(b); /* closes p[0] */
 	close(p[1]);
+	/* IOUR_BROKER_NONBLOCK: nothing pending (an empty pipe stands in for
+	 * a listener with no notification; a waiting serve would block here
+	 * forever) gives -EAGAIN at once; install refuses the flag. */
+	cr_assert_eq(pipe(p), 0);
+	o.sz = sizeof(o);
+	o.flags = IOUR_BROKER_NONBLOCK;
+	cr_assert_eq(iour_broker__install(&o, &p[1]), -EINVAL);
+	b = NULL;
+	cr_assert_eq(iour_broker__new(plan, p[0], &o, &b), 0);
+	cr_assert_eq(iour_broker__serve(b), -EAGAIN);
+	iour_broker__free(b);
+	close(p[1]);
 	iour_plan__free(plan);
 }
 

@@ -471,6 +471,9 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		 * the agent keeps it, to refuse the container's rings. */
 		bo.on_ring = on_ring;
 		bo.arg = c;
+		/* never wait inside serve: a caller that dies after epoll
+		 * said "readable" would stall every other container */
+		bo.flags = IOUR_BROKER_NONBLOCK;
 		r = iour_broker__new(c->plan, fd, &bo, &c->broker);
 		if (r) {
 			f = log_container(a, c);

@@ -1268,6 +1268,9 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
 # ---- the ring broker (broker.h)
 #: iour_broker__install(): the filter on every thread of the process.
 BROKER_ALL_THREADS = 1
+#: iour_broker__new() (Broker(nonblock=True)): serve() never waits; with
+#: nothing pending it raises IourError with errno EAGAIN.
+BROKER_NONBLOCK = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1309,14 +1312,14 @@ class Broker(_Handle):
     from :meth:`serve` for each call answered; an exception it raises is
     printed and ignored (it cannot cross the C library)."""
 
-    def __init__(self, plan: Plan, listener_fd, on_ring=None):
+    def __init__(self, plan: Plan, listener_fd, on_ring=None, nonblock: bool = False):
         if not isinstance(plan, Plan):
             raise TypeError("Broker: plan must be a Plan, not %s" % type(plan).__name__)
         fd = _fd(listener_fd)
         self._ptr = None
         self._plan = plan  # the broker reads it until freed
         self._cb = None
-        o = _lib.opts(_lib.iour_broker_opts)
+        o = _lib.opts(_lib.iour_broker_opts, flags=BROKER_NONBLOCK if nonblock else 0)
         if on_ring is not None:
             if not callable(on_ring):
                 raise TypeError("Broker: on_ring must be callable")

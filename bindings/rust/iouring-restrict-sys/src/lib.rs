@@ -767,6 +767,7 @@ pub struct iour_broker {
 }
 
 pub const IOUR_BROKER_ALL_THREADS: u32 = 1 << 0;
+pub const IOUR_BROKER_NONBLOCK: u32 = 1 << 1;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
