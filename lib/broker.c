@@ -66,7 +66,7 @@
 struct iour_broker {
 	const struct iour_plan *plan;
 	int fd;
-	int no_send; /* the kernel has no SECCOMP_ADDFD_FLAG_SEND (before 5.14) */
+	int no_send;  /* the kernel has no SECCOMP_ADDFD_FLAG_SEND (before 5.14) */
 	int nonblock; /* IOUR_BROKER_NONBLOCK: serve never waits */
 	iour_broker_on_ring_fn on_ring;
 	void *arg;
