@@ -28,7 +28,10 @@
  * version is given: a report that lists a path the kernel lacks is safe,
  * one that omits a path the kernel has is not.  Whether a path is absent
  * on a kernel is decided from the opcode number alone (path_state()), so
- * these versions are shown, never used to hide a path.
+ * these versions are shown, never used to hide a path.  The limits come
+ * from the running kernel, or for a named version (--kernel X.Y) from the
+ * name tables, which describe releases: 5.10.162+ stable has RENAMEAT,
+ * UNLINKAT and SHUTDOWN, which a "5.10" from the tables lacks.
  */
 #include <stdio.h>
 #include <string.h>
