@@ -7,10 +7,31 @@
  * several opcodes lead to one effect, a plan's report says which paths are
  * closed, filtered or open on the target kernel.
  *
- * Versions are those of the name tables (lib/names.c) unless the path
- * needs a later kernel than its opcode: SEND with a destination address
- * (addr2) came with Linux 6.1, SCM_RIGHTS through io_uring's SENDMSG with
- * 5.12, io_uring's ring-less register path with 6.13.
+ * Each path's version was checked against the kernel's history
+ * (doc/kernel.md 6.7 gives the evidence per path).  The version is that
+ * of the opcode (the name tables, lib/names.c; doc/kernel.md 6.1, 6.2)
+ * unless the path came later or earlier than its opcode:
+ *
+ *   SEND with an address (addr2)   6.1   sendto for plain SEND came with
+ *                                        SENDMSG_ZC; SEND_ZC had it at 6.0
+ *   SCM_RIGHTS through SENDMSG or  5.3   allowed at 5.3, refused (-EINVAL)
+ *   RECVMSG                              from 5.5 to 5.11, allowed again
+ *                                        from 5.12 and in 5.10.162+ stable
+ *   RENAMEAT                       5.10  5.11 upstream; 5.10.162+ stable
+ *                                        carries 5.15's io_uring
+ *   OPENAT/OPENAT2 into the fixed  5.15  direct descriptors
+ *   table
+ *   MSG_RING send-fd               6.0   data messages from 5.18
+ *   ring-less register calls       6.13  SEND_MSG_RING; QUERY 6.18
+ *
+ * Where a path exists only on some kernels of a range, the earliest
+ * version is given: a report that lists a path the kernel lacks is safe,
+ * one that omits a path the kernel has is not.  Whether a path is absent
+ * on a kernel is decided from the opcode number alone (path_state()), so
+ * these versions are shown, never used to hide a path.  The limits come
+ * from the running kernel, or for a named version (--kernel X.Y) from the
+ * name tables, which describe releases: 5.10.162+ stable has RENAMEAT,
+ * UNLINKAT and SHUTDOWN, which a "5.10" from the tables lacks.
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +92,7 @@ static const struct path net_dest[] = {
 static const struct path file_open[] = {
 	REQ(OPENAT, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
 	REQ(OPENAT2, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
-	REQ(RENAMEAT, 5, 11, "new name"),
+	REQ(RENAMEAT, 5, 10, "new name; 5.11, and 5.10.162+ stable"),
 	REQ(MKDIRAT, 5, 15, "new directory"),
 	REQ(SYMLINKAT, 5, 15, "new symlink"),
 	REQ(LINKAT, 5, 15, "new hard link"),
@@ -82,7 +103,7 @@ static const struct path plain_fd[] = {
 	REQ(TEE, 5, 8, "fd_in without SPLICE_F_FD_IN_FIXED"),
 	REQ(EPOLL_CTL, 5, 6, "epoll descriptor and target descriptor"),
 	REQ(WAITID, 6, 7, "P_PIDFD id"),
-	REQ(SENDMSG, 5, 12, "SCM_RIGHTS descriptors"),
+	REQ(SENDMSG, 5, 3, "SCM_RIGHTS descriptors; -EINVAL 5.5-5.11 before 5.10.162"),
 	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS descriptors"),
 	REQ(URING_CMD, 5, 19, "driver-defined payloads"),
 };
@@ -91,7 +112,8 @@ static const struct path cross_ring[] = {
 	REQ(MSG_RING, 5, 18, "data to any ring it can name; send-fd 6.0"),
 	BLIND(REGISTER_SEND_MSG_RING, 6, 13, "ring-less MSG_RING"),
 	REQ(FIXED_FD_INSTALL, 6, 8, "a fixed file becomes a plain descriptor"),
-	REQ(SENDMSG, 5, 12, "SCM_RIGHTS over unix sockets"),
+	REQ(SENDMSG, 5, 3, "SCM_RIGHTS over unix sockets; -EINVAL 5.5-5.11 before 5.10.162"),
+	REQ(RECVMSG, 5, 3, "SCM_RIGHTS received; -EINVAL 5.5-5.11 before 5.10.162"),
 	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS over unix sockets"),
 };
 
@@ -101,6 +123,7 @@ static const struct path mem_reg[] = {
 	REG(REGISTER_BUFFERS_UPDATE, 5, 13, "pins user memory"),
 	REG(REGISTER_PBUF_RING, 5, 19, "buffer ring"),
 	REG(REGISTER_CLONE_BUFFERS, 6, 12, "another ring's buffers"),
+	REG(REGISTER_RESIZE_RINGS, 6, 13, "new rings; user pages with IORING_SETUP_NO_MMAP"),
 	REG(REGISTER_MEM_REGION, 6, 13, "memory region"),
 	REG(REGISTER_ZCRX_IFQ, 6, 15, "zero-copy receive area"),
 	REQ(PROVIDE_BUFFERS, 5, 7, "buffers the kernel writes into"),

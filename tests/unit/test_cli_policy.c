@@ -1187,3 +1187,28 @@ Test(cli_policy, explain_and_lint_name_the_open_paths_of_an_effect)
 	cr_assert_eq(r.status, 2);
 	run_free(&r);
 }
+
+/* The paths' versions (doc/kernel.md 6.7): SCM_RIGHTS through SENDMSG and
+ * RECVMSG existed at 5.3 and again from 5.12 (5.10.162+ stable), so the
+ * report must not give a later version; descriptors received and a ring
+ * resize onto user pages are paths to their effects. */
+Test(cli_policy, explain_gives_the_earliest_version_of_each_path)
+{
+	struct run r;
+
+	tool_run(&r, "explain", POL "bypass.json", "--kernel", "7.2");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "SENDMSG (SCM_RIGHTS descriptors; -EINVAL 5.5-5.11 before "
+			     "5.10.162; 5.3+)"),
+		  "%s", r.out);
+	cr_assert(!has(r.out, "5.12+"), "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "explain", POL "recv-fds.json", "--kernel", "7.2");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "\ncross-ring         open      open: RECVMSG (SCM_RIGHTS received"),
+		  "%s", r.out);
+	cr_assert(has(r.out, "\nmem-reg            open      open: REGISTER_RESIZE_RINGS ("), "%s",
+		  r.out);
+	cr_assert(has(r.out, "; 6.13+)"), "%s", r.out);
+	run_free(&r);
+}

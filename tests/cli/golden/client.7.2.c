@@ -78,8 +78,8 @@
  *     - note: rings that exist already, and rings of other existing threads, are not affected
  *     - note: effect net-dest (network destination): filtered; filtered: CONNECT (connect; destination filters need 7.2; 5.5+); closed: SENDMSG, SEND_ZC, SEND, SENDMSG_ZC
  *     - note: effect file-open (file open and creation): filtered; filtered: OPENAT (open, create, truncate; direct into the fixed table 5.15; 5.6+); closed: OPENAT2, RENAMEAT, MKDIRAT, SYMLINKAT, LINKAT
- *     - note: effect cross-ring (descriptor passing and cross-ring messages): closed; closed: MSG_RING, fd -1 REGISTER_SEND_MSG_RING, FIXED_FD_INSTALL, SENDMSG, SENDMSG_ZC
- *     - note: effect mem-reg (memory registration): closed; closed: REGISTER_BUFFERS, REGISTER_BUFFERS2, REGISTER_BUFFERS_UPDATE, REGISTER_PBUF_RING, REGISTER_CLONE_BUFFERS, REGISTER_MEM_REGION, REGISTER_ZCRX_IFQ, PROVIDE_BUFFERS
+ *     - note: effect cross-ring (descriptor passing and cross-ring messages): closed; closed: MSG_RING, fd -1 REGISTER_SEND_MSG_RING, FIXED_FD_INSTALL, SENDMSG, RECVMSG, SENDMSG_ZC
+ *     - note: effect mem-reg (memory registration): closed; closed: REGISTER_BUFFERS, REGISTER_BUFFERS2, REGISTER_BUFFERS_UPDATE, REGISTER_PBUF_RING, REGISTER_CLONE_BUFFERS, REGISTER_RESIZE_RINGS, REGISTER_MEM_REGION, REGISTER_ZCRX_IFQ, PROVIDE_BUFFERS
  *     - note: effect ringless-register (ring-less register calls): closed; closed: fd -1 REGISTER_SEND_MSG_RING, fd -1 REGISTER_QUERY
  */
 #include <linux/filter.h>
