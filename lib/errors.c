@@ -173,6 +173,7 @@ LAST_OK(iour_compile_opts);
 LAST_OK(iour_export_opts);
 LAST_OK(iour_filter_opts);
 LAST_OK(iour_plan_opts);
+LAST_OK(iour_policy_load_opts);
 LAST_OK(iour_policy_opts);
 LAST_OK(iour_probe_opts);
 LAST_OK(iour_ring_apply_opts);

@@ -118,6 +118,7 @@
 	F(iour_policy_load_opts, flags) \
 	F(iour_policy_load_opts, origin) \
 	F(iour_policy_load_opts, kernel) \
+	F(iour_policy_load_opts, reserved) \
 	S(iour_load_error) \
 	F(iour_load_error, sz) \
 	F(iour_load_error, line) \

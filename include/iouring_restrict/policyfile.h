@@ -67,10 +67,15 @@ struct iour_policy_load_opts {
 	/** The kernel version (IOUR_KVER()) against which `minKernel`
 	 *  conditions are evaluated; 0 means the running kernel (uname(2)). */
 	uint32_t kernel;
+	/** Must be 0.  It fills what would otherwise be tail padding, which a
+	 *  designated initializer (IOUR_OPTS()) need not zero: the library
+	 *  refuses non-zero bytes past the fields it knows (-E2BIG), so
+	 *  padding left with stack garbage made loads fail at random. */
+	uint32_t reserved;
 };
 /** @brief The last field of struct iour_policy_load_opts, up to which the
  *         library reads it (the options discipline of common.h). */
-#define iour_policy_load_opts__last_field kernel
+#define iour_policy_load_opts__last_field reserved
 
 /** @brief Size of iour_load_error::message. */
 #define IOUR_LOAD_ERROR_MSG 256

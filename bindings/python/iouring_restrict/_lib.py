@@ -118,7 +118,8 @@ iour_verify_opts = _decl("iour_verify_opts", [
     ("exec_envp", POINTER(c_char_p)), ("ruleset", c_void_p),
     ("coverage", POINTER(iour_verify_coverage))])
 iour_policy_load_opts = _decl("iour_policy_load_opts", [("sz", sz), ("flags", u64),
-                                                        ("origin", c_char_p), ("kernel", u32)])
+                                                        ("origin", c_char_p), ("kernel", u32),
+                                                        ("reserved", u32)])
 iour_load_error = _decl("iour_load_error", [("sz", sz), ("line", u32), ("column", u32),
                                             ("offset", u64), ("path", c_char * 128),
                                             ("message", c_char * 256)])

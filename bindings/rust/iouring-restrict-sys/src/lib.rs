@@ -870,6 +870,8 @@ pub struct iour_policy_load_opts {
     pub flags: u64,
     pub origin: *const c_char,
     pub kernel: u32,
+    /// Must be 0 (fills the tail padding; see policyfile.h).
+    pub reserved: u32,
 }
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -69,7 +69,7 @@ fn rust_side() -> Rows {
         iour_verify_result { res, status, observed, resv },
         iour_verify_coverage { sz, flags, op_last, n_allowed, n_tried, n_untried, n_unpreparable, allowed, tried, untried, unpreparable, denied_tried },
         iour_verify_opts { sz, flags, ring_fd, ring_flags, timeout_ms, exec_path, exec_argv, exec_envp, ruleset, coverage },
-        iour_policy_load_opts { sz, flags, origin, kernel },
+        iour_policy_load_opts { sz, flags, origin, kernel, reserved },
         iour_load_error { sz, line, column, offset, path, message },
         iour_request_verdict { sz, verdict, reason, opcode, rule },
         iour_group_info { sz, name, help, source, nops, nregister_ops },
