@@ -618,14 +618,31 @@ static int count_dir(const char *path)
 	return n;
 }
 
-static int count_lines(const char *path)
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* The mappings of /proc/self/maps.  Under ASan its allocator maps new
+ * anonymous regions whenever it likes, so only the io_uring mappings (the
+ * ones a leaked ring would leave) are counted there. */
+static int count_maps(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	int n = 0, ch;
+	char line[512];
+	int n = 0;
 
 	cr_assert_not_null(f);
-	while ((ch = fgetc(f)) != EOF)
-		n += ch == '\n';
+	while (fgets(line, sizeof(line), f)) {
+#ifdef UNDER_ASAN
+		n += strstr(line, "io_uring") != NULL;
+#else
+		n += strchr(line, '\n') != NULL;
+#endif
+	}
 	fclose(f);
 	return n;
 }
@@ -641,7 +658,7 @@ Test(verify, never_changes_the_caller)
 
 	iour_verify(r, n, res, NULL); /* warm up lazily created state */
 	fds = count_dir("/proc/self/fd");
-	maps = count_lines("/proc/self/maps");
+	maps = count_maps("/proc/self/maps");
 	threads = iour_task_thread_count();
 	for (i = 0; i < 5; i++) {
 		IOUR_OPTS(iour_verify_opts, o, .exec_path = (i & 1) ? helper : NULL);
@@ -649,7 +666,7 @@ Test(verify, never_changes_the_caller)
 		iour_verify(r, n, res, &o);
 	}
 	cr_assert_eq(count_dir("/proc/self/fd"), fds, "descriptor leak");
-	cr_assert_eq(count_lines("/proc/self/maps"), maps, "mapping leak");
+	cr_assert_eq(count_maps("/proc/self/maps"), maps, "mapping leak");
 	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
 	cr_assert_eq(errno, ECHILD);
 	cr_assert_eq(iour_task_thread_count(), threads);
