@@ -29,6 +29,7 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 #define MAX_ARGS 32
 #define POL "tests/cli/policies/"
@@ -245,6 +246,7 @@ Test(cli_policy, run_without_policy_io_uring_works)
 
 Test(cli_policy, run_companion_denies_setup_and_says_so)
 {
+	UNIT_REQUIRE_URING();
 	static const char *const reqs[] = { "nop", NULL };
 	char want[512];
 	struct run r;
