@@ -107,7 +107,7 @@ test-asan:
 # the rest must run and pass; any failure fails the step.  The skips go to
 # make check's summary like the other runs' (their one-line notices on
 # stderr, the same for every test, are kept in the run's .log only).
-# x86-64 only (the filter checks the audit arch).
+# x86-64 and arm64 (the filter checks the native audit arch).
 URING_OFF := $(O)/tests/uring-off
 $(URING_OFF): tests/progs/uring_off.c
 	$(call msg,CC,$@)

@@ -23,6 +23,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The filter must know the native audit arch; elsewhere it would let every
+ * call through and the check would prove nothing. */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "uring-off: add this architecture's AUDIT_ARCH_ value"
+#endif
+
 int main(int argc, char **argv)
 {
 	unsigned nr;
@@ -35,10 +45,10 @@ int main(int argc, char **argv)
 	{
 		struct sock_filter insns[] = {
 			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-			/* the x32 number of the same call as well */
+			/* (x86-64: the x32 number of the same call as well) */
 			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 1, 0),
 			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr | 0x40000000U, 0, 1),
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
