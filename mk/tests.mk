@@ -98,3 +98,32 @@ test-asan:
 		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 \
 		--json=$(O)/asan/tests/live.json $(LIVE_ARGS)
 	$(Q)$(SKIPS) $(O)/asan/tests/live.json 'live tier (ASan)'
+
+# ---- check-uring-off: the unit suite where io_uring is unusable.
+# tests/progs/uring_off.c installs a seccomp filter (no sysctl is touched)
+# under which io_uring_setup, then in a second run io_uring_register, fails
+# with EPERM, and execs the unit binary.  Every test that needs a real ring
+# must skip saying why (UNIT_REQUIRE_URING, tests/common/uring_avail.h);
+# the rest must run and pass; any failure fails the step.  The skips go to
+# make check's summary like the other runs' (their one-line notices on
+# stderr, the same for every test, are kept in the run's .log only).
+# x86-64 and arm64 (the filter checks the native audit arch).
+URING_OFF := $(O)/tests/uring-off
+$(URING_OFF): tests/progs/uring_off.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< $(LDFLAGS)
+
+.PHONY: check-uring-off
+check-uring-off: $(UNIT) $(URING_OFF) examples tools uring-try
+	$(Q)for call in setup register; do \
+		echo "  TEST     $(UNIT) (io_uring_$$call fails with EPERM: seccomp, $(URING_OFF))"; \
+		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(URING_OFF) $$call $(UNIT) -j2 \
+			--xml=$(O)/tests/unit-uring-off-$$call.xml \
+			--json=$(O)/tests/unit-uring-off-$$call.json $(TEST_ARGS) \
+			> $(O)/tests/unit-uring-off-$$call.log 2>&1; rc=$$?; \
+		grep -v '^unit: skipped: ' $(O)/tests/unit-uring-off-$$call.log; \
+		[ $$rc -eq 0 ] || exit 1; \
+		$(call check_ran,$(O)/tests/unit-uring-off-$$call.xml); \
+		$(SKIPS) $(O)/tests/unit-uring-off-$$call.json "unit tests, io_uring_$$call denied by seccomp" || exit 1; \
+	done

@@ -27,6 +27,7 @@
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "ring_util.h"
+#include "uring_avail.h"
 
 #define HELPER_ENV "IOUR_TEST_PRINT_FEATURE_LEVEL"
 
@@ -95,6 +96,7 @@ static int level_as_nobody(const char *path)
 
 Test(attacks, feature_level_env_ignored_when_setuid)
 {
+	UNIT_REQUIRE_URING();
 	char dir[4096], path[4200];
 	const char *why;
 	int real, plain, suid;

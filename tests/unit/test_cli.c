@@ -27,6 +27,7 @@
 #include "child.h"
 #include "sqpoll_attack.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 #define MAX_ARGS 64
 
@@ -161,6 +162,7 @@ static void assert_valid_json(const char *text)
 
 Test(cli, probe_json_is_valid_and_matches_the_library)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_features f = { .sz = sizeof(f) };
 	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_NO_CACHE);
 	struct run r;
@@ -236,6 +238,7 @@ Test(cli, probe_text_and_min_level)
 
 Test(cli, probe_forced_level)
 {
+	UNIT_REQUIRE_URING();
 	struct run r;
 
 	run_env(&r, "IOUR_FEATURE_LEVEL=1", "probe", "--json", (const char *)NULL);
@@ -367,6 +370,7 @@ static void check_hex(const struct iour_ruleset *rs, const struct iour_export_op
 
 Test(cli, ruleset_hex_matches_export)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_clamp_report cr = { .sz = sizeof(cr) };
 	IOUR_OPTS(iour_export_opts, eo);
 	struct iour_features f = { .sz = sizeof(f) };
@@ -850,6 +854,7 @@ Test(cli, sim_verdicts_match_the_simulator)
 
 Test(cli, verify_restricted_ring_is_enforced)
 {
+	UNIT_REQUIRE_URING();
 	struct run r;
 
 	run(&r, "verify", "--allow-op", "NOP,READ,SOCKET");
@@ -885,6 +890,7 @@ Test(cli, verify_restricted_ring_is_enforced)
  * says "all" about them. */
 Test(cli, verify_names_allowed_opcodes_it_could_not_try)
 {
+	UNIT_REQUIRE_URING();
 	struct run r;
 
 	run(&r, "verify", "--allow-op", "NOP,READ,CLOSE,STATX");
@@ -916,6 +922,7 @@ Test(cli, verify_names_allowed_opcodes_it_could_not_try)
  * (the fixed-file table is not sealed, doc/security.md). */
 Test(cli, ruleset_warns_that_fixed_files_are_not_sealed)
 {
+	UNIT_REQUIRE_URING();
 	struct run r;
 
 	run(&r, "ruleset", "--allow-op", "READ", "--flags-required", "FIXED_FILE",
@@ -943,6 +950,7 @@ Test(cli, ruleset_warns_that_fixed_files_are_not_sealed)
 
 Test(cli, exec_companion_blocks_rings_in_the_command_only)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_features f = { .sz = sizeof(f) };
 	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_NO_CACHE);
 	char script[4200];
@@ -995,6 +1003,7 @@ Test(cli, exec_companion_blocks_rings_in_the_command_only)
  */
 Test(cli, exec_deny_existing_closes_inherited_sqpoll_ring)
 {
+	UNIT_REQUIRE_URING();
 	struct sqpoll_owner o;
 	struct run r;
 	int rc = sqpoll_owner_init(&o);

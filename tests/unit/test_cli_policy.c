@@ -29,6 +29,7 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 #define MAX_ARGS 32
 #define POL "tests/cli/policies/"
@@ -165,8 +166,12 @@ static void need_pre_7_0(void)
 	if (task_restrictions())
 		cr_skip_test("this kernel has task restrictions: tests/live/test_live_cli.c "
 			     "covers it");
-	if (iour_feature_level() < IOUR_LEVEL_IO_URING)
-		cr_skip_test("io_uring is not usable here");
+	if (iour_feature_level() < IOUR_LEVEL_IO_URING) {
+		/* the cause, when the process is refused (tests/common/uring_avail.h) */
+		const char *why = uring_unusable();
+
+		cr_skip_test("%s", why ? why : "io_uring is not usable here");
+	}
 }
 
 /* ---- help and the command list ------------------------------------------ */
@@ -235,8 +240,12 @@ Test(cli_policy, run_without_policy_io_uring_works)
 	struct run r;
 
 	/* The baseline the other run tests compare with: unconfined, all pass. */
-	if (iour_feature_level() < IOUR_LEVEL_IO_URING)
-		cr_skip_test("io_uring is not usable here");
+	if (iour_feature_level() < IOUR_LEVEL_IO_URING) {
+		/* the cause, when the process is refused (tests/common/uring_avail.h) */
+		const char *why = uring_unusable();
+
+		cr_skip_test("%s", why ? why : "io_uring is not usable here");
+	}
 	run_argv(&r, argv, NULL);
 	cr_assert_eq(r.status, 0);
 	cr_assert_str_eq(r.out, "setup: ok\nnop: ok\nread: ok\nopenat-r: ok\n");
@@ -245,6 +254,7 @@ Test(cli_policy, run_without_policy_io_uring_works)
 
 Test(cli_policy, run_companion_denies_setup_and_says_so)
 {
+	UNIT_REQUIRE_URING();
 	static const char *const reqs[] = { "nop", NULL };
 	char want[512];
 	struct run r;

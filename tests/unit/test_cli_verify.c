@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "uring_avail.h"
 
 static const char shim_src[] =
 	"#define _GNU_SOURCE\n"
@@ -143,6 +144,7 @@ static const char *row_of(const char *text, const char *name, char *row, size_t 
 
 Test(cli_verify, unrestricted_ring_is_not_enforced_exit_1, .timeout = 120)
 {
+	UNIT_REQUIRE_URING();
 	/* In the set: NOP, READ, SOCKET.  Denied by it: the rest. */
 	static const char *const allowed[] = { "NOP", "READ", "SOCKET" };
 	static const char *const denied[] = { "READV", "WRITEV",  "CONNECT",  "OPENAT",

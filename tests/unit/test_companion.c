@@ -30,6 +30,7 @@
 #include "sys.h"
 #include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/companion.h"
+#include "uring_avail.h"
 
 #define CHECK(cond)                                                                  \
 	do {                                                                         \
@@ -110,6 +111,7 @@ static int child_setup_denied(void *arg)
 
 Test(companion, setup_denied_in_child_and_grandchild_parent_unaffected)
 {
+	UNIT_REQUIRE_URING();
 	static const struct setup_case cases[] = {
 		{ 0, -ENOSYS },
 		{ ENOSYS, -ENOSYS },
@@ -159,6 +161,7 @@ static int child_enter_register(void *arg)
 
 Test(companion, enter_and_register_variants)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t flags[] = { IOUR_COMPANION_ENTER, IOUR_COMPANION_REGISTER,
 					  IOUR_COMPANION_ENTER | IOUR_COMPANION_REGISTER };
 	size_t i;
@@ -209,6 +212,7 @@ static int child_root_without_nnp(void *arg)
 
 Test(companion, no_new_privs_rules)
 {
+	UNIT_REQUIRE_URING();
 	if (geteuid() != 0)
 		cr_skip_test("needs root to test both the privileged and the nobody case");
 	cr_assert_eq(in_child(child_nnp_required, NULL), 0);
@@ -291,6 +295,7 @@ static int child_tsync_busy(void *arg)
 
 Test(companion, threads_calling_only_or_all)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t none = 0, all = IOUR_COMPANION_ALL_THREADS;
 
 	cr_assert_eq(in_child(child_threads, &none), 0);
@@ -414,6 +419,7 @@ static void check_i386_arm(void)
  * needs IA-32 emulation and skips, saying so, where `int $0x80` faults. */
 Test(companion, ia32_and_x32_numbers_are_denied)
 {
+	UNIT_REQUIRE_URING();
 #if defined(__x86_64__)
 	int probe;
 
@@ -461,6 +467,7 @@ static long fake_prctl(void *ctx, int option, unsigned long a2, unsigned long a3
 
 Test(companion, fault_injected_no_seccomp_gives_eopnotsupp)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_sys_ops ops = *iour__sys_real();
 
 	ops.prctl = fake_prctl;
@@ -472,6 +479,7 @@ Test(companion, fault_injected_no_seccomp_gives_eopnotsupp)
 
 Test(companion, bad_input)
 {
+	UNIT_REQUIRE_URING();
 	struct {
 		struct iour_companion_opts o;
 		uint64_t extra;

@@ -23,6 +23,7 @@
 
 #include "emukernel.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                              */
@@ -1566,6 +1567,7 @@ static int real_submit(struct io_uring *r, uint8_t op, uint8_t flags)
  */
 Test(emulated, emulated_vs_real_kernel_ring_differential, .fini = fini)
 {
+	UNIT_REQUIRE_URING();
 	static const uint8_t sqe_ops[] = { 0, 1, 2, 3, 19, 22, 23 };
 	static const uint8_t flag_sets[] = { 0, 0x01, 0x02, 0x10, 0x11, 0x13 };
 	struct kio_query_opcode qo;

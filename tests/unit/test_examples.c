@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 static int run(const char *prog, const char *env, char *out, size_t cap)
 {
@@ -34,6 +35,7 @@ static int run(const char *prog, const char *env, char *out, size_t cap)
 
 Test(examples, demo_confirms_every_claim)
 {
+	UNIT_REQUIRE_URING();
 	static char out[16384];
 
 	cr_assert_eq(run("demo", NULL, out, sizeof(out)), 0, "%s", out);
@@ -53,6 +55,7 @@ Test(examples, demo_confirms_every_claim)
  * created through the plan and the check still confirms the report. */
 Test(examples, demo_policy_section_on_a_lowered_level)
 {
+	UNIT_REQUIRE_URING();
 	static char out[16384];
 
 	cr_assert_eq(run("demo", "IOUR_FEATURE_LEVEL=2", out, sizeof(out)), 0, "%s", out);
@@ -64,6 +67,7 @@ Test(examples, demo_policy_section_on_a_lowered_level)
 
 Test(examples, demo_refuses_without_ring_restrictions)
 {
+	UNIT_REQUIRE_URING();
 	static char out[16384];
 
 	cr_assert_eq(run("demo", "IOUR_FEATURE_LEVEL=1", out, sizeof(out)), 1, "%s", out);
@@ -73,6 +77,7 @@ Test(examples, demo_refuses_without_ring_restrictions)
 
 Test(examples, liburing_ring)
 {
+	UNIT_REQUIRE_URING();
 	static char out[4096];
 
 	cr_assert_eq(run("liburing_ring", NULL, out, sizeof(out)), 0, "%s", out);
@@ -83,6 +88,7 @@ Test(examples, liburing_ring)
  * kernel; a plan for another kernel refused, and the exit code says so. */
 Test(examples, iour_plan_verify)
 {
+	UNIT_REQUIRE_URING();
 	static char out[16384];
 	struct iour_features f = { .sz = sizeof(f) };
 
@@ -116,6 +122,7 @@ Test(examples, iour_plan_verify)
  * task restrictions) the seccomp companion inherited. */
 Test(examples, sandbox_launcher)
 {
+	UNIT_REQUIRE_URING();
 	static char out[16384];
 	struct iour_features f = { .sz = sizeof(f) };
 	const char *dir = getenv("IOUR_EXAMPLES_DIR");

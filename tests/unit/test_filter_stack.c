@@ -29,6 +29,7 @@
 #include "kernel_oracle.h"
 #include "plan_internal.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 #define OP_CONNECT 16
 
@@ -465,6 +466,7 @@ static struct iour_policy *big_denylist(size_t n, uint64_t **setp, struct iour_f
 
 Test(filter_stack, policy_denylist_split_plan_and_emulated_kernel)
 {
+	UNIT_REQUIRE_URING();
 	struct emu_config cfg = { .gen = EMU_GEN_7_2 };
 	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_NO_CACHE);
 	struct iour_features feat = { .sz = sizeof(feat) };

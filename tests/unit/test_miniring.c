@@ -11,6 +11,7 @@
 
 #include "miniring.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 static struct kio_sqe sqe_of(uint8_t op, int fd, uint64_t addr, uint32_t len, uint64_t off,
 			     uint64_t ud)
@@ -73,6 +74,7 @@ static void basic_ops(struct iour__ring *r)
 
 Test(miniring, nop_read_write_openat)
 {
+	UNIT_REQUIRE_URING();
 	struct iour__ring r;
 
 	cr_assert_eq(iour__ring_init(&r, 4, 0), 0);
@@ -87,6 +89,7 @@ Test(miniring, nop_read_write_openat)
 
 Test(miniring, indexes_wrap_around)
 {
+	UNIT_REQUIRE_URING();
 	struct iour__ring r;
 	struct kio_sqe s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 0);
 	struct kio_cqe c;
@@ -106,6 +109,7 @@ Test(miniring, indexes_wrap_around)
 /* Every flag combination the mini ring claims to drive really works. */
 Test(miniring, setup_flag_variants)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t variants[] = {
 		KIO_SETUP_CLAMP,
 		KIO_SETUP_SUBMIT_ALL,
@@ -156,6 +160,7 @@ Test(miniring, init_bad_input)
  * disabled ring must not stay queued and pop out after enable. */
 Test(miniring, disabled_ring_rolls_back)
 {
+	UNIT_REQUIRE_URING();
 	struct iour__ring r;
 	struct kio_sqe s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 9);
 	struct kio_cqe c;
@@ -177,6 +182,7 @@ Test(miniring, disabled_ring_rolls_back)
  * working (doc/kernel.md 1.7). */
 Test(miniring, denied_sqe_is_consumed)
 {
+	UNIT_REQUIRE_URING();
 	struct kio_restriction res[2];
 	struct iour__ring r;
 	struct kio_sqe s;
@@ -213,6 +219,7 @@ Test(miniring, denied_sqe_is_consumed)
  * learned geometry equals what the kernel reported at setup. */
 Test(miniring, learn_and_adopt_foreign_ring)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t flags[] = { 0, IOUR__SETUP_SQE128, IOUR__SETUP_CQE32,
 					  KIO_SETUP_NO_SQARRAY, KIO_SETUP_SUBMIT_ALL };
 	size_t i;
@@ -259,6 +266,7 @@ static long setup_enosys(void *ctx, uint32_t entries, void *params)
  * from the known layout the mapped header matches (compact here). */
 Test(miniring, learn_without_setup_uses_checked_layout)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_sys_ops ops = *iour__sys_real();
 	struct kio_params kp;
 	struct io_uring lr;
@@ -307,6 +315,7 @@ static long munmap_old_header(void *ctx, void *addr, size_t len)
 
 Test(miniring, learn_without_setup_reads_emulated_cacheline_layout)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_sys_ops ops = *iour__sys_real();
 	struct kio_params kp;
 	struct io_uring lr;
@@ -363,6 +372,7 @@ Test(miniring, learn_bad_input)
 /* A ring somebody else is using is not touched. */
 Test(miniring, busy_ring_is_left_alone)
 {
+	UNIT_REQUIRE_URING();
 	struct io_uring lr;
 	struct io_uring_sqe *ls;
 	struct io_uring_cqe *lc;

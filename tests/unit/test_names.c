@@ -12,6 +12,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "uapi.h"
+#include "uring_avail.h"
 
 static void lower(char *dst, const char *src, size_t n)
 {
@@ -313,6 +314,7 @@ static uint32_t running_kver(void)
  * reports through IORING_REGISTER_QUERY (6.18+). */
 Test(names, real_kernel_query_matches_table)
 {
+	UNIT_REQUIRE_URING();
 	struct kio_query_opcode q;
 	struct kio_query_hdr h;
 	uint32_t kv = running_kver();

@@ -25,6 +25,7 @@
 #include "plan_internal.h"
 #include "probe_internal.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 #define OP_NOP 0
 #define OP_READ 22
@@ -258,6 +259,7 @@ static void expect_ring_works(const struct iour_plan *pl, const char *what)
 
 Test(policy_compat, real_kernel_forced_levels)
 {
+	UNIT_REQUIRE_URING();
 	struct iour__kernel k = real_kernel(), l3;
 	struct iour_policy *pr = policy(IOUR_POLICY_TARGET_RING, 0);
 	struct iour_report *rep = NULL;
@@ -355,6 +357,7 @@ Test(policy_compat, real_kernel_task_plan_without_task_restrictions)
  * running kernel's in the limits or in the gate semantics. */
 Test(policy_compat, real_kernel_described_kernels)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *pr = policy(IOUR_POLICY_TARGET_RING, 0);
 	struct iour_features f = { .sz = sizeof(f) }, g;
 	struct iour_report *rep = NULL;
@@ -411,6 +414,7 @@ static int lowered_task_child(void *arg, struct child_msg *m)
 
 Test(policy_compat, real_kernel_feature_level_env)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *pr = policy(IOUR_POLICY_TARGET_RING, 0);
 	struct iour_policy *pt = policy(IOUR_POLICY_TARGET_TASK, IOUR_POLICY_COMPANION_ENOSYS);
 	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_REFRESH);

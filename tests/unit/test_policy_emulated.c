@@ -18,6 +18,7 @@
 #include "iouring_restrict/iouring_restrict.h"
 #include "plan_internal.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 #define OP_NOP 0
 #define OP_CONNECT 16
@@ -522,6 +523,7 @@ static int emu_ring(void)
 
 Test(policy_emulated, emulated_7_0_apply_task_and_submit)
 {
+	UNIT_REQUIRE_URING();
 	struct emu_config cfg = { .gen = EMU_GEN_7_0 };
 	struct iour_policy *p = policy_p1(IOUR_POLICY_TARGET_TASK);
 	struct iour_report *rep = NULL;
@@ -624,6 +626,7 @@ Test(policy_emulated, emulated_7_0_ring_apply_and_submit)
 
 Test(policy_emulated, emulated_7_0_nnp_rules)
 {
+	UNIT_REQUIRE_URING();
 	struct emu_config cfg = { .gen = EMU_GEN_7_0 };
 	struct iour_policy *p = policy_p1(IOUR_POLICY_TARGET_TASK);
 	struct iour_report *rep = NULL;
@@ -1153,6 +1156,7 @@ static bool bm_has(const uint64_t *bm, unsigned n)
  * (PARTIAL), and without the gate nothing changes. */
 Test(policy_emulated, emulated_task_set_gates_filters)
 {
+	UNIT_REQUIRE_URING();
 	const int regs[] = { -1, 2 /* REGISTER_FILES */ };
 	struct emu_state st;
 	bool note_seen;

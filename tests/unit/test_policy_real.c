@@ -16,6 +16,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "plan_internal.h"
+#include "uring_avail.h"
 
 #define OP_NOP 0
 #define OP_READ 22
@@ -129,6 +130,7 @@ static void check_enforced(struct io_uring *ring)
 
 Test(policy_real, ring_plan_apply_liburing_disabled_ring)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl = plan_or_die(p);
 	const struct iour_report *exp = iour_plan__report(pl);
@@ -175,6 +177,7 @@ Test(policy_real, ring_plan_apply_liburing_disabled_ring)
 
 Test(policy_real, ring_plan_create_ring)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl = plan_or_die(p);
 	struct iour_report *rep = NULL;
@@ -200,6 +203,7 @@ Test(policy_real, ring_plan_create_ring)
 /* A classic-only policy is fully enforced on a ring by any 5.10+ kernel. */
 Test(policy_real, ring_classic_only_fully)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl;
 	struct iour_report *rep = NULL;
@@ -245,6 +249,7 @@ Test(policy_real, ring_classic_only_fully)
  * library's rings. */
 Test(policy_real, task_fallback_best_effort)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_TASK);
 	uint32_t done = 9, total = 9;
 	struct iour_plan *pl;
@@ -303,6 +308,7 @@ Test(policy_real, task_fallback_best_effort)
 /* Soft requirement: nothing applied, "not enforced", a usable ring. */
 Test(policy_real, fallback_soft_applies_nothing)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl;
 	struct iour_report *rep = NULL;
@@ -338,6 +344,7 @@ Test(policy_real, fallback_soft_applies_nothing)
 /* Hard requirement: -IOUR_ERRNO__UNSUPPORTED, nothing applied. */
 Test(policy_real, fallback_hard_fails)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl;
 	struct iour_report *rep = NULL;
@@ -383,6 +390,7 @@ Test(policy_real, fallback_hard_fails)
 /* Open fallback: the conditional opcode is allowed, reported loosened. */
 Test(policy_real, fallback_open_loosens)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl;
 	struct iour_report *rep = NULL;
@@ -499,6 +507,7 @@ static int companion_child(void *varg, struct child_msg *m)
 
 Test(policy_real, task_fallback_companion_blocks_setup)
 {
+	UNIT_REQUIRE_URING();
 	struct comp_arg a[] = { { IOUR_POLICY_COMPANION_ENOSYS, ENOSYS },
 				{ IOUR_POLICY_COMPANION_EPERM, EPERM } };
 	struct child_msg m;
@@ -517,6 +526,7 @@ Test(policy_real, task_fallback_companion_blocks_setup)
 /* The enforcement check confirms a ring the plan restricted. */
 Test(policy_real, ring_plan_enforcement_check)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	struct iour_plan *pl = plan_or_die(p);
 	struct iour_verify_req req[3];
@@ -607,6 +617,7 @@ Test(policy_real, task_threads_report_or_refuse)
 /* IOUR_FEATURE_LEVEL lowers what the planner uses, never the limits. */
 Test(policy_real, feature_level_env_lowers_the_plan)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_policy *p = sample_policy(IOUR_POLICY_TARGET_RING);
 	IOUR_OPTS(iour_probe_opts, po, .flags = IOUR_PROBE_REFRESH);
 	struct iour_features f = { .sz = sizeof(f) };

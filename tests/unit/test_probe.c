@@ -22,6 +22,7 @@
 #include "iouring_restrict/iouring_restrict.h"
 #include "probe_internal.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 static struct iour_features probe_now(uint64_t flags)
 {
@@ -44,6 +45,7 @@ static long raw_register(int fd, unsigned op, void *arg, unsigned nr)
 
 Test(probe, real_kernel_matches_raw_query_and_probe)
 {
+	UNIT_REQUIRE_URING();
 	struct kio_query_hdr h = { 0 };
 	struct kio_query_opcode q = { 0 };
 	uint64_t buf[(16 + 8 * 256) / 8] = { 0 };
@@ -129,6 +131,7 @@ Test(probe, real_kernel_matches_raw_query_and_probe)
 
 Test(probe, this_machine_is_6_18_level_3)
 {
+	UNIT_REQUIRE_URING();
 	/* The development kernel (6.18): 63 request opcodes, 36 register
 	 * opcodes, all 63 supported, blind path present (-EINVAL), no task
 	 * restrictions, no filters. */
@@ -239,6 +242,7 @@ static int count_maps(void)
 
 Test(probe, no_side_effects_on_the_caller)
 {
+	UNIT_REQUIRE_URING();
 	long nnp0 = status_value("NoNewPrivs"), sec0 = status_value("Seccomp");
 	int fds0 = count_fds(), maps0, st, i;
 
@@ -421,6 +425,7 @@ static int fake_child(void *arg, struct child_msg *m)
 
 Test(probe, seccomp_faked_kernels)
 {
+	UNIT_REQUIRE_URING();
 	static const struct fake_case cases[] = {
 		{ "setup_eperm", { { __NR_io_uring_setup, -1, 0, EPERM, 0 } }, 1 },
 		{ "setup_enosys", { { __NR_io_uring_setup, -1, 0, ENOSYS, 0 } }, 1 },
@@ -473,6 +478,7 @@ static int old_kernel_child(void *arg, struct child_msg *m)
 
 Test(probe, emulated_kernel_before_5_10)
 {
+	UNIT_REQUIRE_URING();
 	static const struct fake_case c = { "r_disabled_einval", { { 0 } }, 0 };
 	struct child_msg m;
 
@@ -638,6 +644,7 @@ static int full_fd_table_child(void *arg, struct child_msg *m)
 
 Test(probe, full_fd_table_is_reported_not_cached)
 {
+	UNIT_REQUIRE_URING();
 	struct level_arg a = { .level = real_level() };
 	struct child_msg m;
 
@@ -706,6 +713,7 @@ static int emulated_shortage_child(void *arg, struct child_msg *m)
 
 Test(probe, emulated_shortages_are_reported_not_cached)
 {
+	UNIT_REQUIRE_URING();
 	static const int errs[] = { ENOMEM, EMFILE, ENFILE, EAGAIN };
 	struct level_arg a = { .level = real_level() };
 	struct child_msg m;
@@ -844,6 +852,7 @@ static int emu_child(void *arg, struct child_msg *m)
 
 Test(probe, emulated_7x_kernels_through_the_seam)
 {
+	UNIT_REQUIRE_URING();
 	enum { Y = IOUR_AVAIL_YES, N = IOUR_AVAIL_NO, P = IOUR_AVAIL_NO_PRIV, R = IOUR_AVAIL_RESTRICTED };
 	static const struct emu_case cases[] = {
 		{ "7.2, no_new_privs set", { -EFAULT, -EFAULT, 24, false }, NULL, 5, 5, Y, Y, Y, 24 },

@@ -23,6 +23,7 @@
 #include "probe_internal.h"
 #include "ring_util.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 /* ---- fault injection through the seam ------------------------------------ */
 
@@ -118,6 +119,7 @@ static int write_res(struct io_uring *ring)
 
 Test(ring_api, ebadfd_ring_not_created_disabled)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	struct iour_ring_report rep = { .sz = sizeof(rep) };
 	IOUR_OPTS(iour_ring_apply_opts, o, .report = &rep);
@@ -135,6 +137,7 @@ Test(ring_api, ebadfd_ring_not_created_disabled)
 
 Test(ring_api, ebadfd_already_enabled)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	struct io_uring ring;
 
@@ -176,6 +179,7 @@ Test(ring_api, ebadfd_already_enabled)
 
 Test(ring_api, ebusy_second_apply)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	IOUR_OPTS(iour_ring_apply_opts, o, .flags = IOUR_RING_APPLY_NO_ENABLE);
 	struct io_uring ring;
@@ -193,6 +197,7 @@ Test(ring_api, ebusy_second_apply)
 
 Test(ring_api, ebadf_and_eopnotsupp)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	int p[2], efd = eventfd(0, EFD_CLOEXEC);
 
@@ -221,6 +226,7 @@ Test(ring_api, ebadf_and_eopnotsupp)
 
 Test(ring_api, einval_e2big_enomsg_before_any_syscall)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only(), *undecided = NULL;
 	struct iour_ring_report rep = { .sz = 4 };
 	struct {
@@ -289,6 +295,7 @@ static int forced_level_child(void *arg, struct child_msg *m)
 
 Test(ring_api, unsupported_when_level_forced_below_ring)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	cr_assert_eq(child_run(forced_level_child, NULL, &m), 0, "%s", m.text);
@@ -318,6 +325,7 @@ static int probe_fails_child(void *arg, struct child_msg *m)
 
 Test(ring_api, echild_when_the_probe_cannot_run)
 {
+	UNIT_REQUIRE_URING();
 	int err = EPERM;
 	struct child_msg m;
 
@@ -328,6 +336,7 @@ Test(ring_api, echild_when_the_probe_cannot_run)
 
 Test(ring_api, injected_enomem_and_unexpected_errors)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	struct iour_ring_report rep = { .sz = sizeof(rep) };
 	IOUR_OPTS(iour_ring_apply_opts, o, .report = &rep);
@@ -358,6 +367,7 @@ Test(ring_api, injected_enomem_and_unexpected_errors)
 
 Test(ring_api, emulated_wrong_limits_give_kernel_mismatch)
 {
+	UNIT_REQUIRE_URING();
 	/* A probe that believes the kernel has register opcode 37: the real
 	 * kernel rejects the entry, and the library says the kernel and its
 	 * reported limits disagree. */
@@ -388,6 +398,7 @@ Test(ring_api, emulated_wrong_limits_give_kernel_mismatch)
 
 Test(ring_api, clamping_on_the_running_kernel)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t ops[] = { IORING_OP_NOP, 63, 64 };
 	uint32_t regs[] = { IORING_REGISTER_PROBE, 36, 37 };
 	struct iour_ruleset *rs = rs_make(ops, 3, 0, 0, regs, 3);
@@ -437,6 +448,7 @@ Test(ring_api, clamping_on_the_running_kernel)
 
 Test(ring_api, report_matches_export_for_the_probed_kernel)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t ops[] = { IORING_OP_NOP, IORING_OP_READ, IORING_OP_WRITE };
 	struct iour_ruleset *rs = rs_make(ops, 3, IOSQE_ASYNC, IOSQE_IO_LINK, NULL, -1);
 	struct iour_features f = { .sz = sizeof(f) };
@@ -496,6 +508,7 @@ Test(ring_api, report_matches_export_for_the_probed_kernel)
 
 Test(ring_api, create_then_map_with_liburing)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t ops[] = { IORING_OP_NOP, IORING_OP_READ };
 	struct iour_ruleset *rs = rs_make(ops, 2, 0, 0, NULL, 0);
 	struct io_uring_params p;
@@ -523,6 +536,7 @@ Test(ring_api, create_then_map_with_liburing)
 
 Test(ring_api, create_without_params)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	struct iour_ring_report rep = { .sz = sizeof(rep) };
 	IOUR_OPTS(iour_ring_create_opts, o, .report = &rep);
@@ -540,6 +554,7 @@ Test(ring_api, create_without_params)
 
 Test(ring_api, create_failures_close_the_ring_and_leak_nothing)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only(), *undecided = NULL;
 	struct io_uring_params p;
 	int fds0, fd, n = 0;
@@ -662,6 +677,7 @@ static int create_enosys_child(void *arg, struct child_msg *m)
 
 Test(ring_api, create_reports_kernel_refusals)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	cr_assert_eq(child_run(create_kernel_refusals_child, NULL, &m), 0, "%s", m.text);
@@ -670,6 +686,7 @@ Test(ring_api, create_reports_kernel_refusals)
 
 Test(ring_api, create_bad_input)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	struct iour_ring_report rep = { .sz = 3 };
 	struct {
@@ -724,6 +741,7 @@ static void *si_thread(void *p)
 
 Test(ring_api, single_issuer_enable_from_the_submitting_thread)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = nop_only();
 	IOUR_OPTS(iour_ring_apply_opts, o, .flags = IOUR_RING_APPLY_NO_ENABLE);
 	struct io_uring ring;

@@ -22,6 +22,7 @@
 #include "child.h"
 #include "sqpoll_attack.h"
 #include "iouring_restrict/companion.h"
+#include "uring_avail.h"
 
 static bool fd_open(int fd)
 {
@@ -61,6 +62,7 @@ static int lists_and_closes(void *arg, struct child_msg *m)
 
 Test(ring_fds, lists_and_closes_only_rings)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	cr_assert_eq(child_run(lists_and_closes, NULL, &m), 0, "%s", m.text);
@@ -110,6 +112,7 @@ static bool root_is_a_mount(void)
 
 Test(ring_fds, no_procfs_fails_closed)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	if (geteuid() != 0)
@@ -155,6 +158,7 @@ static int attack_under_companion(const struct sqpoll_owner *o, bool close_rings
  */
 Test(ring_fds, sqpoll_ring_inherited_across_exec)
 {
+	UNIT_REQUIRE_URING();
 	struct sqpoll_owner o;
 	int rc = sqpoll_owner_init(&o), st;
 

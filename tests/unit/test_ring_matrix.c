@@ -20,6 +20,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "ring_util.h"
+#include "uring_avail.h"
 
 /* ---- request opcodes ---------------------------------------------------- */
 
@@ -183,6 +184,7 @@ static void run_case(const struct iour_ruleset *rs, size_t i, bool allowed, cons
 
 Test(ring_matrix, sqe_opcodes_only_one_allowed)
 {
+	UNIT_REQUIRE_URING();
 	int n = 0;
 
 	for (size_t a = 0; a < N_OPS; a++) {
@@ -201,6 +203,7 @@ Test(ring_matrix, sqe_opcodes_only_one_allowed)
 
 Test(ring_matrix, sqe_opcodes_all_but_one_allowed)
 {
+	UNIT_REQUIRE_URING();
 	int n = 0;
 
 	for (size_t d = 0; d < N_OPS; d++) {
@@ -223,6 +226,7 @@ Test(ring_matrix, sqe_opcodes_all_but_one_allowed)
 
 Test(ring_matrix, unrestricted_sqe_side_allows_everything)
 {
+	UNIT_REQUIRE_URING();
 	/* Register side restricted only: every request opcode still works,
 	 * with any flag (on 6.18 the library lists the SQE side in full). */
 	uint32_t reg = IORING_REGISTER_PROBE;
@@ -268,6 +272,7 @@ static int nop_with_flags(uint32_t allowed, uint32_t required, uint8_t flags)
 
 Test(ring_matrix, sqe_flags_allowed_and_required_exhaustive_on_nop)
 {
+	UNIT_REQUIRE_URING();
 	/* Flags that a lone NOP accepts (no FIXED_FILE: a NOP has no file;
 	 * no BUFFER_SELECT: -EOPNOTSUPP before the gate). */
 	static const uint8_t usable[] = { IOSQE_IO_DRAIN, IOSQE_IO_LINK, IOSQE_IO_HARDLINK,
@@ -307,6 +312,7 @@ Test(ring_matrix, sqe_flags_allowed_and_required_exhaustive_on_nop)
 
 Test(ring_matrix, liburing_sqe_op)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t ops[] = { IORING_OP_WRITEV, IORING_OP_WRITE };
 	struct iour_ruleset *rs = rs_make(ops, 2, 0, 0, NULL, -1);
 	struct io_uring ring;
@@ -342,6 +348,7 @@ Test(ring_matrix, liburing_sqe_op)
 
 Test(ring_matrix, liburing_register_op)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t reg = IORING_REGISTER_BUFFERS;
 	struct iour_ruleset *rs = rs_make(NULL, -1, 0x7f, 0, &reg, 1);
 	struct io_uring ring;
@@ -360,6 +367,7 @@ Test(ring_matrix, liburing_register_op)
 
 Test(ring_matrix, liburing_fixed_file)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t ops[] = { IORING_OP_WRITEV, IORING_OP_READV };
 	uint32_t reg = IORING_REGISTER_FILES;
 	struct iour_ruleset *rs = rs_make(ops, 2, 0, IOSQE_FIXED_FILE, &reg, 1);
@@ -397,6 +405,7 @@ Test(ring_matrix, liburing_fixed_file)
 
 Test(ring_matrix, liburing_flags_files_registered_while_disabled)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t op = IORING_OP_WRITEV;
 	struct iour_ruleset *rs = rs_make(&op, 1, IOSQE_ASYNC | IOSQE_IO_LINK, IOSQE_FIXED_FILE,
 					  NULL, 0);
@@ -439,6 +448,7 @@ Test(ring_matrix, liburing_flags_files_registered_while_disabled)
 
 Test(ring_matrix, liburing_empty_set_denies_everything)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = rs_make(NULL, 0, 0, 0, NULL, 0);
 	struct io_uring ring;
 	struct iovec wv = { (void *)"12345678", 8 };
@@ -467,6 +477,7 @@ Test(ring_matrix, liburing_empty_set_denies_everything)
 
 Test(ring_matrix, disabled_ring_refuses_submission)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t op = IORING_OP_NOP;
 	struct iour_ruleset *rs = rs_make(&op, 1, 0, 0, NULL, -1);
 	IOUR_OPTS(iour_ring_apply_opts, o, .flags = IOUR_RING_APPLY_NO_ENABLE);
@@ -554,6 +565,7 @@ static void reg_case(const struct iour_ruleset *rs, size_t i, bool allowed, cons
 
 Test(ring_matrix, register_opcodes_only_one_allowed)
 {
+	UNIT_REQUIRE_URING();
 	int n = 0;
 
 	for (size_t a = 0; a < N_REGS; a++) {
@@ -570,6 +582,7 @@ Test(ring_matrix, register_opcodes_only_one_allowed)
 
 Test(ring_matrix, register_side_unrestricted_with_restricted_sqe_side)
 {
+	UNIT_REQUIRE_URING();
 	/* Before 7.0 any registered set closes unlisted register ops; the
 	 * library lists them all, so an SQE-only set leaves them open. */
 	uint32_t op = IORING_OP_NOP;

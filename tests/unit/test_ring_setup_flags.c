@@ -22,6 +22,7 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 #define SETUP_NO_MMAP (1U << 14)
 #define SETUP_REGISTERED_FD_ONLY (1U << 15)
@@ -163,6 +164,7 @@ static int fd_only_child(void *arg, struct child_msg *m)
 
 Test(ring_setup_flags, ring_create_refuses_registered_fd_only_before_any_syscall)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	cr_assert_eq(child_run(fd_only_child, (void *)(uintptr_t)VIA_RING_CREATE, &m), 0, "%s",
@@ -171,6 +173,7 @@ Test(ring_setup_flags, ring_create_refuses_registered_fd_only_before_any_syscall
 
 Test(ring_setup_flags, plan_create_ring_refuses_registered_fd_only_before_any_syscall)
 {
+	UNIT_REQUIRE_URING();
 	struct child_msg m;
 
 	cr_assert_eq(child_run(fd_only_child, (void *)(uintptr_t)VIA_PLAN_CREATE, &m), 0, "%s",

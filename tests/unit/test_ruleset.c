@@ -13,6 +13,7 @@
 #include "iouring_restrict/iouring_restrict.h"
 #include "ruleset_internal.h"
 #include "uapi.h"
+#include "uring_avail.h"
 
 #define R_REG IOUR_RESTRICTION_REGISTER_OP
 #define R_SQE IOUR_RESTRICTION_SQE_OP
@@ -668,6 +669,7 @@ static void query_limits(struct iour_export_opts *o)
 
 Test(ruleset, real_kernel_register_gate)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = mk();
 	IOUR_OPTS(iour_export_opts, o);
 	uint8_t *b;
@@ -702,6 +704,7 @@ Test(ruleset, real_kernel_register_gate)
  * so register ops stay open. */
 Test(ruleset, real_kernel_sqe_only_leaves_register_open)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = mk();
 	IOUR_OPTS(iour_export_opts, o);
 	struct kio_restriction sqe_only[2];
@@ -736,6 +739,7 @@ Test(ruleset, real_kernel_sqe_only_leaves_register_open)
  * both sides; zero entries would deny everything instead. */
 Test(ruleset, real_kernel_nothing_restricted_is_open)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = mk();
 	IOUR_OPTS(iour_export_opts, o);
 	struct kio_restriction none[1];
@@ -765,6 +769,7 @@ Test(ruleset, real_kernel_nothing_restricted_is_open)
 
 Test(ruleset, real_kernel_deny_all)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = mk();
 	IOUR_OPTS(iour_export_opts, o);
 	uint8_t *b;
@@ -788,6 +793,7 @@ Test(ruleset, real_kernel_deny_all)
 /* Clamping is what makes the kernel accept a set naming newer opcodes. */
 Test(ruleset, real_kernel_clamped_accepted_unclamped_rejected)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_ruleset *rs = mk();
 	struct iour_clamp_report rep = { .sz = sizeof(rep) };
 	IOUR_OPTS(iour_export_opts, o, .clamp = &rep);

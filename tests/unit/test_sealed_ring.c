@@ -18,6 +18,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "ring_util.h"
+#include "uring_avail.h"
 
 #define MSG_SEND_FD 1U /* IORING_MSG_SEND_FD */
 #define MSG_USER_DATA 0x5e5eULL
@@ -112,6 +113,7 @@ static void teardown(struct rings *r)
 
 Test(sealed_ring, msg_ring_from_another_restricted_ring_plants_a_file)
 {
+	UNIT_REQUIRE_URING();
 	struct rings r;
 	char c = 0;
 	int res;
@@ -160,6 +162,7 @@ Test(sealed_ring, msg_ring_from_another_restricted_ring_plants_a_file)
  * unchanged. */
 Test(sealed_ring, msg_ring_denied_on_the_sender_keeps_the_table)
 {
+	UNIT_REQUIRE_URING();
 	struct rings r;
 	char c = 0;
 	int res;
@@ -216,6 +219,7 @@ static int fixed_file_notes(const struct iour_ruleset *rs)
 
 Test(sealed_ring, plan_reports_that_fixed_files_are_not_sealed)
 {
+	UNIT_REQUIRE_URING();
 	uint32_t read_only[] = { IORING_OP_READ },
 		 with_msg[] = { IORING_OP_READ, IORING_OP_MSG_RING };
 	struct iour_ruleset *rs;

@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "miniring.h"
 #include "sys.h"
+#include "uring_avail.h"
 
 enum kind { K_NONE, K_MMAP, K_MUNMAP, K_FORK, K_MEMFD, K_EXECVE };
 
@@ -142,6 +143,7 @@ static struct iour_verify_req nop_req(void)
  * and the ring fd and earlier maps are released. */
 Test(sys_faults, mmap_miniring_each_map)
 {
+	UNIT_REQUIRE_URING();
 	unsigned int nth;
 
 	for (nth = 1; nth <= 3; nth++) {
@@ -166,6 +168,7 @@ Test(sys_faults, mmap_miniring_each_map)
  * -ENOMEM (probe.h). */
 Test(sys_faults, mmap_probe_shared_page)
 {
+	UNIT_REQUIRE_URING();
 	static const struct {
 		int err, want;
 	} c[] = { { ENOMEM, -ENOMEM }, { EAGAIN, -EAGAIN }, { EINVAL, -ENOMEM } };
@@ -184,6 +187,7 @@ Test(sys_faults, mmap_probe_shared_page)
  * closed. */
 Test(sys_faults, mmap_verify_channel)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r = nop_req();
 
 	arm(K_MMAP, 1, ENOMEM);
@@ -194,6 +198,7 @@ Test(sys_faults, mmap_verify_channel)
 /* munmap: a failing unmap does not stop the rest of the clean-up. */
 Test(sys_faults, munmap_failure_still_closes_ring)
 {
+	UNIT_REQUIRE_URING();
 	struct iour__ring r;
 
 	arm(K_NONE, 0, 0);
@@ -212,6 +217,7 @@ Test(sys_faults, munmap_failure_still_closes_ring)
  * channel are released. */
 Test(sys_faults, fork_probe_and_verify)
 {
+	UNIT_REQUIRE_URING();
 	IOUR_OPTS(iour_probe_opts, o, .flags = IOUR_PROBE_NO_CACHE);
 	struct iour_features f = { .sz = sizeof(f) };
 	struct iour_verify_req r = nop_req();
@@ -234,6 +240,7 @@ Test(sys_faults, fork_probe_and_verify)
  * -ENOMEM, otherwise -ECHILD; verify.h). */
 Test(sys_faults, memfd_verify_channel)
 {
+	UNIT_REQUIRE_URING();
 	static const struct {
 		int err, want;
 	} c[] = { { EMFILE, -EMFILE }, { ENFILE, -EMFILE }, { ENOMEM, -ENOMEM }, { EPERM, -ECHILD } };
@@ -251,6 +258,7 @@ Test(sys_faults, memfd_verify_channel)
  * carrying execve's -errno (verify.h). */
 Test(sys_faults, execve_verify_helper)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r = nop_req();
 	struct iour_verify_result res;
 	IOUR_OPTS(iour_verify_opts, o, .exec_path = "/bin/true");

@@ -20,6 +20,7 @@
 #include "iouring_restrict/policy.h"
 #include "iouring_restrict/report.h"
 #include "iouring_restrict/ruleset.h"
+#include "uring_avail.h"
 
 static int in_child(int (*fn)(void))
 {
@@ -236,6 +237,7 @@ static int child_io_workers(void)
 
 Test(threads, io_uring_workers_are_not_application_threads)
 {
+	UNIT_REQUIRE_URING();
 	int rc = in_child(child_io_workers);
 
 	cr_assert_eq(rc, 0, "check %d failed", rc);

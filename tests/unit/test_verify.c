@@ -36,6 +36,7 @@
 #include "iouring_restrict/companion.h"
 #include "iouring_restrict/errors.h"
 #include "iouring_restrict/verify.h"
+#include "uring_avail.h"
 
 #define CHECK(cond)                                                                  \
 	do {                                                                         \
@@ -181,6 +182,7 @@ static void assert_all_match(const struct iour_verify_req *r, const struct iour_
 /* (a) ring mode: the kernel enforces the ring's allow-list. */
 Test(verify, ring_fd_restricted_ring_passes)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[16];
 	struct iour_verify_result res[16];
 	IOUR_OPTS(iour_verify_opts, o, .flags = IOUR_VERIFY_RING_FD);
@@ -216,6 +218,7 @@ Test(verify, ring_fd_restricted_ring_passes)
 
 Test(verify, ring_fd_wrong_expectations_not_enforced)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[3] = { rq(KIO_OP_NOP, IOUR_EXPECT_DENY),
 					rq(IOUR__OP_WRITE, IOUR_EXPECT_ALLOW),
 					rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) };
@@ -239,6 +242,7 @@ Test(verify, ring_fd_wrong_expectations_not_enforced)
 /* (b) plain mode on this kernel: nothing is restricted. */
 Test(verify, plain_mode_deny_expectation_fails_on_unrestricted_kernel)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[16];
 	struct iour_verify_result res[16];
 	size_t n = nop_only_reqs(r), i;
@@ -257,6 +261,7 @@ Test(verify, plain_mode_deny_expectation_fails_on_unrestricted_kernel)
 
 Test(verify, plain_mode_allow_expectations_pass)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[16];
 	struct iour_verify_result res[16];
 	size_t n = 0;
@@ -297,6 +302,7 @@ Test(verify, plain_mode_allow_expectations_pass)
 
 Test(verify, plain_mode_ring_flag_variants)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t flags[] = {
 		KIO_SETUP_SUBMIT_ALL, IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32, KIO_SETUP_NO_SQARRAY,
 		KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN,
@@ -354,6 +360,7 @@ static int child_companion(void *arg)
 
 Test(verify, companion_makes_io_uring_unusable)
 {
+	UNIT_REQUIRE_URING();
 	static const struct companion_case cases[] = {
 		{ 0, 0, false, -ENOSYS, -ENOSYS },
 		{ EPERM, 0, false, -EPERM, -EPERM },
@@ -404,6 +411,7 @@ Test(verify, seccomp_kill_on_setup_is_eperm)
 /* (d) after an exec of the helper. */
 Test(verify, exec_mode_with_helper)
 {
+	UNIT_REQUIRE_URING();
 	const char *helper = helper_path();
 	struct iour_verify_req r[16];
 	struct iour_verify_result res[16];
@@ -496,6 +504,7 @@ Test(verify, exec_failures_and_timeout)
 /* Errors about the ring named by ring_fd. */
 Test(verify, ring_fd_errors)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct iour_verify_result res;
 	IOUR_OPTS(iour_verify_opts, o, .flags = IOUR_VERIFY_RING_FD);
@@ -553,6 +562,7 @@ Test(verify, ring_fd_errors)
 
 Test(verify, prep_failure_gives_echild)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[3] = { rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW),
 					rq_connect(&lo_port1, sizeof(lo_port1), IOUR_EXPECT_ALLOW),
 					rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) };
@@ -650,6 +660,7 @@ static int count_maps(const char *path)
 /* The check leaves no trace in the calling process. */
 Test(verify, never_changes_the_caller)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[16];
 	struct iour_verify_result res[16];
 	const char *helper = helper_path();
@@ -681,6 +692,7 @@ Test(verify, never_changes_the_caller)
 /* (e) every bad input. */
 Test(verify, bad_input)
 {
+	UNIT_REQUIRE_URING();
 	struct iour_verify_req r[2], ok = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW), many[257];
 	struct iour_verify_result res[2] = { { 77, 77, 77, 77 }, { 77, 77, 77, 77 } };
 	struct {

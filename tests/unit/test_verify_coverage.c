@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "uring_avail.h"
 
 #define OP_NOP 0U
 #define OP_CLOSE 19U
@@ -62,6 +63,7 @@ static int popcount(const uint64_t *bm)
 
 Test(verify_coverage, lists_allowed_opcodes_that_were_not_tried)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t ops[] = { OP_NOP, OP_READ, OP_CLOSE, OP_STATX, OP_MSG_RING };
 	struct iour_ruleset *rs = set_of(ops, 5, 0, 0);
 	struct iour_verify_req r[4] = { rq(OP_NOP, IOUR_EXPECT_ALLOW),
@@ -112,6 +114,7 @@ Test(verify_coverage, lists_allowed_opcodes_that_were_not_tried)
  * and a preparable opcode expected to be denied does not count as tried. */
 Test(verify_coverage, msg_ring_denied_and_deny_only_requests_are_not_tries)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t ops[] = { OP_NOP, OP_READ };
 	struct iour_ruleset *rs = set_of(ops, 2, 0, 0);
 	struct iour_verify_req r[3] = { rq(OP_NOP, IOUR_EXPECT_ALLOW),
@@ -144,6 +147,7 @@ Test(verify_coverage, msg_ring_denied_and_deny_only_requests_are_not_tries)
 /* The caveats a set carries, from the set alone (fresh ring, plain mode). */
 Test(verify_coverage, flags_for_fixed_files_unsettable_flags_and_register_rules)
 {
+	UNIT_REQUIRE_URING();
 	static const uint32_t ops[] = { OP_NOP };
 	struct iour_verify_req r = rq(OP_NOP, IOUR_EXPECT_ALLOW);
 	struct iour_verify_result res;
