@@ -27,7 +27,13 @@
 #    ring_fds/sqpoll_ring_inherited_across_exec (the companion, and an
 #    SQPOLL ring whose completions the kernel writes),
 #    policy_real/task_threads_report_or_refuse (apply_task installs the
-#    companion by default on kernels without task restrictions);
+#    companion by default on kernels without task restrictions),
+#    policy_emulated/emulated_7_0_apply_task_and_submit,
+#    policy_emulated/emulated_7_0_nnp_rules,
+#    policy_emulated/emulated_7_0_stacking_in_child and
+#    policy_emulated/emulated_task_set_gates_filters (the emulated 7.0-7.2
+#    task plans end with the real seccomp guard for ring-less register
+#    calls, doc/security.md 2.1);
 #  - attacks/feature_level_env_ignored_when_setuid runs a set-user-ID copy
 #    of the test binary as another user, which valgrind can neither run
 #    set-user-ID nor give a log file it may write;
@@ -69,6 +75,8 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	policy_compat/emulated_forced_levels_on_each_generation \
 	ring_fds/sqpoll_ring_inherited_across_exec cli/* cli_policy/* cli_verify/* \
 	policy_real/task_threads_report_or_refuse attacks/feature_level_env_ignored_when_setuid \
+	policy_emulated/emulated_7_0_apply_task_and_submit policy_emulated/emulated_7_0_nnp_rules \
+	policy_emulated/emulated_7_0_stacking_in_child policy_emulated/emulated_task_set_gates_filters \
 	policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules
 # make check leaves out, under valgrind only, the suites whose work is
 # mostly processes: real probes and enforcement checks in forked and
