@@ -666,7 +666,7 @@ Test(live_broker, run_fork_threads_exec)
 
 	need_run_broker();
 	rc = run_try(read_only, NULL, steps, &out, &err);
-	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(rc, 0, "exit %d; stdout:\n%s\nstderr:\n%s", rc, out ? out : "", err);
 	cr_assert_str_eq(out,
 			 "child setup: ok\nchild nop: EACCES\nchild read: ok\n"
 			 "thread setup: ok\nthread nop: EACCES\nthread read: ok\n"

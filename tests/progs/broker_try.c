@@ -373,7 +373,7 @@ int main(int argc, char **argv)
 			do_register(s);
 		} else if (!strcmp(s, "fork")) {
 			pid_t pid;
-			int st;
+			int st = 0;
 
 			fflush(stdout);
 			pid = fork();
@@ -385,8 +385,15 @@ int main(int argc, char **argv)
 				child_steps();
 				_exit(0);
 			}
-			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+				if (WIFSIGNALED(st))
+					fprintf(stderr, "broker-try: the forked child died of signal %d\n",
+						WTERMSIG(st));
+				else
+					fprintf(stderr, "broker-try: the forked child failed (status %#x)\n",
+						st);
 				return 2;
+			}
 		} else if (!strcmp(s, "thread")) {
 			pthread_t t;
 
