@@ -32,6 +32,7 @@
 
 #include "bench_util.h"
 #include "iouring_restrict/iouring_restrict.h"
+#include "scm.h"
 
 #define ENTRIES 64
 #define SETUP_ITERS 400
@@ -131,41 +132,6 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char c = 'L', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* The confined child: one brokered setup per byte on `go`, its time back
  * on `sv`; then the throughput ratios. */
 static void child(int sv, int go, int file)
@@ -179,7 +145,7 @@ static void child(int sv, int go, int file)
 
 	if ((r = io_uring_queue_init(ENTRIES, &plain, 0)))
 		die("io_uring_queue_init", r);
-	if ((r = iour_broker__install(NULL, &lfd)) || send_fd(sv, lfd))
+	if ((r = iour_broker__install(NULL, &lfd)) || send_fds(sv, &lfd, 1))
 		die("iour_broker__install", r);
 	close(lfd);
 	while (read(go, &c, 1) == 1 && c == 's') {
@@ -247,7 +213,7 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	close(go[0]);
-	lfd = recv_fd(sv[0]);
+	lfd = recv_one_fd(sv[0]);
 	if (lfd < 0 || (r = iour_broker__new(plan, lfd, NULL, &b)))
 		die("iour_broker__new", lfd < 0 ? -EPROTO : r);
 	if (pthread_create(&th, NULL, serve, b))

@@ -75,4 +75,32 @@ static inline int recv_fds(int sock)
 	return got;
 }
 
+/* Wait for one fd (sent with send_fds(sock, &fd, 1)) and keep it,
+ * close-on-exec: the fd, or -1. */
+static inline int recv_one_fd(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	char c;
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	int fd;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cb.buf;
+	mh.msg_controllen = sizeof(cb.buf);
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 #endif /* IOUR_TESTS_SCM_H */

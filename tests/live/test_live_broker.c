@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "scm.h"
 #include "sys.h" /* the syscall seam: one test injects timing */
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -161,41 +162,6 @@ static struct iour_plan *read_only_plan(void)
 	return plan;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char c = 'L', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* A confined child: installs the broker's filter, passes the listener,
  * then executes broker-try STEPS with stdin `in_fd` and stdout `out_fd`. */
 static pid_t confined_child(const char *const *steps, int in_fd, int out_fd, int *listener)
@@ -218,7 +184,7 @@ static pid_t confined_child(const char *const *steps, int in_fd, int out_fd, int
 		int lfd = -1;
 
 		close(sv[0]);
-		if (iour_broker__install(NULL, &lfd) || send_fd(sv[1], lfd))
+		if (iour_broker__install(NULL, &lfd) || send_fds(sv[1], &lfd, 1))
 			_exit(120);
 		close(lfd);
 		dup2(in_fd, 0);
@@ -227,7 +193,7 @@ static pid_t confined_child(const char *const *steps, int in_fd, int out_fd, int
 		_exit(121);
 	}
 	close(sv[1]);
-	*listener = recv_fd(sv[0]);
+	*listener = recv_one_fd(sv[0]);
 	close(sv[0]);
 	cr_assert_geq(*listener, 0, "the child did not pass a listener");
 	return pid;
@@ -398,7 +364,7 @@ static pid_t killed_callers_child(int *lfd, int rep[2], int go[2], pid_t gc[2])
 		long fd;
 
 		close(sv[0]);
-		if (iour_broker__install(NULL, lfd) || send_fd(sv[1], *lfd))
+		if (iour_broker__install(NULL, lfd) || send_fds(sv[1], lfd, 1))
 			_exit(120);
 		close(*lfd);
 		for (int i = 0; i < 2; i++) {
@@ -421,7 +387,7 @@ static pid_t killed_callers_child(int *lfd, int rep[2], int go[2], pid_t gc[2])
 		_exit(0);
 	}
 	close(sv[1]);
-	*lfd = recv_fd(sv[0]);
+	*lfd = recv_one_fd(sv[0]);
 	close(sv[0]);
 	cr_assert_geq(*lfd, 0);
 	(void)gc;
