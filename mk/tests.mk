@@ -19,10 +19,10 @@ $(STATIC_OBJS) $(PIC_OBJS): | need-lib-libs
 $(EXAMPLES): | need-example-libs
 $(TEST_OBJS) $(LIVE_OBJS): | need-libs
 
-$(O)/tobj/%.o: tests/%.c $(HDRS) $(wildcard tests/common/*.h) $(wildcard tests/live/*.h)
+$(O)/tobj/%.o: tests/%.c $(DEP_STAMP)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The list of test objects as a prerequisite: deleting a test file relinks.
 UNIT_OBJS_LIST := $(O)/tests/unit.objs
