@@ -23,7 +23,11 @@
  * .worst_nonmatching_per_prog: the most one program that does not deny
  * such a request runs for it (each program first sends an address outside
  * its range to the rest of the rules: filter_lower.c, range_precheck());
- * .worst_matching: the most the denying program runs.  Nothing is
+ * .worst_matching: the most the denying program runs;
+ * .worst_path_bound: issue 21's bound beside the value, 3 instructions for
+ * each program but one plus the most one program runs (a listed address
+ * is denied by one program; an unlisted one inside a program's range runs
+ * that program's whole search without being denied).  Nothing is
  * asserted: the numbers go to the JSON file named by the argument.
  *
  * Usage: bench_stack OUTPUT.json
@@ -268,6 +272,16 @@ static struct result measure(const struct iour_filter *f, int runs)
 	return r;
 }
 
+/* 3 per program that only rejects the address as out of its range, plus
+ * the one program that runs its search. */
+static unsigned worst_path_bound(const struct paths *wp, int progs)
+{
+	unsigned own =
+		wp->matching > wp->nonmatching_per_prog ? wp->matching : wp->nonmatching_per_prog;
+
+	return progs > 0 ? 3U * (unsigned)(progs - 1) + own : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t ns[3] = { 1000, 10000, 100000 };
@@ -311,9 +325,10 @@ int main(int argc, char **argv)
 				res[s][i].ms, res[s][i].progs, res[s][i].insns);
 			if (!s && ns[i] == 100000)
 				fprintf(out,
-					", \"worst_path_total\": %u, "
+					", \"worst_path_total\": %u, \"worst_path_bound\": %u, "
 					"\"worst_nonmatching_per_prog\": %u, \"worst_matching\": %u",
-					wp.total, wp.nonmatching_per_prog, wp.matching);
+					wp.total, worst_path_bound(&wp, res[s][i].progs),
+					wp.nonmatching_per_prog, wp.matching);
 			fprintf(out, "}, ");
 		}
 		fprintf(out, "\"us_per_entry_n100000_vs_n1000\": %.4f}",

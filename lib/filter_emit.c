@@ -186,6 +186,190 @@ static int em_positions(const struct emitter *e, uint32_t **pos)
 	return 0;
 }
 
+/* One round of em_fix_jumps: instruction positions, the nearest RET #0 /
+ * RET #1 at or after each instruction, and the trampolines planned so far
+ * (extra[j] goes right after instruction after[j]; after[] descends). */
+struct fj_round {
+	uint32_t *pos;
+	uint32_t *nret;
+	size_t *after;
+	struct sinsn *extra;
+	size_t nafter;
+};
+
+static void fj_free(struct fj_round *r)
+{
+	iour__free(r->pos);
+	iour__free(r->nret);
+	iour__free(r->after);
+	iour__free(r->extra);
+	memset(r, 0, sizeof(*r));
+}
+
+static int fj_start(const struct emitter *e, struct fj_round *r)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = em_positions(e, &r->pos);
+	if (rc)
+		return rc;
+	r->nret = iour__malloc(2 * (e->n + 1) * sizeof(*r->nret));
+	if (!r->nret) {
+		fj_free(r);
+		return -ENOMEM;
+	}
+	r->nret[2 * e->n] = r->nret[2 * e->n + 1] = UINT32_MAX;
+	for (size_t i = e->n; i-- > 0;) {
+		const struct sinsn *q = &e->v[i];
+
+		r->nret[2 * i] = q->code == C_RET_K && q->k == 0 ? (uint32_t)i : r->nret[2 * i + 2];
+		r->nret[2 * i + 1] =
+			q->code == C_RET_K && q->k == 1 ? (uint32_t)i : r->nret[2 * i + 3];
+	}
+	return 0;
+}
+
+/* An instruction within reach of jump i that does what the one at tpos
+ * does: a RET with the same value, or a trampoline to tpos; or lim + 1. */
+static size_t fj_in_reach(const struct emitter *e, const struct fj_round *r, size_t i,
+			  uint32_t tpos, size_t lim)
+{
+	const struct sinsn *tgt = &e->v[tpos];
+	size_t j;
+
+	if (tgt->code == C_RET_K && tgt->k <= 1) {
+		j = r->nret[2 * (i + 1) + tgt->k];
+		return j == UINT32_MAX ? lim + 1 : j;
+	}
+	for (j = i + 1; j <= lim; j++) {
+		const struct sinsn *q = &e->v[j];
+
+		if (tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k)
+			break;
+		if (q->tramp && q->is_jmp == 2 && r->pos[e->lab_uid[q->jt]] == tpos)
+			break;
+	}
+	return j;
+}
+
+/* A trampoline planned in this round a little after jump i that does
+ * what the instruction at tpos does (the margin absorbs the insertions in
+ * between; the next round re-checks every distance), or (size_t)-1. */
+static size_t fj_planned(const struct emitter *e, const struct fj_round *r, size_t i, uint32_t tpos)
+{
+	const struct sinsn *tgt = &e->v[tpos];
+
+	for (size_t j = r->nafter; j-- > 0;) {
+		const struct sinsn *q = &r->extra[j];
+
+		if (r->after[j] - i + (r->nafter - j) > 200)
+			return (size_t)-1;
+		if ((tgt->code == C_RET_K && q->code == C_RET_K && q->k == tgt->k) ||
+		    (q->is_jmp == 2 && r->pos[e->lab_uid[q->jt]] == tpos))
+			return j;
+	}
+	return (size_t)-1;
+}
+
+/* Plan a trampoline right after jump i for its label lab (aiming at tpos):
+ * a RET copy, or a JA that never chains to another trampoline. */
+static int fj_plan(struct emitter *e, struct fj_round *r, size_t i, uint32_t lab, uint32_t tpos,
+		   uint32_t *uid)
+{
+	size_t *na = iour__realloc(r->after, (r->nafter + 1) * sizeof(*na));
+	struct sinsn *ne;
+	struct sinsn *t;
+	const struct sinsn *tgt = &e->v[tpos];
+
+	if (na)
+		r->after = na;
+	ne = iour__realloc(r->extra, (r->nafter + 1) * sizeof(*ne));
+	if (ne)
+		r->extra = ne;
+	if (!na || !ne)
+		return -ENOMEM;
+	t = &r->extra[r->nafter];
+	memset(t, 0, sizeof(*t));
+	t->tramp = 1;
+	t->uid = e->next_uid++;
+	if (tgt->code == C_RET_K) {
+		t->code = C_RET_K;
+		t->k = tgt->k;
+	} else {
+		t->code = C_JA;
+		t->is_jmp = 2;
+		t->jt = tgt->is_jmp == 2 ? tgt->jt : lab;
+	}
+	r->after[r->nafter++] = i;
+	*uid = t->uid;
+	e->ntramp++;
+	return 0;
+}
+
+/* Make label `which` of conditional jump i reach; *changed when it did not. */
+static int fj_fix_one(struct emitter *e, struct fj_round *r, size_t i, int which, bool *changed)
+{
+	const struct sinsn *s = &e->v[i];
+	uint32_t lab = which ? s->jf : s->jt;
+	uint32_t tpos = r->pos[e->lab_uid[lab]];
+	size_t lim = i + 256 < e->n ? i + 256 : e->n - 1;
+	size_t j;
+	uint32_t uid, nl;
+	int rc;
+
+	if (tpos - i - 1 <= 255)
+		return 0;
+	*changed = true;
+	j = fj_in_reach(e, r, i, tpos, lim);
+	if (j <= lim) {
+		uid = e->v[j].uid;
+	} else {
+		j = r->nafter ? fj_planned(e, r, i, tpos) : (size_t)-1;
+		if (j != (size_t)-1 && r->extra) {
+			uid = r->extra[j].uid;
+		} else {
+			rc = fj_plan(e, r, i, lab, tpos, &uid);
+			if (rc)
+				return rc;
+		}
+	}
+	if (em_newlabel(e, uid, &nl))
+		return -ENOMEM;
+	if (which)
+		e->v[i].jf = nl;
+	else
+		e->v[i].jt = nl;
+	return 0;
+}
+
+/* Insert the planned trampolines into the instruction vector. */
+static int fj_apply(struct emitter *e, const struct fj_round *r, uint32_t max_insns)
+{
+	size_t nn = e->n + r->nafter, w = nn, a = 0;
+	struct sinsn *nv;
+
+	if (nn > max_insns)
+		return -IOUR_ERRNO__PROG_TOO_LARGE;
+	nv = iour__malloc(nn * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	for (size_t i = e->n; i-- > 0;) {
+		/* trampolines planned after i, in plan order */
+		size_t first = a;
+
+		while (a < r->nafter && r->after[a] == i)
+			a++;
+		for (size_t q = a; q-- > first;)
+			nv[--w] = r->extra[q];
+		nv[--w] = e->v[i];
+	}
+	iour__free(e->v);
+	e->v = nv;
+	e->n = e->cap = nn;
+	return 0;
+}
+
 /*
  * Make every conditional jump reach: a jump skipping more than 255
  * instructions is redirected to a RET with the same value within reach,
@@ -195,172 +379,24 @@ static int em_positions(const struct emitter *e, uint32_t **pos)
 static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 {
 	for (int round = 0; round < 64; round++) {
-		uint32_t *pos;
-		size_t *after = NULL, nafter = 0;
-		struct sinsn *extra = NULL;
+		struct fj_round r;
 		bool changed = false;
-		uint32_t *nret = NULL; /* nearest RET #0 / RET #1 at or after i */
-		int rc = em_positions(e, &pos);
+		int rc = fj_start(e, &r);
 
+		for (size_t i = e->n; !rc && i-- > 0;) {
+			if (e->v[i].is_jmp != 1)
+				continue;
+			rc = fj_fix_one(e, &r, i, 0, &changed);
+			if (!rc)
+				rc = fj_fix_one(e, &r, i, 1, &changed);
+		}
+		if (!rc && r.nafter)
+			rc = fj_apply(e, &r, max_insns);
+		fj_free(&r);
 		if (rc)
 			return rc;
-		nret = iour__malloc(2 * (e->n + 1) * sizeof(*nret));
-		if (!nret) {
-			iour__free(pos);
-			return -ENOMEM;
-		}
-		nret[2 * e->n] = nret[2 * e->n + 1] = UINT32_MAX;
-		for (size_t i = e->n; i-- > 0;) {
-			const struct sinsn *q = &e->v[i];
-
-			nret[2 * i] =
-				q->code == C_RET_K && q->k == 0 ? (uint32_t)i : nret[2 * i + 2];
-			nret[2 * i + 1] =
-				q->code == C_RET_K && q->k == 1 ? (uint32_t)i : nret[2 * i + 3];
-		}
-		for (size_t i = e->n; i-- > 0;) {
-			struct sinsn *s = &e->v[i];
-
-			if (s->is_jmp != 1)
-				continue;
-			for (int which = 0; which < 2; which++) {
-				uint32_t *lab = which ? &s->jf : &s->jt;
-				uint32_t tpos = pos[e->lab_uid[*lab]];
-				const struct sinsn *tgt = &e->v[tpos];
-				size_t lim = i + 256 < e->n ? i + 256 : e->n - 1;
-				size_t j;
-				uint32_t nl;
-
-				if (tpos - i - 1 <= 255)
-					continue;
-				changed = true;
-				/* an equivalent instruction within reach? */
-				if (tgt->code == C_RET_K && tgt->k <= 1) {
-					j = nret[2 * (i + 1) + tgt->k];
-					if (j == UINT32_MAX)
-						j = lim + 1;
-				} else {
-					for (j = i + 1; j <= lim; j++) {
-						const struct sinsn *q = &e->v[j];
-
-						if (tgt->code == C_RET_K && q->code == C_RET_K &&
-						    q->k == tgt->k)
-							break;
-						if (q->tramp && q->is_jmp == 2 &&
-						    pos[e->lab_uid[q->jt]] == tpos)
-							break;
-					}
-				}
-				if (j <= lim) {
-					if (em_newlabel(e, e->v[j].uid, &nl))
-						goto nomem;
-					s = &e->v[i];
-					lab = which ? &s->jf : &s->jt;
-					*lab = nl;
-					continue;
-				}
-				/* or one planned in this round a little further on
-				 * (the margin absorbs the insertions in between;
-				 * the next round re-checks every distance) */
-				for (j = nafter; j-- > 0;) {
-					const struct sinsn *q = &extra[j];
-
-					if (after[j] - i + (nafter - j) > 200)
-						break;
-					if ((tgt->code == C_RET_K && q->code == C_RET_K &&
-					     q->k == tgt->k) ||
-					    (q->is_jmp == 2 && pos[e->lab_uid[q->jt]] == tpos))
-						break;
-				}
-				if (j != (size_t)-1 && nafter &&
-				    after[j] - i + (nafter - j) <= 200) {
-					if (em_newlabel(e, extra[j].uid, &nl))
-						goto nomem;
-					s = &e->v[i];
-					lab = which ? &s->jf : &s->jt;
-					*lab = nl;
-					continue;
-				}
-				/* insert a trampoline after i */
-				{
-					size_t *na =
-						iour__realloc(after, (nafter + 1) * sizeof(*na));
-					struct sinsn *ne =
-						iour__realloc(extra, (nafter + 1) * sizeof(*ne));
-					struct sinsn *t;
-
-					if (na)
-						after = na;
-					if (ne)
-						extra = ne;
-					if (!na || !ne)
-						goto nomem;
-					t = &extra[nafter];
-					memset(t, 0, sizeof(*t));
-					t->tramp = 1;
-					t->uid = e->next_uid++;
-					if (tgt->code == C_RET_K) {
-						t->code = C_RET_K;
-						t->k = tgt->k;
-					} else {
-						t->code = C_JA;
-						t->is_jmp = 2;
-						/* never chain trampolines */
-						t->jt = tgt->is_jmp == 2 ? tgt->jt : *lab;
-					}
-					after[nafter++] = i;
-					if (em_newlabel(e, t->uid, &nl))
-						goto nomem;
-					s = &e->v[i];
-					lab = which ? &s->jf : &s->jt;
-					*lab = nl;
-					e->ntramp++;
-				}
-			}
-		}
-		iour__free(pos);
-		iour__free(nret);
-		if (nafter) {
-			/* `after` is in descending order of i; rebuild the vector */
-			size_t nn = e->n + nafter, w = nn, a = 0;
-			struct sinsn *nv;
-
-			if (nn > max_insns) {
-				iour__free(after);
-				iour__free(extra);
-				return -IOUR_ERRNO__PROG_TOO_LARGE;
-			}
-			nv = iour__malloc(nn * sizeof(*nv));
-			if (!nv) {
-				iour__free(after);
-				iour__free(extra);
-				return -ENOMEM;
-			}
-			for (size_t i = e->n; i-- > 0;) {
-				/* trampolines planned after i, in plan order */
-				size_t first = a;
-
-				while (a < nafter && after[a] == i)
-					a++;
-				for (size_t q = a; q-- > first;)
-					nv[--w] = extra[q];
-				nv[--w] = e->v[i];
-			}
-			iour__free(e->v);
-			e->v = nv;
-			e->n = e->cap = nn;
-		}
-		iour__free(after);
-		iour__free(extra);
 		if (!changed)
 			return 0;
-		continue;
-nomem:
-		iour__free(pos);
-		iour__free(nret);
-		iour__free(after);
-		iour__free(extra);
-		return -ENOMEM;
 	}
 	return -IOUR_ERRNO__INTERNAL;
 }

@@ -1,371 +1,22 @@
-/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1 of the argument-filter compiler (filter_ir.h): one opcode's
+ * rules -> a decision graph: each comparison kind, runs of rules on one
+ * field, and CONNECT's IPv4-mapped reading.  Field layouts and the
+ * interval maps over a field's value domain live in lib/filter_map.c
+ * (filter_map.h).
+ *//* SPDX-License-Identifier: MIT */
 /*
  * Stage 1 of the argument-filter compiler (filter_ir.h): one
- * opcode's rules -> a decision graph.  Field layouts, interval maps over
- * a field's value domain, each comparison kind, runs of rules on one
- * field, and CONNECT's IPv4-mapped reading.
- *
- * About 1,070 lines, over the house's ~1,000: it is one stage, and every
- * part of it lowers comparisons through the same layouts and maps, so a
- * second file would only export those to one reader.
+ * opcode's rules -> a decision graph: each comparison kind, runs of
+ * rules on one
+ * field, and CONNECT's IPv4-mapped reading.  Field layouts and the
+ * interval maps over a field's value domain live in lib/filter_map.c
+ * (filter_map.h).
  */
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "filter_ir.h"
-
-/* ---- field layout --------------------------------------------------------- */
-struct layout {
-	uint32_t width;    /* 32, 64 or 128 */
-	uint32_t off;      /* 32-bit: the word; 64: the u64; 128: first word */
-	uint32_t wmask;    /* 32-bit: bits of the word that hold value << shift */
-	uint32_t shift;    /* 32-bit: value = (word & wmask) >> shift */
-	uint32_t swap;     /* 0, or 16 / 32: network-order field, little-endian */
-	bool need_and;     /* other bits of the word may be set */
-	bool network;      /* network-order field (port, IPv4) */
-	uint32_t netbytes; /* its size in bytes: 2 or 4 */
-	uint64_t maxv;     /* largest value the field takes */
-	uint32_t guard;    /* 0, or the family the field exists for */
-};
-
-static void field_layout(uint32_t field, bool be, struct layout *L)
-{
-	memset(L, 0, sizeof(*L));
-	L->width = 32;
-	L->wmask = UINT32_MAX;
-	L->maxv = UINT32_MAX;
-	switch (field) {
-	case IOUR_FIELD_USER_DATA:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_USER_DATA;
-		break;
-	case IOUR_FIELD_OPEN_FLAGS:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_FLAGS;
-		break;
-	case IOUR_FIELD_OPEN_MODE:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_MODE;
-		break;
-	case IOUR_FIELD_OPEN_RESOLVE:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_RESOLVE;
-		break;
-	case IOUR_FIELD_SQE_FLAGS:
-		/* byte 9: bits 8..15 of the word at 8 (LE), bits 16..23 (BE) */
-		L->off = 8;
-		L->shift = be ? 16 : 8;
-		L->wmask = 0xffU << L->shift;
-		L->need_and = true;
-		L->maxv = 0xff;
-		break;
-	case IOUR_FIELD_SOCKET_FAMILY:
-		L->off = IOUR_CTX_OFF_SOCKET_FAMILY;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		L->wmask = 0xf;
-		L->need_and = true;
-		L->maxv = 0xf;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		L->wmask = SOCK_NONBLOCK | SOCK_CLOEXEC;
-		L->need_and = true;
-		L->maxv = L->wmask;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE_RAW:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		break;
-	case IOUR_FIELD_SOCKET_PROTOCOL:
-		L->off = IOUR_CTX_OFF_SOCKET_PROTOCOL;
-		break;
-	case IOUR_FIELD_OPEN_ACCMODE:
-		/* the low word of open.flags */
-		L->off = IOUR_CTX_OFF_OPEN_FLAGS + (be ? 4 : 0);
-		L->wmask = 3;
-		L->need_and = true;
-		L->maxv = 3;
-		break;
-	case IOUR_FIELD_CONNECT_FAMILY:
-		L->off = IOUR_CTX_OFF_CONNECT_FAMILY;
-		L->maxv = 0xffff; /* sa_family_t, zero-extended */
-		break;
-	case IOUR_FIELD_CONNECT_PORT:
-		/* be16 followed by two zero pad bytes */
-		L->off = IOUR_CTX_OFF_CONNECT_PORT;
-		L->network = true;
-		L->netbytes = 2;
-		L->maxv = 0xffff;
-		if (be) {
-			L->shift = 16;
-			L->wmask = 0xffff0000U;
-		} else {
-			L->swap = 16;
-			L->wmask = 0xffff;
-		}
-		break;
-	case IOUR_FIELD_CONNECT_ADDR4:
-		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
-		L->network = true;
-		L->netbytes = 4;
-		L->swap = be ? 0 : 32;
-		L->guard = AF_INET;
-		break;
-	case IOUR_FIELD_CONNECT_ADDR6:
-		L->width = 128;
-		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
-		L->guard = AF_INET6;
-		break;
-	}
-}
-
-/* The raw word a network-order field's value v appears as. */
-static uint32_t raw_of(const struct layout *L, uint64_t v, bool be)
-{
-	uint8_t b[4] = { 0 };
-
-	if (L->netbytes == 2) {
-		b[0] = (uint8_t)(v >> 8);
-		b[1] = (uint8_t)v;
-	} else {
-		b[0] = (uint8_t)(v >> 24);
-		b[1] = (uint8_t)(v >> 16);
-		b[2] = (uint8_t)(v >> 8);
-		b[3] = (uint8_t)v;
-	}
-	return load32(b, be);
-}
-
-/* ---- segments and interval maps ------------------------------------------ */
-/* A segment [lo, hi] of a value domain mapped to a target node. */
-struct seg {
-	uint64_t lo, hi;
-	uint32_t t;
-	uint32_t pad;
-};
-
-struct segv {
-	struct seg *v;
-	size_t n, cap;
-};
-
-static int segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
-{
-	if (s->n && s->v[s->n - 1].t == t && s->v[s->n - 1].hi + 1 == lo) {
-		s->v[s->n - 1].hi = hi;
-		return 0;
-	}
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct seg *nv = iour__realloc(s->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = ncap;
-	}
-	s->v[s->n].lo = lo;
-	s->v[s->n].hi = hi;
-	s->v[s->n].t = t;
-	s->v[s->n].pad = 0;
-	s->n++;
-	return 0;
-}
-
-static void segv_free(struct segv *s)
-{
-	iour__free(s->v);
-	s->v = NULL;
-	s->n = s->cap = 0;
-}
-
-static uint32_t ceil_log2(uint64_t n)
-{
-	uint32_t r = 0;
-
-	while (r < 64 && ((uint64_t)1 << r) < n)
-		r++;
-	return r;
-}
-
-/*
- * Balanced decision tree over segments segs[i..j] of a 32-bit expression.
- * The segments are contiguous and adjacent ones have different targets.
- */
-static uint32_t map_tree(struct cc *c, uint64_t wx, const struct seg *s, size_t i, size_t j)
-{
-	size_t n = j - i + 1, k, npts = 0, bgi = SIZE_MAX;
-	uint32_t bg, node;
-
-	uint32_t chain = c->chain ? c->chain : 3;
-
-	if (n == 1)
-		return s[i].t;
-	/* Up to three points on a common background: a chain of JEQs has
-	 * the worst path of the tree and a shorter average one.  Stacked
-	 * programs allow longer chains (c->chain): fewer instructions per
-	 * point, a few more on the path. */
-	if (n <= 2 * (size_t)chain + 1) {
-		for (k = i; k <= j; k++)
-			if (s[k].lo != s[k].hi) {
-				bgi = k;
-				break;
-			}
-		if (bgi != SIZE_MAX) {
-			bool ok = true;
-
-			bg = s[bgi].t;
-			for (k = i; k <= j && ok; k++) {
-				if (s[k].t == bg)
-					continue;
-				if (s[k].lo != s[k].hi)
-					ok = false;
-				npts++;
-			}
-			if (ok && npts <= chain) {
-				node = bg;
-				for (k = j + 1; k-- > i;)
-					if (s[k].t != bg)
-						node = iour__fc_mk_test(c, wx, J_EQ,
-									(uint32_t)s[k].lo, s[k].t,
-									node);
-				return node;
-			}
-		}
-	}
-	if (n == 2) {
-		if (s[i].lo == s[i].hi)
-			return iour__fc_mk_test(c, wx, J_EQ, (uint32_t)s[i].lo, s[i].t, s[j].t);
-		if (s[j].lo == s[j].hi)
-			return iour__fc_mk_test(c, wx, J_EQ, (uint32_t)s[j].lo, s[j].t, s[i].t);
-		return iour__fc_mk_test(c, wx, J_GE, (uint32_t)s[j].lo, s[j].t, s[i].t);
-	}
-	k = i + n / 2;
-	if (c->chain) {
-		/* split after a multiple of `chain` single points, so that
-		 * the leaves are full chains */
-		size_t pts = 0, want, seen = 0;
-
-		for (size_t q = i; q <= j; q++)
-			pts += s[q].lo == s[q].hi;
-		want = (pts + chain) / (2 * (size_t)chain) * chain;
-		if (want && want < pts)
-			for (size_t q = i; q <= j; q++) {
-				seen += s[q].lo == s[q].hi;
-				if (seen == want) {
-					if (q + 1 <= j && q + 1 > i)
-						k = q + 1;
-					break;
-				}
-			}
-	}
-	{
-		uint32_t right = map_tree(c, wx, s, k, j);
-		uint32_t left = map_tree(c, wx, s, i, k - 1);
-
-		return iour__fc_mk_test(c, wx, J_GE, (uint32_t)s[k].lo, right, left);
-	}
-}
-
-/* Map over a 32-bit expression; segs cover [0, UINT32_MAX]. */
-static uint32_t map32(struct cc *c, uint64_t wx, const struct segv *sv)
-{
-	if (!sv->n)
-		return LEAF_DENY; /* unreachable: callers always cover the domain */
-	return map_tree(c, wx, sv->v, 0, sv->n - 1);
-}
-
-/*
- * v-domain segments (covering [0, maxv]) of a 32-bit field to word-domain
- * segments of the expression value << shift, covering [0, UINT32_MAX]:
- * values the field cannot take are "don't care" and join the last segment.
- */
-static int scale_segs(const struct segv *in, uint32_t shift, struct segv *out)
-{
-	uint64_t low = shift ? ((uint64_t)1 << shift) - 1 : 0;
-
-	for (size_t i = 0; i < in->n; i++) {
-		uint64_t lo = in->v[i].lo << shift;
-		uint64_t hi = (in->v[i].hi << shift) | low;
-
-		if (i + 1 == in->n)
-			hi = UINT32_MAX;
-		if (segv_push(out, lo, hi, in->v[i].t))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * 64-bit map: segs cover [0, UINT64_MAX].  A map over the high word whose
- * targets are maps over the low word (or the target itself when a high
- * value maps entirely to one target).
- */
-static uint32_t map64(struct cc *c, uint64_t hwx, uint64_t lwx, const struct segv *sv)
-{
-	struct segv hi = { 0 }, lo = { 0 };
-	uint32_t cur_h = 0, node = LEAF_DENY;
-	size_t i;
-
-	/* close the low map of high value cur_h and add it to `hi` */
-#define FLUSH_HIGH()                                   \
-	do {                                           \
-		uint32_t tgt;                          \
-		if (lo.n == 1)                         \
-			tgt = lo.v[0].t;               \
-		else                                   \
-			tgt = map32(c, lwx, &lo);      \
-		if (segv_push(&hi, cur_h, cur_h, tgt)) \
-			c->err = -ENOMEM;              \
-		lo.n = 0;                              \
-	} while (0)
-
-	for (i = 0; i < sv->n && !c->err; i++) {
-		uint64_t a = sv->v[i].lo, b = sv->v[i].hi;
-		uint32_t ha = (uint32_t)(a >> 32), hb = (uint32_t)(b >> 32);
-		uint32_t t = sv->v[i].t;
-
-		if (ha == hb) {
-			if (segv_push(&lo, (uint32_t)a, (uint32_t)b, t))
-				c->err = -ENOMEM;
-			if ((uint32_t)b == UINT32_MAX) {
-				FLUSH_HIGH();
-				cur_h = ha + 1;
-			}
-			continue;
-		}
-		/* the tail of ha */
-		if (segv_push(&lo, (uint32_t)a, UINT32_MAX, t))
-			c->err = -ENOMEM;
-		FLUSH_HIGH();
-		/* whole high values ha+1 .. hb-1 (and hb if b ends it) */
-		if ((uint32_t)b == UINT32_MAX) {
-			if (segv_push(&hi, (uint64_t)ha + 1, hb, t))
-				c->err = -ENOMEM;
-			cur_h = hb + 1;
-		} else {
-			if (hb > ha + 1 && segv_push(&hi, (uint64_t)ha + 1, hb - 1, t))
-				c->err = -ENOMEM;
-			cur_h = hb;
-			if (segv_push(&lo, 0, (uint32_t)b, t))
-				c->err = -ENOMEM;
-		}
-	}
-#undef FLUSH_HIGH
-	/* the segments must have covered every high value */
-	if (!c->err && (!sv->n || sv->v[sv->n - 1].hi != UINT64_MAX || lo.n))
-		c->err = -IOUR_ERRNO__INTERNAL;
-	if (!c->err)
-		node = map32(c, hwx, &hi);
-	segv_free(&hi);
-	segv_free(&lo);
-	return node;
-}
+#include "filter_map.h"
 
 /* ---- comparisons ---------------------------------------------------------- */
 static bool op_is_interval(uint32_t op)
@@ -513,152 +164,15 @@ static int segs_from_intervals(const struct ivl *ivs, size_t n, uint64_t maxv, u
 	uint64_t next = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (ivs[i].lo > next && segv_push(out, next, ivs[i].lo - 1, f))
+		if (ivs[i].lo > next && iour__fm_segv_push(out, next, ivs[i].lo - 1, f))
 			return -ENOMEM;
-		if (segv_push(out, ivs[i].lo, ivs[i].hi, t))
+		if (iour__fm_segv_push(out, ivs[i].lo, ivs[i].hi, t))
 			return -ENOMEM;
 		if (ivs[i].hi == maxv)
 			return 0;
 		next = ivs[i].hi + 1;
 	}
-	return segv_push(out, next, maxv, f);
-}
-
-#define RAW_ENUM_MAX 1024
-/* More single points than that are enumerated too (they do not multiply
- * the segments): large IPv4 sets then need no run-time byte swap. */
-#define RAW_POINTS_MAX 131072
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct rawpt {
-	uint32_t r;
-	uint32_t t;
-};
-
-static int rawpt_cmp(const void *a, const void *b)
-{
-	const struct rawpt *x = a, *y = b;
-
-	return x->r < y->r ? -1 : x->r > y->r;
-}
-
-/*
- * Map over a 32-bit field given v-domain segments covering [0, maxv].
- * For a network-order field, chooses between comparing the raw word with
- * swapped constants (only when the non-background values can be listed)
- * and swapping the value at run time.
- */
-static uint32_t map_field32(struct cc *c, const struct layout *L, const struct segv *vs)
-{
-	struct segv host = { 0 }, raw = { 0 };
-	uint64_t hwx, rwx = WX(L->off, WX_RAW, 0);
-	uint32_t node = LEAF_DENY;
-	size_t i;
-
-	if (vs->n == 1)
-		return vs->v[0].t;
-	if (L->swap)
-		hwx = WX(L->off, L->swap == 16 ? WX_BSWAP16 : WX_BSWAP32, 0);
-	else if (L->need_and)
-		hwx = WX(L->off, WX_AND, L->wmask);
-	else
-		hwx = rwx;
-	if (scale_segs(vs, L->swap ? 0 : L->shift, &host)) {
-		c->err = -ENOMEM;
-		goto out; /* host may hold the segments pushed before the failure */
-	}
-	if (L->swap) {
-		/* background: the target covering the most values (maps have
-		 * a handful of distinct targets) */
-		uint64_t best = 0, pts = 0, nsegs = 0, tot[8];
-		uint32_t bg = vs->v[0].t, tg[8], ntg = 0;
-
-		for (i = 0; i < vs->n; i++) {
-			uint32_t j;
-
-			for (j = 0; j < ntg && tg[j] != vs->v[i].t; j++)
-				;
-			if (j == ntg) {
-				if (ntg == 8)
-					continue;
-				tg[ntg] = vs->v[i].t;
-				tot[ntg++] = 0;
-			}
-			tot[j] += vs->v[i].hi - vs->v[i].lo + 1;
-		}
-		for (uint32_t j = 0; j < ntg; j++)
-			if (tot[j] > best) {
-				best = tot[j];
-				bg = tg[j];
-			}
-		for (i = 0; i < vs->n; i++)
-			if (vs->v[i].t != bg) {
-				pts += vs->v[i].hi - vs->v[i].lo + 1;
-				nsegs++;
-			}
-		if (pts <= RAW_ENUM_MAX || (pts == nsegs && pts <= RAW_POINTS_MAX)) {
-			struct rawpt *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
-			size_t m = 0;
-			uint64_t next = 0;
-			int rc = 0;
-
-			if (!rp) {
-				c->err = -ENOMEM;
-				goto out;
-			}
-			for (i = 0; i < vs->n; i++) {
-				if (vs->v[i].t == bg)
-					continue;
-				for (uint64_t v = vs->v[i].lo; v <= vs->v[i].hi; v++) {
-					rp[m].r = raw_of(L, v, c->be);
-					rp[m].t = vs->v[i].t;
-					m++;
-				}
-			}
-			qsort(rp, m, sizeof(*rp), rawpt_cmp);
-			for (i = 0; i < m && !rc; i++) {
-				if (rp[i].r > next)
-					rc = segv_push(&raw, next, (uint64_t)rp[i].r - 1, bg);
-				if (!rc)
-					rc = segv_push(&raw, rp[i].r, rp[i].r, rp[i].t);
-				next = (uint64_t)rp[i].r + 1;
-			}
-			if (!rc && next <= UINT32_MAX)
-				rc = segv_push(&raw, next, UINT32_MAX, bg);
-			iour__free(rp);
-			if (rc) {
-				c->err = -ENOMEM;
-				goto out;
-			}
-		}
-	}
-	if (raw.n && ceil_log2(raw.n) <= ceil_log2(host.n) + wx_xform_len(hwx))
-		node = map32(c, rwx, &raw);
-	else
-		node = map32(c, hwx, &host);
-out:
-	segv_free(&host);
-	segv_free(&raw);
-	return node;
-}
-
-/* Map over any scalar field given v-domain segments covering [0, maxv]. */
-static uint32_t map_field(struct cc *c, const struct layout *L, const struct segv *vs)
-{
-	if (L->width == 64) {
-		uint32_t lo = L->off + (c->be ? 4 : 0), hi = L->off + (c->be ? 0 : 4);
-
-		if (vs->n == 1)
-			return vs->v[0].t;
-		return map64(c, WX(hi, WX_RAW, 0), WX(lo, WX_RAW, 0), vs);
-	}
-	return map_field32(c, L, vs);
+	return iour__fm_segv_push(out, next, maxv, f);
 }
 
 /* (word & mask) == val on one 32-bit word, as a node. */
@@ -758,7 +272,7 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 	struct layout L;
 	uint32_t node = f;
 
-	field_layout(cmp->field, c->be, &L);
+	iour__fm_field_layout(cmp->field, c->be, &L);
 	if (c->view != VIEW_PLAIN) {
 		if (cmp->field == IOUR_FIELD_CONNECT_FAMILY)
 			return value_holds(cmp, c->view == VIEW_M4 ? AF_INET : AF_INET6) ? t : f;
@@ -793,8 +307,8 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 		bool in = cmp->op == IOUR_CMP_IN_PREFIX;
 		uint32_t hmask = cmp->arg ? (uint32_t)(UINT32_MAX << (32 - cmp->arg)) : 0;
 
-		node = word_meq(c, L.off, raw_of(&L, hmask, c->be), raw_of(&L, cmp->value, c->be),
-				in ? t : f, in ? f : t);
+		node = word_meq(c, L.off, iour__fm_raw_of(&L, hmask, c->be),
+				iour__fm_raw_of(&L, cmp->value, c->be), in ? t : f, in ? f : t);
 	} else if (op_is_interval(cmp->op)) {
 		struct segv vs = { 0 };
 		struct ivl *ivs;
@@ -807,9 +321,9 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 		if (segs_from_intervals(ivs, (size_t)n, L.maxv, t, f, &vs))
 			c->err = -ENOMEM;
 		else
-			node = map_field(c, &L, &vs);
+			node = iour__fm_map_field(c, &L, &vs);
 		iour__free(ivs);
-		segv_free(&vs);
+		iour__fm_segv_free(&vs);
 	} else {
 		/* bit tests and masked equality */
 		uint64_t m = cmp->op == IOUR_CMP_MASKED_EQ ? cmp->arg : cmp->value;
@@ -841,8 +355,8 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 			uint32_t wm, wa;
 
 			if (L.network) {
-				wm = raw_of(&L, m, c->be);
-				wa = raw_of(&L, a, c->be);
+				wm = iour__fm_raw_of(&L, m, c->be);
+				wa = iour__fm_raw_of(&L, a, c->be);
 			} else {
 				wm = (uint32_t)(m << L.shift);
 				wa = (uint32_t)(a << L.shift);
@@ -888,7 +402,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	struct segv vs = { 0 };
 	uint32_t node = rest;
 
-	field_layout(rules[0].cmps[0].field, c->be, &L);
+	iour__fm_field_layout(rules[0].cmps[0].field, c->be, &L);
 	if (c->view != VIEW_PLAIN && !view_layout(c, &L))
 		return rest;
 	ivs = iour__calloc(n, sizeof(struct ivl *));
@@ -915,7 +429,7 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 			if (ivs[i][j].hi < L.maxv)
 				bnd[nb++] = ivs[i][j].hi + 1;
 		}
-	qsort(bnd, nb, sizeof(*bnd), cmp_u64);
+	qsort(bnd, nb, sizeof(*bnd), iour__fm_cmp_u64);
 	j = 0;
 	for (i = 0; i < nb; i++)
 		if (!j || bnd[j - 1] != bnd[i])
@@ -948,10 +462,10 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 	for (i = 0; i < nb; i++) {
 		uint64_t hi = i + 1 < nb ? bnd[i + 1] - 1 : L.maxv;
 
-		if (segv_push(&vs, bnd[i], hi, tgt[i]))
+		if (iour__fm_segv_push(&vs, bnd[i], hi, tgt[i]))
 			goto nomem;
 	}
-	node = map_field(c, &L, &vs);
+	node = iour__fm_map_field(c, &L, &vs);
 	if (L.guard)
 		node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
 					L.guard, node, rest);
@@ -966,7 +480,7 @@ out:
 	iour__free(nivs);
 	iour__free(bnd);
 	iour__free(tgt);
-	segv_free(&vs);
+	iour__fm_segv_free(&vs);
 	return node;
 }
 
@@ -1258,7 +772,7 @@ static bool range_d_ok(const struct cc *c, const struct iour__opfilter *of,
 {
 	struct layout L;
 
-	field_layout(IOUR_FIELD_CONNECT_ADDR4, c->be, &L);
+	iour__fm_field_layout(IOUR_FIELD_CONNECT_ADDR4, c->be, &L);
 	if (cfg->range_d_hi > of->nrules || cfg->range_d_lo >= cfg->range_d_hi ||
 	    cfg->range_lo > cfg->range_hi)
 		return false;
@@ -1272,7 +786,7 @@ static bool range_d_ok(const struct cc *c, const struct iour__opfilter *of,
 			return false;
 		for (size_t k = 0; k < (cmp->op == IOUR_CMP_EQ ? 1 : cmp->set_len); k++) {
 			uint64_t v = cmp->op == IOUR_CMP_EQ ? cmp->value : cmp->set[k];
-			uint32_t w = raw_of(&L, v, c->be);
+			uint32_t w = iour__fm_raw_of(&L, v, c->be);
 
 			if (w < cfg->range_lo || w > cfg->range_hi)
 				return false;

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field layouts and interval maps for stage 1 of the argument-filter
+ * compiler (filter_ir.h): where each field sits in the context, and the
+ * balanced decision trees that map a field's value segments to targets.
+ * lib/filter_map.c implements them; lib/filter_lower.c lowers
+ * comparisons and rules through them.
+ */
+#ifndef IOUR_LIB_FILTER_MAP_H
+#define IOUR_LIB_FILTER_MAP_H
+
+#include "filter_ir.h"
+
+/* ---- field layout --------------------------------------------------------- */
+struct layout {
+	uint32_t width;    /* 32, 64 or 128 */
+	uint32_t off;      /* 32-bit: the word; 64: the u64; 128: first word */
+	uint32_t wmask;    /* 32-bit: bits of the word that hold value << shift */
+	uint32_t shift;    /* 32-bit: value = (word & wmask) >> shift */
+	uint32_t swap;     /* 0, or 16 / 32: network-order field, little-endian */
+	bool need_and;     /* other bits of the word may be set */
+	bool network;      /* network-order field (port, IPv4) */
+	uint32_t netbytes; /* its size in bytes: 2 or 4 */
+	uint64_t maxv;     /* largest value the field takes */
+	uint32_t guard;    /* 0, or the family the field exists for */
+};
+
+/* A segment [lo, hi] of a value domain mapped to a target node. */
+struct seg {
+	uint64_t lo, hi;
+	uint32_t t;
+	uint32_t pad;
+};
+
+struct segv {
+	struct seg *v;
+	size_t n, cap;
+};
+
+/* Fill *L with field's layout in a context of the given byte order. */
+IOUR_INTERNAL void iour__fm_field_layout(uint32_t field, bool be, struct layout *L);
+/* The raw word a network-order field's value v appears as. */
+IOUR_INTERNAL uint32_t iour__fm_raw_of(const struct layout *L, uint64_t v, bool be);
+/* Append [lo, hi] -> t, merging with an adjacent segment of the same
+ * target; 0 or -ENOMEM. */
+IOUR_INTERNAL int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t);
+IOUR_INTERNAL void iour__fm_segv_free(struct segv *s);
+/* qsort comparator for uint64_t. */
+IOUR_INTERNAL int iour__fm_cmp_u64(const void *a, const void *b);
+/* Map over any scalar field given v-domain segments covering [0, maxv];
+ * sets c->err on failure. */
+IOUR_INTERNAL uint32_t iour__fm_map_field(struct cc *c, const struct layout *L,
+					  const struct segv *vs);
+
+#endif /* IOUR_LIB_FILTER_MAP_H */
