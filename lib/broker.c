@@ -13,8 +13,8 @@
  *      plan's ring part, IORING_REGISTER_ENABLE_RINGS;
  *   5. write the kernel's params output back (flags as the program asked)
  *      into a writable mapping only, as copy_to_user would;
- *   6. SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND (5.14+), or
- *      ADDFD and then a response carrying the fd number;
+ *   6. SECCOMP_IOCTL_NOTIF_ADDFD, then a response carrying the fd number
+ *      (not ADDFD_FLAG_SEND: see hand_over());
  *   7. close the broker's copy of the ring.
  * Nothing read from the program decides anything but the params of the
  * ring the broker builds itself; the kernel validates those again.
@@ -43,9 +43,6 @@
 #ifndef SECCOMP_FILTER_FLAG_TSYNC_ESRCH
 #define SECCOMP_FILTER_FLAG_TSYNC_ESRCH (1UL << 4)
 #endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
@@ -66,7 +63,6 @@
 struct iour_broker {
 	const struct iour_plan *plan;
 	int fd;
-	int no_send;  /* the kernel has no SECCOMP_ADDFD_FLAG_SEND (before 5.14) */
 	int nonblock; /* IOUR_BROKER_NONBLOCK: serve never waits */
 	iour_broker_on_ring_fn on_ring;
 	void *arg;
@@ -353,7 +349,17 @@ static int setup_errno(int rc)
 	}
 }
 
-/* Install ring `ring` as the call's result.  The fd number, or -errno. */
+/*
+ * Install ring `ring` as the call's result.  The fd number, or -errno.
+ *
+ * ADDFD, then a response whose value is that fd, on every kernel.
+ * ADDFD with SECCOMP_ADDFD_FLAG_SEND (5.14+) does both in one call, but on
+ * this machine's 6.18 about one call in ten under fork/threads/exec
+ * returned 0 to the program instead of the fd
+ * (live_broker::run_fork_threads_exec, repeated); the two-step answer
+ * never did in hundreds of runs.  Its cost: a caller interrupted between
+ * the two keeps an unused fd of a restricted ring (doc/security.md).
+ */
 static int hand_over(struct iour_broker *b, uint64_t id, int ring)
 {
 	struct seccomp_notif_addfd a;
@@ -364,16 +370,6 @@ static int hand_over(struct iour_broker *b, uint64_t id, int ring)
 	a.id = id;
 	a.srcfd = (uint32_t)ring;
 	a.newfd_flags = O_CLOEXEC; /* io_uring_setup's fds are close-on-exec */
-	if (!b->no_send) {
-		a.flags = SECCOMP_ADDFD_FLAG_SEND;
-		fd = ioctl(b->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
-		if (fd >= 0)
-			return fd;
-		if (errno != EINVAL)
-			return -errno;
-		b->no_send = 1; /* before 5.14: ADDFD, then the response */
-		a.flags = 0;
-	}
 	fd = ioctl(b->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	if (fd < 0)
 		return -errno;

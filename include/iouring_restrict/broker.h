@@ -17,9 +17,9 @@
  *   the plan's ring part (its restriction set, and the ring-level filters on
  *   Linux 7.0+: iour_plan__apply_ring()) and enables it;
  * - writes the kernel's params output back and installs the ring's fd in the
- *   program with `SECCOMP_IOCTL_NOTIF_ADDFD` (the fd becomes the call's
- *   result atomically with `SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14+; before,
- *   a response carrying the fd number follows).
+ *   program with `SECCOMP_IOCTL_NOTIF_ADDFD`, then answers the call with
+ *   that fd number (on every kernel: `SECCOMP_ADDFD_FLAG_SEND` was seen
+ *   to return 0 instead of the fd now and then on Linux 6.18).
  *
  * The program sees either a working ring, restricted, or an errno
  * `io_uring_setup` itself can return.  Setup flags get these answers:

@@ -44,6 +44,7 @@
 
 #include <iouring_restrict/broker.h>
 
+#include "agent.h"
 #include "cli.h"
 
 const char cli_help_agent[] =
@@ -78,159 +79,9 @@ const char cli_help_agent[] =
 	"be set up; 2 on a usage error.\n";
 
 /* The annotation that names a container's policy file. */
-#define AGENT_ANNOTATION "org.iouring-restrict.policy"
-/* A runtime has this long to send its message (then it is dropped). */
-#define AGENT_CLIENT_TIMEOUT_MS 5000
-/* The largest state message accepted (annotations included). */
-#define AGENT_MSG_MAX (1U << 20)
-/* Ring lines per container: a burst of this many, then this many per
- * second; the others are counted and the count is logged with the next
- * line (a container creating rings in a loop must not fill the log). */
-#define AGENT_RING_LINES_BURST 20
-#define AGENT_RING_LINES_PER_S 10
-/* Runtimes connected at once, and fds accepted in one message. */
-#define AGENT_CLIENTS_MAX 64
-#define AGENT_FDS_MAX 16
-
-enum ent_kind { ENT_LISTEN, ENT_SIGNAL, ENT_CLIENT, ENT_CONTAINER };
-
-/* What an epoll event points to; the first member of every object. */
-struct ent {
-	enum ent_kind kind;
-	bool dead; /* dropped: freed after the current batch */
-	struct ent *grave_next;
-};
-
-struct client {
-	struct ent ent;
-	int fd;
-	char *buf;
-	size_t len;
-	int fds[AGENT_FDS_MAX];
-	int nfds;
-	long long deadline_ms;
-	struct client *next;
-};
-
-struct agent;
-
-struct container {
-	struct ent ent;
-	struct agent *agent;
-	char *id;
-	int pid;
-	char *policy;
-	struct iour_broker *broker; /* NULL: every io_uring_setup gets EPERM */
-	struct iour_plan *plan;
-	int deny_fd; /* the listener when there is no broker */
-	const char *deny_why;
-	unsigned long refused;
-	double line_tokens;       /* ring lines it may log now */
-	long long line_ms;        /* when line_tokens was computed */
-	unsigned long suppressed; /* ring lines not logged since the last */
-	struct container *next;
-};
-
-struct agent {
-	int epfd;
-	int lfd;
-	int sigfd;
-	const char *sock_path;
-	dev_t sock_dev;
-	ino_t sock_ino;
-	const char *log_path;
-	FILE *log;
-	char *policy_dir; /* realpath of --policy-dir, or NULL */
-	struct client *clients;
-	int nclients;
-	struct container *containers;
-	int ncontainers;
-	struct ent *grave; /* dropped clients and containers of this batch */
-};
 
 static struct ent listen_ent = { .kind = ENT_LISTEN };
 static struct ent signal_ent = { .kind = ENT_SIGNAL };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Writes @s, quoted if it has a space, a quote or '=' (logfmt), with
- * control bytes and backslashes escaped: container ids and paths come
- * from the runtime's message. */
-static void log_str(FILE *f, const char *s)
-{
-	bool quote = !*s || strpbrk(s, " \"=") != NULL;
-
-	if (quote)
-		fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else
-			fputc(c, f);
-	}
-	if (quote)
-		fputc('"', f);
-}
-
-/* Starts a log line: a timestamp when logging to a file. */
-static FILE *log_begin(struct agent *a)
-{
-	FILE *f = a->log ? a->log : stderr;
-
-	if (a->log) {
-		char ts[32];
-		struct timespec now;
-		struct tm tm;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		gmtime_r(&now.tv_sec, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "%s.%03ldZ ", ts, now.tv_nsec / 1000000);
-	}
-	fputs(CLI_PROG " agent: ", f);
-	return f;
-}
-
-static void log_end(FILE *f)
-{
-	fputc('\n', f);
-	fflush(f);
-}
-
-static void log_msg(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void log_msg(struct agent *a, const char *fmt, ...)
-{
-	FILE *f = log_begin(a);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	log_end(f);
-}
-
-/* "container=ID pid=N " at the start of a container's lines. */
-static FILE *log_container(struct agent *a, const struct container *c)
-{
-	FILE *f = log_begin(a);
-
-	fputs("container=", f);
-	log_str(f, c->id);
-	fprintf(f, " pid=%d ", c->pid);
-	return f;
-}
-
-/* ---- containers */
 
 static void container_free(struct container *c)
 {
@@ -248,7 +99,7 @@ static void container_free(struct container *c)
 static void container_drop(struct agent *a, struct container *c, const char *why)
 {
 	struct container **pp;
-	FILE *f = log_container(a, c);
+	FILE *f = agent_log_container(a, c);
 
 	fprintf(f, "gone reason=%s", why);
 	if (c->suppressed)
@@ -262,7 +113,7 @@ static void container_drop(struct agent *a, struct container *c, const char *why
 	} else {
 		fprintf(f, " rings=0 refused=%lu", c->refused);
 	}
-	log_end(f);
+	agent_log_end(f);
 	for (pp = &a->containers; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -287,7 +138,7 @@ static const char *errno_name(int err)
 /* May the container log one more ring line?  (A token bucket.) */
 static bool ring_line_allowed(struct container *c)
 {
-	long long now = now_ms();
+	long long now = agent_now_ms();
 
 	c->line_tokens += (double)(now - c->line_ms) * AGENT_RING_LINES_PER_S / 1000.0;
 	if (c->line_tokens > AGENT_RING_LINES_BURST)
@@ -307,7 +158,7 @@ static void ring_line_end(struct container *c, FILE *f)
 	if (c->suppressed)
 		fprintf(f, " suppressed=%lu", c->suppressed);
 	c->suppressed = 0;
-	log_end(f);
+	agent_log_end(f);
 }
 
 /* The broker's callback: one line per ring the container asked for. */
@@ -318,7 +169,7 @@ static void on_ring(void *arg, const struct iour_broker_event *ev)
 
 	if (!ring_line_allowed(c))
 		return;
-	f = log_container(c->agent, c);
+	f = agent_log_container(c->agent, c);
 
 	fprintf(f, "ring task=%d entries=%u flags=0x%x ", ev->pid, ev->entries, ev->setup_flags);
 	if (ev->result >= 0)
@@ -326,10 +177,10 @@ static void on_ring(void *arg, const struct iour_broker_event *ev)
 	else
 		fprintf(f, "result=%s", errno_name(-ev->result));
 	fputs(" policy=", f);
-	log_str(f, c->policy);
+	agent_log_str(f, c->policy);
 	if (ev->what) {
 		fputs(ev->result >= 0 ? " registered=" : " why=", f);
-		log_str(f, ev->what);
+		agent_log_str(f, ev->what);
 	}
 	ring_line_end(c, f);
 }
@@ -349,21 +200,21 @@ static void deny_one(struct agent *a, struct container *c)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(c->deny_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
 		if (errno != ENOENT && errno != EINTR)
-			log_msg(a, "notification: %s", strerror(errno));
+			agent_log_msg(a, "notification: %s", strerror(errno));
 		return;
 	}
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
 	resp.error = -EPERM;
 	if (ioctl(c->deny_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		log_msg(a, "answering a notification: %s", strerror(errno));
+		agent_log_msg(a, "answering a notification: %s", strerror(errno));
 	c->refused++;
 	if (!ring_line_allowed(c))
 		return;
-	f = log_container(a, c);
+	f = agent_log_container(a, c);
 	fprintf(f, "ring task=%u entries=%llu result=EPERM why=", req.pid,
 		(unsigned long long)(uint32_t)req.data.args[0]);
-	log_str(f, c->deny_why);
+	agent_log_str(f, c->deny_why);
 	ring_line_end(c, f);
 }
 
@@ -405,14 +256,14 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 	e.sz = sizeof(e);
 	r = iour_policy__load_file(path, &lo, &pol, &e);
 	if (r) {
-		FILE *f = log_container(a, c);
+		FILE *f = agent_log_container(a, c);
 
 		fputs("policy=", f);
-		log_str(f, path);
+		agent_log_str(f, path);
 		fprintf(f, " error=%s line=%u column=%u message=", errno_name(-r), e.line,
 			e.column);
-		log_str(f, e.message[0] ? e.message : cli_strerror(r));
-		log_end(f);
+		agent_log_str(f, e.message[0] ? e.message : cli_strerror(r));
+		agent_log_end(f);
 		free(real);
 		*why = "the policy file cannot be loaded";
 		return -1;
@@ -423,11 +274,11 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 		r = iour_policy__plan(pol, NULL, out);
 	iour_policy__free(pol);
 	if (r) {
-		FILE *f = log_container(a, c);
+		FILE *f = agent_log_container(a, c);
 
 		fprintf(f, "planning error=%s message=", errno_name(-r));
-		log_str(f, cli_strerror(r));
-		log_end(f);
+		agent_log_str(f, cli_strerror(r));
+		agent_log_end(f);
 		*why = "the policy cannot be planned for this kernel";
 		return -1;
 	}
@@ -455,7 +306,7 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	int wfd, r;
 
 	if (!c || !(c->id = strdup(id)) || (policy && !(c->policy = strdup(policy)))) {
-		log_msg(a, "out of memory: closing the listener of a container");
+		agent_log_msg(a, "out of memory: closing the listener of a container");
 		close(fd);
 		container_free(c);
 		return;
@@ -465,7 +316,7 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	c->pid = pid;
 	c->deny_fd = -1;
 	c->line_tokens = AGENT_RING_LINES_BURST;
-	c->line_ms = now_ms();
+	c->line_ms = agent_now_ms();
 	if (policy && !container_plan(a, c, policy, &c->plan, &why)) {
 		/* The broker owns the listener on success only: on failure
 		 * the agent keeps it, to refuse the container's rings. */
@@ -476,10 +327,10 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		bo.flags = IOUR_BROKER_NONBLOCK;
 		r = iour_broker__new(c->plan, fd, &bo, &c->broker);
 		if (r) {
-			f = log_container(a, c);
+			f = agent_log_container(a, c);
 			fprintf(f, "broker error=%s message=", errno_name(-r));
-			log_str(f, cli_strerror(r));
-			log_end(f);
+			agent_log_str(f, cli_strerror(r));
+			agent_log_end(f);
 			c->broker = NULL;
 			why = "the ring broker could not start";
 		} else {
@@ -492,25 +343,25 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	}
 	wfd = c->broker ? iour_broker__fd(c->broker) : c->deny_fd;
 	if (watch(a, wfd, &c->ent)) {
-		log_msg(a, "epoll: %s: closing the listener of a container", strerror(errno));
+		agent_log_msg(a, "epoll: %s: closing the listener of a container", strerror(errno));
 		container_free(c);
 		return;
 	}
 	c->next = a->containers;
 	a->containers = c;
 	a->ncontainers++;
-	f = log_container(a, c);
+	f = agent_log_container(a, c);
 	fputs("new policy=", f);
-	log_str(f, c->policy ? c->policy : "none");
+	agent_log_str(f, c->policy ? c->policy : "none");
 	if (c->broker) {
 		const struct iour_report *rep = iour_plan__report(c->plan);
 
 		fprintf(f, " status=%s", rep ? iour_status_str(iour_report__status(rep)) : "?");
 	} else {
 		fputs(" io_uring_setup=EPERM why=", f);
-		log_str(f, why);
+		agent_log_str(f, why);
 	}
-	log_end(f);
+	agent_log_end(f);
 }
 
 static void container_event(struct agent *a, struct container *c, uint32_t events)
@@ -527,11 +378,11 @@ static void container_event(struct agent *a, struct container *c, uint32_t event
 			return;
 		}
 		if (r < 0 && r != -EINTR && r != -EAGAIN) {
-			FILE *f = log_container(a, c);
+			FILE *f = agent_log_container(a, c);
 
 			fprintf(f, "serve error=%s message=", errno_name(-r));
-			log_str(f, cli_strerror(r));
-			log_end(f);
+			agent_log_str(f, cli_strerror(r));
+			agent_log_end(f);
 		}
 		return;
 	}
@@ -601,13 +452,13 @@ static int client_message(struct agent *a, struct client *cl, bool eof)
 	if (!root) {
 		if (!eof && je.position >= (int)cl->len)
 			return 1; /* not complete yet */
-		log_msg(a, "runtime message: not JSON (%s at byte %d): connection dropped", je.text,
-			je.position);
+		agent_log_msg(a, "runtime message: not JSON (%s at byte %d): connection dropped",
+			      je.text, je.position);
 		return 0;
 	}
 	state = json_object_get(root, "state");
 	if (!json_is_object(state)) {
-		log_msg(a, "runtime message: no \"state\" object: connection dropped");
+		agent_log_msg(a, "runtime message: no \"state\" object: connection dropped");
 		json_decref(root);
 		return 0;
 	}
@@ -632,13 +483,13 @@ static int client_message(struct agent *a, struct client *cl, bool eof)
 		idx = 0;
 	}
 	if (idx < 0 || idx >= cl->nfds) {
-		FILE *f = log_begin(a);
+		FILE *f = agent_log_begin(a);
 
 		fputs("container=", f);
-		log_str(f, id);
+		agent_log_str(f, id);
 		fprintf(f, " pid=%d error=\"no seccomp listener in the message (%d fds)\"", pid,
 			cl->nfds);
-		log_end(f);
+		agent_log_end(f);
 		json_decref(root);
 		return 0;
 	}
@@ -676,7 +527,7 @@ static void client_read(struct agent *a, struct client *cl)
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n < 0) {
-			log_msg(a, "runtime connection: %s: dropped", strerror(errno));
+			agent_log_msg(a, "runtime connection: %s: dropped", strerror(errno));
 			client_free(a, cl);
 			return;
 		}
@@ -697,20 +548,21 @@ static void client_read(struct agent *a, struct client *cl)
 			}
 		}
 		if (mh.msg_flags & MSG_CTRUNC) {
-			log_msg(a, "runtime connection: more than %d fds: dropped", AGENT_FDS_MAX);
+			agent_log_msg(a, "runtime connection: more than %d fds: dropped",
+				      AGENT_FDS_MAX);
 			client_free(a, cl);
 			return;
 		}
 		if (n > 0) {
 			if (cl->len + (size_t)n > AGENT_MSG_MAX) {
-				log_msg(a, "runtime message: longer than %u bytes: dropped",
-					AGENT_MSG_MAX);
+				agent_log_msg(a, "runtime message: longer than %u bytes: dropped",
+					      AGENT_MSG_MAX);
 				client_free(a, cl);
 				return;
 			}
 			nb = realloc(cl->buf, cl->len + (size_t)n);
 			if (!nb) {
-				log_msg(a, "runtime message: out of memory: dropped");
+				agent_log_msg(a, "runtime message: out of memory: dropped");
 				client_free(a, cl);
 				return;
 			}
@@ -719,7 +571,7 @@ static void client_read(struct agent *a, struct client *cl)
 			cl->len += (size_t)n;
 		}
 		if (n == 0 && cl->len == 0) {
-			log_msg(a, "runtime connection closed without a message");
+			agent_log_msg(a, "runtime connection closed without a message");
 			client_free(a, cl);
 			return;
 		}
@@ -741,28 +593,29 @@ static void client_accept(struct agent *a)
 		fd = accept4(a->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_msg(a, "accept: %s", strerror(errno));
+				agent_log_msg(a, "accept: %s", strerror(errno));
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			return;
 		}
 		if (a->nclients >= AGENT_CLIENTS_MAX) {
-			log_msg(a, "more than %d runtimes connected at once: connection refused",
-				AGENT_CLIENTS_MAX);
+			agent_log_msg(a,
+				      "more than %d runtimes connected at once: connection refused",
+				      AGENT_CLIENTS_MAX);
 			close(fd);
 			continue;
 		}
 		cl = calloc(1, sizeof(*cl));
 		if (!cl) {
-			log_msg(a, "out of memory: connection refused");
+			agent_log_msg(a, "out of memory: connection refused");
 			close(fd);
 			continue;
 		}
 		cl->ent.kind = ENT_CLIENT;
 		cl->fd = fd;
-		cl->deadline_ms = now_ms() + AGENT_CLIENT_TIMEOUT_MS;
+		cl->deadline_ms = agent_now_ms() + AGENT_CLIENT_TIMEOUT_MS;
 		if (watch(a, fd, &cl->ent)) {
-			log_msg(a, "epoll: %s: connection refused", strerror(errno));
+			agent_log_msg(a, "epoll: %s: connection refused", strerror(errno));
 			close(fd);
 			free(cl);
 			continue;
@@ -777,13 +630,14 @@ static void client_accept(struct agent *a)
  * the next deadline (-1: none). */
 static int client_timeouts(struct agent *a)
 {
-	long long now = now_ms(), next = -1;
+	long long now = agent_now_ms(), next = -1;
 	struct client *cl, *nx;
 
 	for (cl = a->clients; cl; cl = nx) {
 		nx = cl->next;
 		if (cl->deadline_ms <= now) {
-			log_msg(a, "runtime connection: no complete message within %d ms: dropped",
+			agent_log_msg(
+				a, "runtime connection: no complete message within %d ms: dropped",
 				AGENT_CLIENT_TIMEOUT_MS);
 			client_free(a, cl);
 		} else if (next < 0 || cl->deadline_ms < next) {
@@ -884,13 +738,13 @@ static int signal_read(struct agent *a)
 	while (read(a->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
 			if (a->log_path && (r = log_open(a)))
-				log_msg(a, "reopening %s: %s", a->log_path, strerror(-r));
+				agent_log_msg(a, "reopening %s: %s", a->log_path, strerror(-r));
 			continue;
 		}
-		log_msg(a,
-			"signal %s: stopping (%d containers: their io_uring_setup() fails "
-			"with ENOSYS from now on)",
-			si.ssi_signo == SIGTERM ? "TERM" : "INT", a->ncontainers);
+		agent_log_msg(a,
+			      "signal %s: stopping (%d containers: their io_uring_setup() fails "
+			      "with ENOSYS from now on)",
+			      si.ssi_signo == SIGTERM ? "TERM" : "INT", a->ncontainers);
 		return 1;
 	}
 	return 0;
@@ -1036,15 +890,15 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	{
-		FILE *f = log_begin(&a);
+		FILE *f = agent_log_begin(&a);
 
 		fputs("listening socket=", f);
-		log_str(f, a.sock_path);
+		agent_log_str(f, a.sock_path);
 		if (a.policy_dir) {
 			fputs(" policy-dir=", f);
-			log_str(f, a.policy_dir);
+			agent_log_str(f, a.policy_dir);
 		}
-		log_end(f);
+		agent_log_end(f);
 	}
 	rc = agent_loop(&a);
 out:
