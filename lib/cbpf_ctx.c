@@ -9,19 +9,7 @@
 #include <sys/socket.h>
 
 #include "cbpf_internal.h"
-
-/* The kernel's O_LARGEFILE differs per architecture, and 64-bit glibc
- * defines O_LARGEFILE as 0, so it is spelled out here. */
-#if defined(__aarch64__) || defined(__arm__) || defined(__m68k__)
-#define KIO_O_LARGEFILE 0400000ULL
-#elif defined(__powerpc__) || defined(__powerpc64__)
-#define KIO_O_LARGEFILE 0200000ULL
-#elif defined(__x86_64__) || defined(__i386__) || defined(__riscv) || defined(__s390__) || \
-	defined(__loongarch__)
-#define KIO_O_LARGEFILE 0100000ULL
-#else
-#error "O_LARGEFILE of the kernel unknown for this architecture"
-#endif
+#include "schema.h"
 
 /* force_o_largefile(): true on every 64-bit kernel. */
 #if UINTPTR_MAX > 0xffffffffU

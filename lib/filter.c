@@ -12,55 +12,30 @@
 #include <sys/socket.h>
 
 #include "filter_internal.h"
-
-/* Request opcodes with a payload (doc/kernel.md 4.3). */
-#define OP_CONNECT KIO_OP_CONNECT
-#define OP_OPENAT KIO_OP_OPENAT
-#define OP_OPENAT2 KIO_OP_OPENAT2
-#define OP_SOCKET KIO_OP_SOCKET
+#include "schema.h"
 
 #define SOCK_TYPE_FLAG_BITS ((uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC))
 
+/* Request opcodes with a payload, and their fields: lib/schema.def
+ * (doc/kernel.md 4.3). */
 uint32_t iour__opcode_pdu_size(uint32_t opcode)
 {
-	switch (opcode) {
-	case OP_SOCKET:
-		return KIO_PDU_SOCKET;
-	case OP_OPENAT:
-	case OP_OPENAT2:
-		return KIO_PDU_OPEN;
-	case OP_CONNECT:
-		return KIO_PDU_CONNECT;
-	default:
-		return 0;
-	}
+	const struct iour__schema_payload *pl = iour__schema_payload_of(opcode);
+
+	return pl ? pl->pdu_size : 0;
 }
 
 bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
 {
-	switch (field) {
-	case IOUR_FIELD_USER_DATA:
-	case IOUR_FIELD_SQE_FLAGS:
-		return true;
-	case IOUR_FIELD_SOCKET_FAMILY:
-	case IOUR_FIELD_SOCKET_TYPE:
-	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
-	case IOUR_FIELD_SOCKET_TYPE_RAW:
-	case IOUR_FIELD_SOCKET_PROTOCOL:
-		return opcode == OP_SOCKET;
-	case IOUR_FIELD_OPEN_FLAGS:
-	case IOUR_FIELD_OPEN_ACCMODE:
-	case IOUR_FIELD_OPEN_MODE:
-	case IOUR_FIELD_OPEN_RESOLVE:
-		return opcode == OP_OPENAT || opcode == OP_OPENAT2;
-	case IOUR_FIELD_CONNECT_FAMILY:
-	case IOUR_FIELD_CONNECT_PORT:
-	case IOUR_FIELD_CONNECT_ADDR4:
-	case IOUR_FIELD_CONNECT_ADDR6:
-		return opcode == OP_CONNECT;
-	default:
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+	const struct iour__schema_payload *pl;
+
+	if (!f)
 		return false;
-	}
+	if (f->group == IOUR__SG_ANY)
+		return true;
+	pl = iour__schema_payload_of(opcode);
+	return pl && pl->group == f->group;
 }
 
 /* The bits a value of the field may have; 0 for an unknown field. */

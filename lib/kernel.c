@@ -8,6 +8,7 @@
 
 #include "kernel.h"
 #include "probe_internal.h"
+#include "schema.h"
 #include "sys.h"
 #include "iouring_restrict/names.h"
 
@@ -29,7 +30,9 @@ static const struct {
 
 int iour__kernel_for_level(uint32_t level, struct iour__kernel *k)
 {
+	const struct iour__schema_payload *pl;
 	uint32_t kver;
+	size_t i;
 
 	if (!k || level > IOUR_LEVEL_MAX)
 		return -EINVAL;
@@ -49,11 +52,10 @@ int iour__kernel_for_level(uint32_t level, struct iour__kernel *k)
 	if (level < IOUR_LEVEL_TASK_BPF)
 		return 0;
 	k->split = k->task_restrict = k->ring_bpf = k->task_bpf = true;
-	k->pdu[KIO_OP_SOCKET] = KIO_PDU_SOCKET;
-	k->pdu[KIO_OP_OPENAT] = KIO_PDU_OPEN;
-	k->pdu[KIO_OP_OPENAT2] = KIO_PDU_OPEN;
-	if (level >= IOUR_LEVEL_CONNECT)
-		k->pdu[KIO_OP_CONNECT] = KIO_PDU_CONNECT;
+	/* Which payloads a level's kernels filter: lib/schema.def. */
+	for (i = 0; (pl = iour__schema_payload_at(i)); i++)
+		if (level >= pl->level)
+			k->pdu[pl->opcode] = (uint8_t)pl->pdu_size;
 	return 0;
 }
 

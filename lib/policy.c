@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "plan_internal.h"
+#include "schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/ruleset.h"
 
@@ -164,7 +165,8 @@ int iour_policy__set_prog(struct iour_policy *p, uint32_t opcode, const struct i
 	uint32_t kind;
 	int rc;
 
-	if (!p || opcode >= IOUR__NOPCODES || cnt > IOUR_MAX_INSNS || pdu_size > 24)
+	if (!p || opcode >= IOUR__NOPCODES || cnt > IOUR_MAX_INSNS ||
+	    pdu_size > iour__schema_max_pdu())
 		return -EINVAL;
 	if (!insns != !cnt)
 		return -EINVAL;

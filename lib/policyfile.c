@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "plan_internal.h"
 #include "policyfile_internal.h"
+#include "schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/policy.h"
@@ -40,66 +41,23 @@ struct fdef {
 	const char *ns; /* constant prefix, NULL: numbers only */
 };
 
+/* The fields, for both loading and saving: lib/schema.def. */
 static const struct fdef fields[] = {
-	{ "user_data", IOUR_FIELD_USER_DATA, V_NUM, NULL },
-	{ "sqe_flags", IOUR_FIELD_SQE_FLAGS, V_BITS, "IOSQE_" },
-	{ "socket.family", IOUR_FIELD_SOCKET_FAMILY, V_NUM, "AF_" },
-	{ "socket.type", IOUR_FIELD_SOCKET_TYPE, V_NUM, "SOCK_" },
-	{ "socket.type_flags", IOUR_FIELD_SOCKET_TYPE_FLAGS, V_BITS, "SOCK_" },
-	{ "socket.type_raw", IOUR_FIELD_SOCKET_TYPE_RAW, V_BITS, "SOCK_" },
-	{ "socket.protocol", IOUR_FIELD_SOCKET_PROTOCOL, V_NUM, "IPPROTO_" },
-	{ "open.flags", IOUR_FIELD_OPEN_FLAGS, V_BITS, "O_" },
-	{ "open.accmode", IOUR_FIELD_OPEN_ACCMODE, V_NUM, "O_" },
-	{ "open.mode", IOUR_FIELD_OPEN_MODE, V_BITS, "S_" },
-	{ "open.resolve", IOUR_FIELD_OPEN_RESOLVE, V_BITS, "RESOLVE_" },
-	{ "connect.family", IOUR_FIELD_CONNECT_FAMILY, V_NUM, "AF_" },
-	{ "connect.port", IOUR_FIELD_CONNECT_PORT, V_NUM, NULL },
-	{ "connect.addr4", IOUR_FIELD_CONNECT_ADDR4, V_ADDR4, NULL },
-	{ "connect.addr6", IOUR_FIELD_CONNECT_ADDR6, V_ADDR6, NULL },
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix) { (name), (id), V_##kind, (prefix) },
+#include "schema.def"
 };
-
-/* The kernel's O_LARGEFILE (64-bit glibc defines O_LARGEFILE as 0). */
-#if defined(__x86_64__) || defined(__i386__)
-#define KERNEL_O_LARGEFILE 0100000
-#elif defined(__aarch64__) || defined(__arm__) || defined(__powerpc__)
-#define KERNEL_O_LARGEFILE 0400000
-#endif
 
 struct cdef {
 	const char *name;
 	uint64_t value;
 };
 
-/* Constants by namespace prefix.  The first name of a value is the one
- * saving writes. */
-#define C(x)                      \
-	{                         \
-#x, (uint64_t)(x) \
-	}
-/* clang-format off */
+/* Constants by namespace prefix: lib/schema.def (the CLI reads the same).
+ * The first name of a value is the one saving writes. */
 static const struct cdef constants[] = {
-	C(AF_UNSPEC), C(AF_UNIX), C(AF_LOCAL), C(AF_INET), C(AF_INET6), C(AF_NETLINK),
-	C(AF_PACKET), C(AF_BLUETOOTH), C(AF_VSOCK), C(AF_ALG), C(AF_CAN), C(AF_TIPC),
-	C(AF_KEY), C(AF_RDS), C(AF_SMC),
-	C(SOCK_STREAM), C(SOCK_DGRAM), C(SOCK_RAW), C(SOCK_RDM), C(SOCK_SEQPACKET),
-	C(SOCK_PACKET), C(SOCK_NONBLOCK), C(SOCK_CLOEXEC),
-	C(IPPROTO_IP), C(IPPROTO_ICMP), C(IPPROTO_TCP), C(IPPROTO_UDP), C(IPPROTO_IPV6),
-	C(IPPROTO_ICMPV6), C(IPPROTO_SCTP), C(IPPROTO_UDPLITE), C(IPPROTO_RAW),
-	C(O_RDONLY), C(O_WRONLY), C(O_RDWR), C(O_ACCMODE), C(O_CREAT), C(O_EXCL),
-	C(O_NOCTTY), C(O_TRUNC), C(O_APPEND), C(O_NONBLOCK), C(O_DSYNC), C(O_SYNC),
-	C(O_DIRECT), C(O_DIRECTORY), C(O_NOFOLLOW), C(O_NOATIME), C(O_CLOEXEC), C(O_PATH),
-	C(O_TMPFILE), C(O_NDELAY),
-#ifdef KERNEL_O_LARGEFILE
-	{ "O_LARGEFILE", KERNEL_O_LARGEFILE },
-#endif
-	C(RESOLVE_NO_XDEV), C(RESOLVE_NO_MAGICLINKS), C(RESOLVE_NO_SYMLINKS),
-	C(RESOLVE_BENEATH), C(RESOLVE_IN_ROOT), C(RESOLVE_CACHED),
-	C(S_ISUID), C(S_ISGID), C(S_ISVTX), C(S_IRWXU), C(S_IRUSR), C(S_IWUSR), C(S_IXUSR),
-	C(S_IRWXG), C(S_IRGRP), C(S_IWGRP), C(S_IXGRP), C(S_IRWXO), C(S_IROTH), C(S_IWOTH),
-	C(S_IXOTH),
+#define IOUR_SCHEMA_CONST(name, value) { (name), (uint64_t)(value) },
+#include "schema.def"
 };
-/* clang-format on */
-#undef C
 
 struct opdef {
 	const char *name;

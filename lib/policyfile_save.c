@@ -14,47 +14,20 @@
 #include "filter_internal.h"
 #include "plan_internal.h"
 #include "policyfile_internal.h"
+#include "schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/policy.h"
 #include "iouring_restrict/policyfile.h"
 #include "iouring_restrict/ruleset.h"
 
-/* Field names, as the loader reads them (policyfile.c). */
+/* Field names, as the loader reads them: lib/schema.def.  NULL for a
+ * field the schema cannot name (saving refuses it: has_unnamed_field). */
 static const char *field_name(uint32_t f)
 {
-	switch (f) {
-	case IOUR_FIELD_USER_DATA:
-		return "user_data";
-	case IOUR_FIELD_SQE_FLAGS:
-		return "sqe_flags";
-	case IOUR_FIELD_SOCKET_FAMILY:
-		return "socket.family";
-	case IOUR_FIELD_SOCKET_TYPE:
-		return "socket.type";
-	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
-		return "socket.type_flags";
-	case IOUR_FIELD_SOCKET_TYPE_RAW:
-		return "socket.type_raw";
-	case IOUR_FIELD_SOCKET_PROTOCOL:
-		return "socket.protocol";
-	case IOUR_FIELD_OPEN_FLAGS:
-		return "open.flags";
-	case IOUR_FIELD_OPEN_ACCMODE:
-		return "open.accmode";
-	case IOUR_FIELD_OPEN_MODE:
-		return "open.mode";
-	case IOUR_FIELD_OPEN_RESOLVE:
-		return "open.resolve";
-	case IOUR_FIELD_CONNECT_FAMILY:
-		return "connect.family";
-	case IOUR_FIELD_CONNECT_PORT:
-		return "connect.port";
-	case IOUR_FIELD_CONNECT_ADDR4:
-		return "connect.addr4";
-	default:
-		return "connect.addr6";
-	}
+	const struct iour__schema_field *sf = iour__schema_field_of(f);
+
+	return sf ? sf->name : NULL;
 }
 
 static const char *op_name(uint32_t op)
@@ -450,6 +423,23 @@ static json_t *build(const struct iour_policy *p)
 	return root;
 }
 
+/* Whether a rule compares a field the file format has no name for: the
+ * file would not load back as the same policy, so saving refuses it. */
+static bool has_unnamed_field(const struct iour_filter *f)
+{
+	uint32_t op, i, j;
+
+	for (op = 0; f && op < IOUR__NOPCODES; op++) {
+		const struct iour__opfilter *of = f->ops[op];
+
+		for (i = 0; of && i < of->nrules; i++)
+			for (j = 0; j < of->rules[i].ncmps; j++)
+				if (!field_name(of->rules[i].cmps[j].field))
+					return true;
+	}
+	return false;
+}
+
 /* Documented in include/iouring_restrict/policyfile.h */
 int iour_policy__save_json(const struct iour_policy *p, uint64_t flags, char *buf, size_t size)
 {
@@ -458,6 +448,8 @@ int iour_policy__save_json(const struct iour_policy *p, uint64_t flags, char *bu
 	char *tmp;
 
 	if (!p || (!buf && size) || flags)
+		return -EINVAL;
+	if (has_unnamed_field(p->src))
 		return -EINVAL;
 	root = build(p);
 	if (!root)

@@ -798,3 +798,46 @@ Test(policyfile, decide_connect_addr6_short_sockaddr)
 	}
 	iour_policy__free(p);
 }
+
+/* ---- one schema for the CLI and policy files (issue 20) ------------------ */
+
+/* Constants the CLI's rule language always accepted and policy files once
+ * refused load, are saved under their name, and round-trip. */
+Test(policyfile, schema_constants_shared_with_cli)
+{
+	static const struct {
+		const char *field, *name;
+	} c[] = {
+		{ "socket.protocol", "IPPROTO_TCP" }, /* loaded before, too */
+#ifdef IPPROTO_MPTCP
+		{ "socket.protocol", "IPPROTO_MPTCP" },
+#endif
+#ifdef AF_XDP
+		{ "socket.family", "AF_XDP" },
+#endif
+#ifdef AF_MCTP
+		{ "socket.family", "AF_MCTP" },
+#endif
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+		struct iour_load_error e = { .sz = sizeof(e) };
+		struct iour_policy *p = NULL;
+		char text[512], *saved;
+
+		snprintf(text, sizeof(text),
+			 "{\"defaultAction\":\"deny\",\"entries\":[{\"names\":[\"socket\"],"
+			 "\"action\":\"allow\",\"args\":[{\"field\":\"%s\",\"op\":\"==\","
+			 "\"value\":\"%s\"}]}]}",
+			 c[i].field, c[i].name);
+		cr_assert_eq(iour_policy__load_json(text, strlen(text), &o, &p, &e), 0,
+			     "%s: %u:%u %s", c[i].name, e.line, e.column, e.message);
+		saved = save(p);
+		cr_assert(strstr(saved, c[i].name), "%s not saved by name:\n%s", c[i].name, saved);
+		free(saved);
+		round_trip(p);
+		iour_policy__free(p);
+	}
+}

@@ -127,52 +127,17 @@ static const struct field_def *find_field(const char *name, enum payload pl, boo
 
 /* ---- symbolic constants */
 
-/* The kernel's O_LARGEFILE: 64-bit glibc defines O_LARGEFILE as 0. */
-#if defined(__x86_64__) || defined(__i386__)
-#define KERNEL_O_LARGEFILE 0100000
-#elif defined(__aarch64__) || defined(__arm__) || defined(__powerpc__)
-#define KERNEL_O_LARGEFILE 0400000
-#elif defined(__mips__) || defined(__sparc__)
-#define KERNEL_O_LARGEFILE 0x2000
-#endif
 
 struct constant {
 	const char *name;
 	uint64_t value;
 };
 
-#define C(x) { #x, (uint64_t)(x) }
+/* The constants, shared with policy files: lib/schema.def. */
 static const struct constant constants[] = {
-	C(AF_UNSPEC), C(AF_UNIX), C(AF_LOCAL), C(AF_INET), C(AF_INET6), C(AF_NETLINK),
-	C(AF_PACKET), C(AF_BLUETOOTH), C(AF_VSOCK), C(AF_ALG), C(AF_CAN), C(AF_TIPC),
-	C(AF_KEY), C(AF_RDS), C(AF_SMC),
-#ifdef AF_XDP
-	C(AF_XDP),
-#endif
-#ifdef AF_MCTP
-	C(AF_MCTP),
-#endif
-	C(SOCK_STREAM), C(SOCK_DGRAM), C(SOCK_RAW), C(SOCK_RDM), C(SOCK_SEQPACKET),
-	C(SOCK_PACKET), C(SOCK_NONBLOCK), C(SOCK_CLOEXEC),
-	C(IPPROTO_IP), C(IPPROTO_ICMP), C(IPPROTO_TCP), C(IPPROTO_UDP), C(IPPROTO_IPV6),
-	C(IPPROTO_ICMPV6), C(IPPROTO_SCTP), C(IPPROTO_UDPLITE), C(IPPROTO_RAW),
-#ifdef IPPROTO_MPTCP
-	C(IPPROTO_MPTCP),
-#endif
-	C(O_RDONLY), C(O_WRONLY), C(O_RDWR), C(O_ACCMODE), C(O_CREAT), C(O_EXCL),
-	C(O_NOCTTY), C(O_TRUNC), C(O_APPEND), C(O_NONBLOCK), C(O_DSYNC), C(O_SYNC),
-	C(O_DIRECT), C(O_DIRECTORY), C(O_NOFOLLOW), C(O_NOATIME), C(O_CLOEXEC), C(O_PATH),
-	C(O_TMPFILE), C(O_NDELAY),
-#ifdef KERNEL_O_LARGEFILE
-	{ "O_LARGEFILE", KERNEL_O_LARGEFILE },
-#endif
-	C(RESOLVE_NO_XDEV), C(RESOLVE_NO_MAGICLINKS), C(RESOLVE_NO_SYMLINKS),
-	C(RESOLVE_BENEATH), C(RESOLVE_IN_ROOT), C(RESOLVE_CACHED),
-	C(S_ISUID), C(S_ISGID), C(S_ISVTX), C(S_IRWXU), C(S_IRUSR), C(S_IWUSR), C(S_IXUSR),
-	C(S_IRWXG), C(S_IRGRP), C(S_IWGRP), C(S_IXGRP), C(S_IRWXO), C(S_IROTH), C(S_IWOTH),
-	C(S_IXOTH),
+#define IOUR_SCHEMA_CONST(name, value) { (name), (uint64_t)(value) },
+#include "../../lib/schema.def"
 };
-#undef C
 
 static int find_constant(const char *name, uint64_t *v)
 {

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lookups over the request schema (lib/schema.def): the one place that
+ * says which opcodes carry a payload and which fields each payload holds.
+ */
+#ifndef IOUR_SCHEMA_H
+#define IOUR_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* KIO_O_LARGEFILE, where lib/schema.def knows the architecture. */
+#include "schema.def"
+#ifndef KIO_O_LARGEFILE
+#error "O_LARGEFILE of the kernel unknown for this architecture"
+#endif
+
+/* Which fields a payload holds. */
+enum iour__schema_group {
+	IOUR__SG_ANY,
+	IOUR__SG_SOCKET,
+	IOUR__SG_OPEN,
+	IOUR__SG_CONNECT,
+};
+
+/* How a field's value is written. */
+enum iour__schema_kind {
+	IOUR__SK_NUM,
+	IOUR__SK_BITS,
+	IOUR__SK_ADDR4,
+	IOUR__SK_ADDR6,
+};
+
+struct iour__schema_payload {
+	uint32_t opcode;
+	enum iour__schema_group group;
+	uint32_t pdu_size;
+	uint32_t level; /* the first IOUR_LEVEL_* whose kernels filter it */
+};
+
+struct iour__schema_field {
+	const char *name; /* dotted, as policy files and the CLI write it */
+	uint32_t id;      /* IOUR_FIELD_* */
+	enum iour__schema_group group;
+	enum iour__schema_kind kind;
+	const char *prefix; /* of its named constants; NULL: numbers only */
+};
+
+/* The table's rows, in table order; NULL past the end. */
+IOUR_INTERNAL const struct iour__schema_payload *iour__schema_payload_at(size_t i);
+IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_at(size_t i);
+
+/* The payload row of an opcode, or NULL if the kernel does not filter it. */
+IOUR_INTERNAL const struct iour__schema_payload *iour__schema_payload_of(uint32_t opcode);
+/* A field's row by id or by dotted name, or NULL. */
+IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_of(uint32_t id);
+IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_named(const char *name);
+/* The largest payload any opcode has. */
+IOUR_INTERNAL uint32_t iour__schema_max_pdu(void);
+
+#endif
