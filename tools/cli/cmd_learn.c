@@ -462,13 +462,57 @@ static int judge(const struct opts *o, const struct rec *r, const struct ended *
 	return 0;
 }
 
+/* Opens the instance's trace_pipe into @r; 0, or CLI_FAIL (printed). */
+static int open_pipe(struct rec *r)
+{
+	char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/trace_pipe", learn_inst);
+	r->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->fd < 0)
+		return cli_fail(-errno, "opening %s", p);
+	learn_pipe_fd = r->fd;
+	return 0;
+}
+
+/* Writes the policy of a judged recording and commits the output file; 0,
+ * or an exit code (LEARN_CMD_FAILED: written, but the command failed). */
+static int write_result(const struct opts *o, const struct rec *r, const struct ended *e,
+			struct learn_out *out, const char *rel)
+{
+	bool ok = !o->cmd || (e->exited && WIFEXITED(e->status) && !WEXITSTATUS(e->status));
+	char what[PATH_MAX + 64];
+	int rc;
+
+	if (o->pid > 0)
+		snprintf(what, sizeof(what), "process %d and its descendants", (int)o->pid);
+	else if (o->cgroup)
+		snprintf(what, sizeof(what), "the tasks of cgroup %s", rel);
+	else
+		what[0] = '\0';
+	rc = learn_write_policy(out->f, &r->t, o->cmd, what, ok ? 0 : 1, o->per_task);
+	if (rc || (rc = learn_out_commit(out, o->output)))
+		return rc;
+	if (ok)
+		return 0;
+	if (!e->exited)
+		cli_msg("the command still ran at --timeout; the policy shows what this run used");
+	else if (WIFEXITED(e->status))
+		cli_msg("the command exited with %d; the policy shows what this run used",
+			WEXITSTATUS(e->status));
+	else
+		cli_msg("the command was killed by signal %d; the policy shows what this run used",
+			WTERMSIG(e->status));
+	return LEARN_CMD_FAILED;
+}
+
 int cmd_learn(int argc, char **argv)
 {
 	struct opts o = { .buffer_kb = 8192 };
 	struct learn_out out = { .dirfd = -1 };
 	struct ended e = { 0 };
 	struct rec r = { .fd = -1 };
-	char what[PATH_MAX + 64], rel[PATH_MAX];
+	char rel[PATH_MAX];
 	int rc;
 
 	rc = parse_opts(argc, argv, &o);
@@ -494,17 +538,8 @@ int cmd_learn(int argc, char **argv)
 		goto out;
 	learn_clean_stale();
 	rc = CLI_FAIL;
-	{
-		char p[PATH_MAX + 16];
-
-		snprintf(p, sizeof(p), "%s/trace_pipe", learn_inst);
-		r.fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (r.fd < 0) {
-			cli_fail(-errno, "opening %s", p);
-			goto out;
-		}
-		learn_pipe_fd = r.fd;
-	}
+	if (open_pipe(&r))
+		goto out;
 	rc = o.cmd ? record_command(&o, &r, &e) : record_attached(&o, &r, rel, sizeof(rel));
 	if (rc)
 		goto out;
@@ -520,30 +555,7 @@ int cmd_learn(int argc, char **argv)
 			r.t.l->lost);
 	if ((rc = judge(&o, &r, &e)))
 		goto out;
-	if (o.pid > 0)
-		snprintf(what, sizeof(what), "process %d and its descendants", (int)o.pid);
-	else if (o.cgroup)
-		snprintf(what, sizeof(what), "the tasks of cgroup %s", rel);
-	else
-		what[0] = '\0';
-	{
-		bool ok = !o.cmd || (e.exited && WIFEXITED(e.status) && !WEXITSTATUS(e.status));
-
-		rc = learn_write_policy(out.f, &r.t, o.cmd, what, ok ? 0 : 1, o.per_task);
-		if (rc || (rc = learn_out_commit(&out, o.output)))
-			goto out;
-		if (ok)
-			goto out;
-	}
-	rc = LEARN_CMD_FAILED;
-	if (!e.exited)
-		cli_msg("the command still ran at --timeout; the policy shows what this run used");
-	else if (WIFEXITED(e.status))
-		cli_msg("the command exited with %d; the policy shows what this run used",
-			WEXITSTATUS(e.status));
-	else
-		cli_msg("the command was killed by signal %d; the policy shows what this run used",
-			WTERMSIG(e.status));
+	rc = write_result(&o, &r, &e, &out, rel);
 out:
 	if (r.fd >= 0) {
 		learn_pipe_fd = -1;
