@@ -556,9 +556,9 @@ static int parse_cmp(struct ps *p, struct iour_cmp *c, uint64_t **store)
 /* Notes comparisons that are valid but cannot mean what they say. */
 static void warn_cmp(struct expr_rule *rule, const struct iour_cmp *c)
 {
-#ifdef KERNEL_O_LARGEFILE
+#ifdef KIO_O_LARGEFILE
 	if (c->field == IOUR_FIELD_OPEN_FLAGS && (c->op == IOUR_CMP_EQ || c->op == IOUR_CMP_NE) &&
-	    !(c->value & (KERNEL_O_LARGEFILE | O_PATH)))
+	    !(c->value & (KIO_O_LARGEFILE | O_PATH)))
 		rule->warning = "64-bit kernels add O_LARGEFILE to the open flags of every request "
 				"without O_PATH, so 'flags==' never holds and 'flags!=' always "
 				"does: test bits with '&=' or 'flags & MASK == VALUE', and the "
