@@ -18,8 +18,6 @@
 #include "iouring_restrict/policy.h"
 #include "iouring_restrict/report.h"
 
-#define IOUR__NOPCODES 256
-
 struct iour_policy {
 	struct iour_ruleset *rs;                 /* classic part, NULL = none */
 	struct iour_prog *progs[IOUR__NOPCODES]; /* argument filters, NULL = none */
