@@ -158,7 +158,7 @@ BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
-	check-symbols check-oldkernel check-live live-tests check-newkernel check-kernels need-libs FORCE
+	check-symbols check-oldkernel check-live live-tests check-newkernel check-kernels check-guest-script need-libs FORCE
 
 all: lib examples tools
 

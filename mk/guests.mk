@@ -12,7 +12,7 @@
 # installs qemu-system-x86; `make check` runs it last (GUESTS=0 leaves it
 # out, and says so).  KERNELS="bookworm sid" picks suites.
 KERNELS ?=
-check-kernels:
+check-kernels: check-guest-script
 	$(Q)O=$(O) MAKE="$(MAKE)" scripts/kernels.py $(KERNELS)
 
 # One kernel alone, with the same suite: Debian 12's 6.1 and sid's 7.x.
@@ -21,3 +21,8 @@ check-oldkernel:
 
 check-newkernel:
 	$(Q)O=$(O) MAKE="$(MAKE)" scripts/kernels.py sid
+
+# scripts/guest.sh's accelerator choice (KVM, TCG, the fallback from a KVM
+# that cannot emulate the guest), with a stand-in qemu: seconds, no boot.
+check-guest-script:
+	$(Q)sh tests/scripts/guest-accel-selftest.sh
