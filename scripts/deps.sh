@@ -28,7 +28,8 @@ set -eu
 # python3-setuptools, python3-wheel (bdist_wheel, which pip calls) and
 # python3-venv (pip install offline into a venv); Rust bindings: cargo and
 # rustc (1.63, checked by path: a rustup toolchain in PATH does not count);
-# iour-restrict learn's tests: fio; iour-restrict prove and make prove:
+# iour-restrict learn's tests: fio; run's broker tests: qemu-utils
+# (qemu-io --aio io_uring); iour-restrict prove and make prove:
 # python3-z3 (the SMT solver; the library does not use it); iour-restrict
 # agent's tests: runc and crun (the OCI runtimes whose seccomp listener the
 # agent serves).
@@ -36,13 +37,13 @@ PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libsecco
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
 libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base \
 libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-wheel python3-venv \
-cargo rustc fio python3-z3 runc crun"
+cargo rustc fio qemu-utils python3-z3 runc crun"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
 ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
 valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
-clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc fio:fio runc:runc crun:crun"
+clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc fio:fio qemu-io:qemu-utils runc:runc crun:crun"
 for a in "$@"; do
 	case $a in
 	*:*) CMDS="$CMDS $a" ;;

@@ -715,6 +715,67 @@ Test(live_broker, run_fio)
 	free(err);
 }
 
+/* qemu-io's policy (tests/guest/policies), in the tree or in a guest. */
+static void qemu_io_policy(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/../../tests/guest/policies/%s", live_examples_dir(), name);
+	if (access(buf, R_OK))
+		snprintf(buf, len, "/progs/policies/%s", name);
+	cr_assert_eq(access(buf, R_OK), 0, "tests/guest/policies/%s is missing", name);
+}
+
+/* qemu-io --aio io_uring under the policy learned from it: it writes,
+ * reads back and verifies a pattern through brokered rings; without
+ * WRITEV its write gets EACCES and the image keeps the first pattern. */
+Test(live_broker, run_qemu_io)
+{
+	char tool[4096], pol[4096], nowrite[4096], dir[] = "/tmp/iour-broker-qio-XXXXXX", img[4200];
+	char *out, *err;
+	int rc, fd;
+
+	need_run_broker();
+	if (access("/usr/bin/qemu-io", X_OK))
+		cr_skip_test("skipped: qemu-io is not installed (scripts/deps.sh qemu-utils)");
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	qemu_io_policy(pol, sizeof(pol), "qemu-io.json");
+	qemu_io_policy(nowrite, sizeof(nowrite), "qemu-io-nowrite.json");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(img, sizeof(img), "%s/disk.img", dir);
+	fd = open(img, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	{
+		char *argv[] = { tool, "run", pol, "--", "/usr/bin/qemu-io", "-f", "raw",
+				 "--aio", "io_uring", "-c", "write -P 0x5a 0 64k", "-c",
+				 "read -P 0x5a 0 64k", "-c", "flush", img, NULL };
+
+		rc = run_argv(argv, NULL, &out, &err);
+	}
+	cr_assert_eq(rc, 0, "qemu-io under qemu-io.json: %s\n%s", out, err);
+	cr_assert(strstr(out, "wrote 65536/65536 bytes at offset 0"), "%s", out);
+	cr_assert(strstr(out, "read 65536/65536 bytes at offset 0"), "%s", out);
+	cr_assert_null(strstr(out, "Pattern verification failed"), "%s", out);
+	cr_assert(strstr(err, "ring broker"), "%s", err);
+	free(out);
+	free(err);
+	{
+		char *argv[] = { tool, "run", nowrite, "--", "/usr/bin/qemu-io", "-f", "raw",
+				 "--aio", "io_uring", "-c", "write -P 0xa5 0 64k", "-c",
+				 "read -P 0x5a 0 64k", img, NULL };
+
+		rc = run_argv(argv, NULL, &out, &err);
+	}
+	cr_assert(strstr(out, "write failed: Permission denied"), "exit %d: %s\n%s", rc, out, err);
+	cr_assert(strstr(out, "read 65536/65536 bytes at offset 0"), "%s", out);
+	cr_assert_null(strstr(out, "Pattern verification failed"), "%s", out);
+	live_log("qemu-io --aio io_uring: learned policy completes, its write refused without WRITEV");
+	unlink(img);
+	rmdir(dir);
+	free(out);
+	free(err);
+}
+
 /* Issue 18, item 4: rings the parent passes down are closed by default. */
 Test(live_broker, run_closes_inherited_rings)
 {
