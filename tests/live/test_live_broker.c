@@ -715,6 +715,84 @@ Test(live_broker, run_fio)
 	free(err);
 }
 
+/* `learn` PROG STEPS into `pol`; skips where learn cannot trace here. */
+static void learn_into(const char *pol, char *prog, char *const *steps)
+{
+	char tool[4096], *out, *err;
+	char *argv[16];
+	int n = 0, rc;
+
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	argv[n++] = tool;
+	argv[n++] = "learn";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)pol;
+	argv[n++] = "--";
+	argv[n++] = prog;
+	for (; *steps && n < 15; steps++)
+		argv[n++] = *steps;
+	argv[n] = NULL;
+	rc = run_argv(argv, NULL, &out, &err);
+	if (rc != 0 && (strstr(err, "tracefs") || strstr(err, "PID namespace")))
+		cr_skip_test("skipped: learn cannot trace here: %s", err);
+	cr_assert_eq(rc, 0, "learn %s: %s\n%s", prog, out, err);
+	free(out);
+	free(err);
+}
+
+/* Issue 17: a raw-syscall program (broker-try) and a liburing one
+ * (uring-try) under `run` with the policy `learn` recorded from them:
+ * what they did while learned completes, the rest gets EACCES. */
+Test(live_broker, run_learned_policies)
+{
+	static const struct {
+		const char *prog;
+		char *learned[4];
+		char *run[5];
+		const char *want;
+	} cases[] = {
+		{ "tests/broker-try", { "setup:0", "nop", "read", NULL },
+		  { "setup:0", "nop", "read", "openat", NULL },
+		  "setup: ok\nnop: ok\nread: ok\nopenat: EACCES\n" },
+		{ "tests/uring-try", { "nop", "read", NULL }, { "nop", "read", "openat-r", NULL },
+		  "setup: ok\nnop: ok\nread: ok\nopenat-r: EACCES\n" },
+	};
+	char dir[] = "/tmp/iour-broker-learn-XXXXXX";
+
+	need_run_broker();
+	cr_assert_not_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char tool[4096], prog[4096], pol[4200], *out, *err;
+		char *argv[16];
+		int n = 0, rc;
+
+		path_of(tool, sizeof(tool), "tools/iour-restrict");
+		path_of(prog, sizeof(prog), cases[i].prog);
+		snprintf(pol, sizeof(pol), "%s/learned-%zu.json", dir, i);
+		learn_into(pol, prog, cases[i].learned);
+		argv[n++] = tool;
+		argv[n++] = "run";
+		argv[n++] = pol;
+		argv[n++] = "--";
+		argv[n++] = prog;
+		for (char *const *st = cases[i].run; *st; st++)
+			argv[n++] = *st;
+		argv[n] = NULL;
+		rc = run_argv(argv, NULL, &out, &err);
+		cr_assert_eq(rc, 0, "%s under its learned policy: %s", cases[i].prog, err);
+		cr_assert_str_eq(out, cases[i].want, "%s under its learned policy: %s",
+				 cases[i].prog, err);
+		cr_assert(strstr(err, "ring broker"), "%s", err);
+		unlink(pol);
+		free(out);
+		free(err);
+	}
+	rmdir(dir);
+	live_log("broker-try (raw system calls) and uring-try (liburing) under the "
+		 "policies learned from them: learned requests complete, OPENAT gets EACCES");
+}
+
 /* qemu-io's policy (tests/guest/policies), in the tree or in a guest. */
 static void qemu_io_policy(char *buf, size_t len, const char *name)
 {
