@@ -48,7 +48,10 @@ INITRD=${3:-}
 TIMEOUT=${GUEST_TIMEOUT:-900}
 MEM=${GUEST_MEM:-1024}
 OUT=$O/guests/$SUITE
-APT=$here/$O/guests/apt/$SUITE
+case $O in
+/*) APT=$O/guests/apt/$SUITE ;;
+*) APT=$here/$O/guests/apt/$SUITE ;;
+esac
 t0=$(date +%s)
 now() { date +%s; }
 tag="guest $SUITE"

@@ -47,4 +47,12 @@ run 'kvm: no fallback' kvm 1 'kvm ' 'forbids falling back to TCG'
 run 'tcg: KVM never tried' tcg 0 'tcg ' '7 passed, 0 failed'
 rm "$dir/kvm"
 run 'auto: no /dev/kvm means TCG' auto 0 'tcg ' 'TCG: /dev/kvm is absent'
+# An absolute O keeps everything under it (the private apt lists included),
+# nothing lands below the source tree.
+if [ -f "$dir/o/guests/apt/fakesuite/sources.list" ] && [ ! -e "tmp$dir" ] && [ ! -e ".$dir" ]; then
+	echo "guest-accel-selftest: ok: absolute O keeps the apt lists under O"
+else
+	echo "guest-accel-selftest: FAIL: apt lists not under the absolute O ($dir/o)"
+	fails=$((fails + 1))
+fi
 [ "$fails" -eq 0 ]
