@@ -13,7 +13,16 @@
  *           compiled by the library, the requests taking its longest path;
  *  stack4   4 stacked 4-instruction task filters on NOP and on READ (the
  *           library's plan registers the first, the same step's bytes
- *           register the other three).
+ *           register the other three);
+ *  denylist a CONNECT deny-list of 100,000 random IPv4 addresses in
+ *           127.0.0.0/8 (4,000 in the quick mode), compiled by the library
+ *           into stacked programs (Linux 7.2+, level 5).  Its timed
+ *           requests are CONNECTs to a closed port of 127.0.0.1, which is
+ *           not listed: every stacked program runs and lets it through,
+ *           and each completes with -ECONNREFUSED; the baseline (none)
+ *           times the same CONNECTs.  The listed addresses are loopback
+ *           ones, so a deny-list not in force would connect nowhere
+ *           outside the guest either.
  *
  * Each child applies its restriction, then checks that it is in force: its
  * denied requests complete with -EACCES, its allowed ones succeed.  The
@@ -47,7 +56,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,20 +72,29 @@
 #define OP_NOP 0
 #define OP_READ 22
 #define OP_WRITE 23
+#define OP_CONNECT 16
+#define NDENY_BENCH 100000
+#define NDENY_QUICK 4000
 #define DENY_UD 0xdea0U /* user_data the 4-instruction filters deny (+k for stack k) */
 #define OK_UD 1U        /* user_data of the timed requests (allowed) */
 #define NSET 1000
 #define BATCH 32
 #define READ_SZ 4096
-#define NCFG 5
+#define NCFG 6
 
-enum cfg { C_NONE, C_ALLOW, C_FILTER, C_SET, C_STACK };
-static const char *const cfg_name[NCFG] = { "none", "allowlist", "filter", "set1000", "stack4" };
+enum cfg { C_NONE, C_ALLOW, C_FILTER, C_SET, C_STACK, C_DENY };
+static const char *const cfg_name[NCFG] = { "none",	"allowlist", "filter",
+					    "set1000", "stack4",	 "denylist" };
 
 static uint64_t set_vals[NSET];
 static uint64_t worst_ud; /* user_data on the set filter's longest allowed path */
 static int read_fd = -1;
 static char read_buf[BATCH][READ_SZ];
+static uint64_t *deny_vals; /* the deny-list, IPv4 addresses in host order */
+static size_t ndeny;
+static struct sockaddr_in conn_addr; /* 127.0.0.1, a closed port */
+static int conn_fds[BATCH] = { -1 };
+static int conn_ok;	     /* loopback is up and conn_addr refuses */
 
 /* "ld user_data (low word); jeq #ud, deny; allow": 4 instructions, 3 run. */
 static void prog4(struct iour_insn *p, uint32_t ud)
@@ -122,6 +145,28 @@ static int set_filter(struct iour_filter **f)
 	return rc;
 }
 
+/* The deny-list filter: CONNECT to a listed IPv4 address -> deny, one
+ * IN_SET rule per IOUR_FILTER_MAX_SET values; the library stacks it. */
+static int deny_filter(struct iour_filter **f)
+{
+	int rc = iour_filter__new(NULL, f);
+
+	for (size_t at = 0; !rc && at < ndeny; at += IOUR_FILTER_MAX_SET) {
+		struct iour_cmp c = { .sz = sizeof(c),
+				      .field = IOUR_FIELD_CONNECT_ADDR4,
+				      .op = IOUR_CMP_IN_SET,
+				      .set = deny_vals + at,
+				      .set_len = ndeny - at < IOUR_FILTER_MAX_SET ?
+							 ndeny - at :
+							 IOUR_FILTER_MAX_SET };
+
+		rc = iour_filter__add_rule(*f, OP_CONNECT, IOUR_DENY, &c, 1);
+	}
+	if (!rc)
+		rc = iour_filter__set_default(*f, OP_CONNECT, IOUR_ALLOW);
+	return rc;
+}
+
 /* The policy of a configuration (NULL for none). */
 static int cfg_policy(enum cfg c, struct iour_policy **out)
 {
@@ -149,8 +194,8 @@ static int cfg_policy(enum cfg c, struct iour_policy **out)
 		rc = iour_policy__set_prog(p, OP_NOP, prog, 4, 0);
 		if (!rc)
 			rc = iour_policy__set_prog(p, OP_READ, prog, 4, 0);
-	} else if (!rc && c == C_SET) {
-		rc = set_filter(&f);
+	} else if (!rc && (c == C_SET || c == C_DENY)) {
+		rc = c == C_SET ? set_filter(&f) : deny_filter(&f);
 		if (!rc)
 			rc = iour_policy__set_filter(p, f);
 		iour_filter__free(f);
@@ -205,6 +250,56 @@ static long sim_count(const struct iour_plan *pl, enum cfg c, uint32_t op, uint6
 		}
 	}
 	return total;
+}
+
+/* Instructions all of the plan's CONNECT programs execute on a CONNECT
+ * to `sa`; -1 if one denies it, -2 on a simulator error. */
+static long sim_connect(const struct iour_plan *pl, const void *sa, uint32_t sa_len)
+{
+	uint8_t ctx[IOUR_CTX_SIZE];
+	int n = iour_plan__step_cnt(pl);
+	long total = 0;
+	int denied = 0;
+
+	if (iour_ctx_generic(ctx, sizeof(ctx), OP_CONNECT, 0, 0) ||
+	    iour_ctx_connect(ctx, sizeof(ctx), sa, sa_len))
+		return -2;
+	for (int i = 0; i < n; i++) {
+		struct iour_plan_step s = { .sz = sizeof(s) };
+		static struct iour_insn insns[4096];
+		size_t cnt = 4096;
+		struct iour_sim_result r = { .sz = sizeof(r) };
+
+		if (iour_plan__step(pl, (size_t)i, &s) || s.op != IOUR_STEP_BPF_FILTER ||
+		    s.opcode != OP_CONNECT)
+			continue;
+		if (iour_plan__step_insns(pl, (size_t)i, insns, &cnt) ||
+		    iour_cbpf_run(insns, cnt, ctx, sizeof(ctx), &r))
+			return -2;
+		total += r.executed;
+		denied |= !r.allowed;
+	}
+	return denied ? -1 : total;
+}
+
+static struct sockaddr_in v4(uint32_t host_order, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	a.sin_addr.s_addr = htonl(host_order);
+	return a;
+}
+
+/* The IPv4-mapped IPv6 form of a host-order IPv4 address. */
+static struct sockaddr_in6 mapped(uint32_t host_order, uint16_t port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	uint32_t be = htonl(host_order);
+
+	a.sin6_addr.s6_addr[10] = 0xff;
+	a.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&a.sin6_addr.s6_addr[12], &be, 4);
+	return a;
 }
 
 /* The plan's BPF_FILTER steps for `op`. */
@@ -267,6 +362,10 @@ static int run_batch(struct mini_ring *r, uint32_t op, uint64_t ud, long n, uint
 				s->fd = op == OP_READ ? read_fd : 1;
 				s->addr = (uintptr_t)read_buf[i];
 				s->len = op == OP_READ ? READ_SZ : 1;
+			} else if (op == OP_CONNECT) {
+				s->fd = conn_fds[i];
+				s->addr = (uintptr_t)&conn_addr;
+				s->off = sizeof(conn_addr);
 			}
 			r->sq_array[idx] = idx;
 		}
@@ -281,7 +380,9 @@ static int run_batch(struct mini_ring *r, uint32_t op, uint64_t ud, long n, uint
 			if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
 				return MINI_RING_NO_CQE;
 			res = r->cqes[head & *r->cq_mask].res;
-			if (!bad && res != (op == OP_READ ? READ_SZ : 0))
+			if (!bad && res != (op == OP_READ      ? READ_SZ :
+					    op == OP_CONNECT ? -ECONNREFUSED :
+							       0))
 				bad = res ? res : MINI_RING_NO_CQE;
 		}
 		__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
@@ -290,6 +391,22 @@ static int run_batch(struct mini_ring *r, uint32_t op, uint64_t ud, long n, uint
 	*ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL + (uint64_t)t1.tv_nsec -
 	      (uint64_t)t0.tv_nsec;
 	return bad;
+}
+
+/* One CONNECT of conn_fds[0] to `sa`; its completion's result. */
+static int32_t one_connect(struct mini_ring *r, const void *sa, uint32_t sa_len)
+{
+	struct kio_sqe s;
+	int32_t res = MINI_RING_NO_CQE;
+
+	memset(&s, 0, sizeof(s));
+	s.opcode = OP_CONNECT;
+	s.fd = conn_fds[0];
+	s.addr = (uintptr_t)sa;
+	s.off = sa_len;
+	if (mini_ring_run(r, &s, &res) != 1)
+		return MINI_RING_NO_CQE;
+	return res;
 }
 
 /* One request; its completion's result (or MINI_RING_NO_CQE). */
@@ -377,6 +494,17 @@ static void child_checks(enum cfg c, struct mini_ring *r)
 	case C_NONE:
 		CHK_RES("NOP with the filters' denied user_data allowed", OP_NOP, DENY_UD, 0);
 		CHK_RES("WRITE allowed", OP_WRITE, OK_UD, 0);
+		if (conn_ok) {
+			struct sockaddr_in a = v4((uint32_t)deny_vals[0], ntohs(conn_addr.sin_port));
+
+			snprintf(name, sizeof(name), "%s: CONNECT to 127.0.0.1 reaches the closed port",
+				 cfg_name[c]);
+			CHECK_EQ(name, one_connect(r, &conn_addr, sizeof(conn_addr)), -ECONNREFUSED);
+			snprintf(name, sizeof(name),
+				 "%s: CONNECT to a deny-listed address (no filter) reaches it",
+				 cfg_name[c]);
+			CHECK_EQ(name, one_connect(r, &a, sizeof(a)), -ECONNREFUSED);
+		}
 		break;
 	case C_ALLOW:
 		CHK_RES("WRITE denied", OP_WRITE, OK_UD, deny);
@@ -393,6 +521,35 @@ static void child_checks(enum cfg c, struct mini_ring *r)
 		CHK_RES("READ listed user_data", OP_READ, set_vals[7], deny);
 		CHK_RES("NOP longest-path user_data", OP_NOP, worst_ud, 0);
 		break;
+	case C_DENY: {
+		const size_t at[3] = { 0, ndeny / 2, ndeny - 1 };
+
+		for (int i = 0; i < 3; i++) {
+			struct sockaddr_in a = v4((uint32_t)deny_vals[at[i]], ntohs(conn_addr.sin_port));
+
+			snprintf(name, sizeof(name), "%s: CONNECT to listed address %d of 3 denied",
+				 cfg_name[c], i + 1);
+			CHECK_EQ(name, one_connect(r, &a, sizeof(a)), deny);
+		}
+		{
+			struct sockaddr_in6 m = mapped((uint32_t)deny_vals[1],
+						       ntohs(conn_addr.sin_port));
+
+			CHK_RES("NOP unfiltered", OP_NOP, DENY_UD, 0);
+			snprintf(name, sizeof(name),
+				 "%s: CONNECT to a listed address, IPv4-mapped, denied",
+				 cfg_name[c]);
+			CHECK_EQ(name, one_connect(r, &m, sizeof(m)), deny);
+		}
+		if (conn_ok) {
+			snprintf(name, sizeof(name),
+				 "%s: CONNECT to 127.0.0.1 (not listed) reaches the closed port",
+				 cfg_name[c]);
+			CHECK_EQ(name, one_connect(r, &conn_addr, sizeof(conn_addr)),
+				 -ECONNREFUSED);
+		}
+		break;
+	}
 	case C_STACK:
 		for (uint32_t k = 0; k < 4; k++) {
 			snprintf(name, sizeof(name), "%s: NOP user_data denied by filter %u",
@@ -512,6 +669,56 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Loopback up (a guest's /init leaves it down), a closed port of
+ * 127.0.0.1 in conn_addr, BATCH TCP sockets to connect with; conn_ok if a
+ * connect there is refused.  Otherwise a skip, with the reason. */
+static void connect_setup(void)
+{
+	struct ifreq ifr;
+	socklen_t len = sizeof(conn_addr);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	const char *why = NULL;
+
+	conn_addr = v4(0x7f000001U, 9);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s >= 0 && ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr))
+			why = "loopback is down and cannot be brought up";
+	}
+	if (s >= 0)
+		close(s);
+	/* a port bound then closed without listen: connects are refused */
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	conn_addr.sin_port = 0;
+	if (!why && (s < 0 || bind(s, (struct sockaddr *)&conn_addr, sizeof(conn_addr)) ||
+		     getsockname(s, (struct sockaddr *)&conn_addr, &len)))
+		why = "no TCP socket on 127.0.0.1";
+	if (s >= 0)
+		close(s);
+	if (!why) {
+		s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&conn_addr, sizeof(conn_addr)) == 0 ||
+		    errno != ECONNREFUSED)
+			why = "a connect to a closed port of 127.0.0.1 was not refused";
+		if (s >= 0)
+			close(s);
+	}
+	for (int i = 0; !why && i < BATCH; i++) {
+		conn_fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (conn_fds[i] < 0)
+			why = "no TCP socket for the CONNECT requests";
+	}
+	if (why) {
+		if (!conn_addr.sin_port)
+			conn_addr.sin_port = htons(9);
+		GUEST_SKIP("denylist: CONNECT timing and reachability checks", why);
+		return;
+	}
+	conn_ok = 1;
+}
+
 static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_d);
@@ -528,7 +735,8 @@ int main(int argc, char **argv)
 	int level, rc;
 	char path[] = "/tmp/bench_guest.XXXXXX";
 	static char data[READ_SZ];
-	long n_nop = bench ? 131072 : 64, n_read = bench ? 16384 : 64;
+	long n_nop = bench ? 131072 : 64, n_read = bench ? 16384 : 64, n_conn = bench ? 8192 : 32;
+	long deny_progs = 0, deny_insns = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (reps < 1 || reps > 101)
@@ -536,6 +744,17 @@ int main(int argc, char **argv)
 	/* 1,000 distinct values with gaps between them */
 	for (int i = 0; i < NSET; i++)
 		set_vals[i] = 0x100000U + (uint64_t)i * 4096U + (rnd32() % 2048U) * 2U;
+	/* the deny-list: random addresses in 127.0.0.0/8 other than 127.0.0.1 */
+	ndeny = bench ? NDENY_BENCH : NDENY_QUICK;
+	deny_vals = calloc(ndeny, sizeof(*deny_vals));
+	CHECK("the deny-list allocated", deny_vals != NULL);
+	if (!deny_vals)
+		return guest_summary();
+	for (size_t i = 0; i < ndeny; i++) {
+		deny_vals[i] = 0x7f000000U | (rnd32() & 0xffffffU);
+		if (deny_vals[i] == 0x7f000001U)
+			deny_vals[i]++;
+	}
 
 	rc = iour_probe(NULL, &f);
 	level = rc ? -1 : (int)f.level;
@@ -553,18 +772,21 @@ int main(int argc, char **argv)
 	memset(data, 'x', sizeof(data));
 	CHECK_EQ("the READ file written", pwrite(read_fd, data, sizeof(data), 0), READ_SZ);
 
-	/* the plans for this kernel, or for level 4 where it has no task
-	 * filters (then only their simulator counts are checked) */
+	connect_setup();
+
+	/* the plans for this kernel, or for level 4 (the deny-list: 5) where
+	 * it has no task (CONNECT) filters: then only their simulator counts
+	 * are checked */
 	for (int c = C_ALLOW; c < NCFG; c++) {
 		struct iour_policy *p = NULL;
-		IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL,
-			  .level = IOUR_LEVEL_TASK_BPF);
+		int need = c == C_DENY ? IOUR_LEVEL_CONNECT : IOUR_LEVEL_TASK_BPF;
+		IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL);
 		char name[80];
 
+		o.level = (uint32_t)need;
 		rc = cfg_policy((enum cfg)c, &p);
 		if (!rc)
-			rc = iour_policy__plan(p, level >= IOUR_LEVEL_TASK_BPF ? NULL : &o,
-					       &plans[c]);
+			rc = iour_policy__plan(p, level >= need ? NULL : &o, &plans[c]);
 		iour_policy__free(p);
 		snprintf(name, sizeof(name), "%s: policy planned", cfg_name[c]);
 		CHECK_EQ(name, rc, 0);
@@ -604,8 +826,35 @@ int main(int argc, char **argv)
 			  sim_count(plans[C_SET], C_SET, OP_NOP, set_vals[3]), -1);
 	}
 
+	{
+		/* the deny-list: stacked programs; 127.0.0.1 runs through all */
+		struct sockaddr_in a = v4((uint32_t)deny_vals[ndeny / 3], 80);
+		struct sockaddr_in6 m = mapped((uint32_t)deny_vals[ndeny / 3], 80);
+
+		deny_progs = filter_steps(plans[C_DENY], OP_CONNECT);
+		deny_insns = sim_connect(plans[C_DENY], &conn_addr, sizeof(conn_addr));
+		printf("denylist: %zu addresses in %ld stacked programs; a CONNECT to 127.0.0.1 "
+		       "runs %ld instructions through them\n",
+		       ndeny, deny_progs, deny_insns);
+		CHECK("denylist: at least one program", deny_progs >= 1);
+		CHECK("denylist: 127.0.0.1 passes every program, at least 2 instructions each",
+		      deny_insns >= 2 * deny_progs);
+		CHECK_NUM("denylist: a listed address is denied by the simulator",
+			  sim_connect(plans[C_DENY], &a, sizeof(a)), -1);
+		CHECK_NUM("denylist: its IPv4-mapped form is denied by the simulator",
+			  sim_connect(plans[C_DENY], &m, sizeof(m)), -1);
+	}
+
 	/* the children */
 	for (int c = 0; c < NCFG; c++) {
+		if (c == C_DENY && level < IOUR_LEVEL_CONNECT) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "CONNECT filters need Linux 7.2 (level 5); level %d",
+				 level);
+			GUEST_SKIP(cfg_name[c], why);
+			continue;
+		}
 		if (c != C_NONE && level < IOUR_LEVEL_TASK_BPF) {
 			char why[160];
 
@@ -626,7 +875,10 @@ int main(int argc, char **argv)
 
 	/* timing: rounds over every configuration, NOP then READ */
 	{
-		double t[NCFG][2][101];
+		static double t[NCFG][3][101];
+		static const uint32_t ops[3] = { OP_NOP, OP_READ, OP_CONNECT };
+		static const char *const op_name[3] = { "NOP", "READ", "CONNECT" };
+		const long n_op[3] = { n_nop, n_read, n_conn };
 		int nt = bench ? reps : 1;
 
 		for (int i = 0; i < nt; i++) {
@@ -634,17 +886,21 @@ int main(int argc, char **argv)
 			for (int j = 0; j < NCFG; j++) {
 				int c = (i + j) % NCFG;
 
-				for (int o = 0; o < 2 && kids[c].live; o++) {
+				for (int o = 0; o < 3 && kids[c].live; o++) {
 					struct reply rep;
 					char name[80];
 
-					rc = ask(&kids[c], o ? OP_READ : OP_NOP, o ? n_read : n_nop,
-						 &rep);
+					/* the deny-list times CONNECT alone, against
+					 * the baseline's */
+					if ((c == C_DENY && o < 2) ||
+					    (o == 2 && (!conn_ok || (c != C_NONE && c != C_DENY))))
+						continue;
+					rc = ask(&kids[c], ops[o], n_op[o], &rep);
 					t[c][o][i] = rep.ns;
 					if (rc || rep.bad) {
 						snprintf(name, sizeof(name),
 							 "%s: timed %s requests", cfg_name[c],
-							 o ? "READ" : "NOP");
+							 op_name[o]);
 						CHECK_EQ(name, rc ? rc : rep.bad, 0);
 						kids[c].live = 0;
 					}
@@ -652,19 +908,24 @@ int main(int argc, char **argv)
 			}
 		}
 		if (bench && !guest_failed) {
-			double kops[NCFG][2];
+			double kops[NCFG][3] = { { 0 } };
 
 			for (int c = 0; c < NCFG; c++)
-				for (int o = 0; o < 2; o++)
-					kops[c][o] = (o ? n_read : n_nop) /
-						     (median(t[c][o], nt) / 1e9) / 1e3;
+				for (int o = 0; o < 3; o++)
+					if (t[c][o][0] > 0)
+						kops[c][o] = (double)n_op[o] /
+							     (median(t[c][o], nt) / 1e9) / 1e3;
 			printf("BENCH_GUEST_JSON {\"guest\": {\"timing\": \"emulated (qemu TCG); only the ratios are meaningful\", \"reps\": %d, \"nop_per_rep\": %ld, \"read_per_rep\": %ld",
 			       nt, n_nop, n_read);
-			for (int c = C_ALLOW; c < NCFG; c++)
+			for (int c = C_ALLOW; c < C_DENY; c++)
 				printf(", \"%s_nop_ratio\": %.4f, \"%s_read_ratio\": %.4f",
 				       cfg_name[c], kops[c][0] / kops[0][0], cfg_name[c],
 				       kops[c][1] / kops[0][1]);
-			for (int c = 0; c < NCFG; c++)
+			if (kops[C_DENY][2] > 0 && kops[C_NONE][2] > 0)
+				printf(", \"denylist_connect_ratio\": %.4f, \"denylist\": {\"entries\": %zu, \"programs\": %ld, \"cbpf_insns_connect\": %ld, \"connect_kops_emulated\": %.2f, \"none_connect_kops_emulated\": %.2f, \"connects_per_rep\": %ld}",
+				       kops[C_DENY][2] / kops[C_NONE][2], ndeny, deny_progs,
+				       deny_insns, kops[C_DENY][2], kops[C_NONE][2], n_conn);
+			for (int c = 0; c < C_DENY; c++)
 				printf(", \"%s\": {\"nop_kops_emulated\": %.2f, \"read_kops_emulated\": %.2f, \"cbpf_insns_nop\": %ld, \"cbpf_insns_read\": %ld}",
 				       cfg_name[c], kops[c][0], kops[c][1], insns[c][0],
 				       insns[c][1]);
@@ -686,5 +947,9 @@ int main(int argc, char **argv)
 		iour_plan__free(plans[c]);
 	}
 	close(read_fd);
+	for (int i = 0; i < BATCH; i++)
+		if (conn_fds[i] > 0)
+			close(conn_fds[i]);
+	free(deny_vals);
 	return guest_summary();
 }
