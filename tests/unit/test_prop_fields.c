@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -617,4 +619,115 @@ Test(prop_fields, rust_field_list_matches)
 	cr_expect_eq(n, N_WANTS, "rust Field maps %zu variants, expected %zu", n, N_WANTS);
 	free(map);
 	free(sys);
+}
+
+/* ---- connect.family where an IPv4-mapped IPv6 destination is judged as
+ * the IPv4 one (doc/security.md): a rule comparing the family with any
+ * operator and value, next to an IPv4 prefix, must give a connect to
+ * ::ffff:a.b.c.d the verdict of the connect to a.b.c.d. */
+
+static void ctx_v4(uint8_t ctx[IOUR_CTX_SIZE], uint32_t a)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(80) };
+
+	sin.sin_addr.s_addr = htonl(a);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_CONNECT, 0, 0), 0);
+	cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &sin, sizeof(sin)), 0);
+}
+
+static void ctx_mapped(uint8_t ctx[IOUR_CTX_SIZE], uint32_t a)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+	uint32_t be = htonl(a);
+
+	sin6.sin6_addr.s6_addr[10] = 0xff;
+	sin6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&sin6.sin6_addr.s6_addr[12], &be, 4);
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_CONNECT, 0, 0), 0);
+	cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &sin6, sizeof(sin6)), 0);
+}
+
+static uint32_t run_prog(const struct iour_prog *p, const uint8_t ctx[IOUR_CTX_SIZE])
+{
+	struct iour_sim_result res = { .sz = sizeof(res) };
+
+	cr_assert_eq(iour_cbpf_run(iour_prog__insns(p), iour_prog__insn_cnt(p), ctx, IOUR_CTX_SIZE,
+				   &res),
+		     0);
+	return res.allowed;
+}
+
+Test(prop_fields, connect_family_in_the_mapped_view)
+{
+	static const uint32_t ops[] = { IOUR_CMP_EQ,       IOUR_CMP_NE,       IOUR_CMP_LT,
+					IOUR_CMP_LE,       IOUR_CMP_GT,       IOUR_CMP_GE,
+					IOUR_CMP_ANY_BITS, IOUR_CMP_ALL_BITS, IOUR_CMP_NONE_BITS,
+					IOUR_CMP_MASKED_EQ };
+	static const uint64_t vals[] = { 0, 1, 2, 3, 8, 9, 10, 11, 0xff };
+	static const uint32_t addrs[] = { 0x0a010203, 0x0b000001, 0x0a000000, 0xc0a80001 };
+	size_t checked = 0;
+
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+		for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++)
+			for (uint32_t verdict = 0; verdict < 2; verdict++) {
+				struct iour_cmp c[2];
+				struct iour_filter *f = NULL;
+				struct iour_prog *p = NULL;
+
+				memset(c, 0, sizeof(c));
+				c[0].sz = c[1].sz = sizeof(c[0]);
+				c[0].field = IOUR_FIELD_CONNECT_FAMILY;
+				c[0].op = ops[o];
+				c[0].value = vals[v];
+				if (ops[o] == IOUR_CMP_MASKED_EQ)
+					c[0].arg = 0xa; /* AF_INET's bit and more */
+				c[1].field = IOUR_FIELD_CONNECT_ADDR4;
+				c[1].op = IOUR_CMP_IN_PREFIX;
+				c[1].value = 0x0a000000;
+				c[1].arg = 8;
+				cr_assert_eq(iour_filter__new(NULL, &f), 0);
+				cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, !verdict), 0);
+				if (iour_filter__add_rule(f, OP_CONNECT, verdict, c, 2)) {
+					iour_filter__free(f); /* a value the field refuses */
+					continue;
+				}
+				cr_assert_eq(iour_filter__compile(f, OP_CONNECT, NULL, &p), 0);
+				for (size_t a = 0; a < sizeof(addrs) / sizeof(addrs[0]); a++) {
+					uint8_t c4[IOUR_CTX_SIZE], c6[IOUR_CTX_SIZE];
+
+					ctx_v4(c4, addrs[a]);
+					ctx_mapped(c6, addrs[a]);
+					cr_expect_eq(run_prog(p, c6), run_prog(p, c4),
+						     "family op %u value %llu (%s rule), %#x: the "
+						     "mapped connect is judged otherwise",
+						     ops[o], (unsigned long long)vals[v],
+						     verdict ? "allow" : "deny", addrs[a]);
+					checked++;
+				}
+				iour_prog__free(p);
+				iour_filter__free(f);
+			}
+	cr_assert_gt(checked, 100);
+}
+
+/* The OPENAT context keeps every mode bit the kernel keeps (07777, set-ID
+ * and sticky bits included: a deny rule on S_ISUID reads them) when the
+ * request creates, and none when it does not (cbpf.h, iour_ctx_open()). */
+Test(prop_fields, openat_mode_keeps_every_mode_bit)
+{
+	for (unsigned int b = 0; b < 16; b++) {
+		uint64_t mode = 1ULL << b, got;
+		uint8_t ctx[IOUR_CTX_SIZE];
+
+		cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_OPENAT, 0, 0), 0);
+		cr_assert_eq(iour_ctx_open(ctx, IOUR_CTX_SIZE, O_CREAT | O_WRONLY, mode, 0), 0);
+		memcpy(&got, ctx + IOUR_CTX_OFF_OPEN_MODE, sizeof(got));
+		cr_expect_eq(got, mode & 07777, "mode %#llo with O_CREAT reads as %#llo",
+			     (unsigned long long)mode, (unsigned long long)got);
+		cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_OPENAT, 0, 0), 0);
+		cr_assert_eq(iour_ctx_open(ctx, IOUR_CTX_SIZE, O_RDONLY, mode, 0), 0);
+		memcpy(&got, ctx + IOUR_CTX_OFF_OPEN_MODE, sizeof(got));
+		cr_expect_eq(got, 0, "mode %#llo without O_CREAT reads as %#llo",
+			     (unsigned long long)mode, (unsigned long long)got);
+	}
 }
