@@ -295,7 +295,7 @@ check-long: deps
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
 	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
-	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk
+	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk mk/mutation.mk
 
 clean:
 	rm -rf $(O)

@@ -832,6 +832,83 @@ Test(policy_emulated, emulated_pdu_negotiation)
 	iour_policy__free(p);
 }
 
+/* The executor's no-payload fallback as a table (issue 24): on an
+ * emulated 7.0 (CONNECT has no payload) a CONNECT program is replaced by
+ * `ret #0` (closed: TIGHTENED, the connect fails) or `ret #1` (open:
+ * LOOSENED, the connect runs unchecked), and the status is PARTIALLY
+ * either way. */
+Test(policy_emulated, emulated_no_payload_fallback_table)
+{
+	static const struct {
+		uint32_t fallback, decision, flag, other_flag;
+		int submit;
+	} rows[] = {
+		{ IOUR_POLICY_FALLBACK_CLOSED, IOUR_DECISION_TIGHTENED, IOUR_REPORT_TIGHTENED,
+		  IOUR_REPORT_LOOSENED, -EACCES },
+		{ IOUR_POLICY_FALLBACK_OPEN, IOUR_DECISION_LOOSENED, IOUR_REPORT_LOOSENED,
+		  IOUR_REPORT_TIGHTENED, 0 },
+	};
+	static const uint32_t ops[] = { OP_NOP, OP_CONNECT };
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct emu_config cfg = { .gen = EMU_GEN_7_0, .no_new_privs = true };
+		struct iour_ruleset *rs = rs_of(ops, 2, -1, 0);
+		struct iour_report *rep = NULL;
+		struct iour_policy *p;
+		struct iour_plan *pl;
+		struct iour__kernel t;
+		struct emu *e;
+		uint8_t ctx[40];
+		int fd, i, seen = 0;
+		struct {
+			uint16_t fam;
+			uint16_t port;
+			uint32_t a;
+			uint8_t z[8];
+		} sin = { 2, 0, 0, { 0 } };
+
+		cr_assert_eq(iour_policy__new(NULL, &p), 0);
+		cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+		cr_assert_eq(iour_policy__set_prog(p, OP_CONNECT, connect_inet, 4, 24), 0);
+		cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_NO_FILTER_FALLBACK,
+						   rows[r].fallback),
+			     0);
+		/* a target that believes CONNECT has 24 bytes (7.2) */
+		cr_assert_eq(iour__kernel_for_level(5, &t), 0);
+		t.origin = IOUR__KERNEL_EMULATED;
+		t.nnp = true;
+		t.priv = IOUR__PRIV_YES;
+		cr_assert_eq(iour__plan_build(p, &t, &pl), 0);
+		cr_assert_eq(emu_new(&cfg, &e), 0);
+		emu_install(e);
+		cr_assert_eq(iour_plan__apply_task(pl, NULL, &rep), 0);
+		for (i = 0; i < iour_report__decision_cnt(rep); i++) {
+			struct iour_decision d = { .sz = sizeof(d) };
+
+			cr_assert_eq(iour_report__decision(rep, (size_t)i, &d), 0);
+			if (d.kind == rows[r].decision && d.opcode == OP_CONNECT &&
+			    d.reason == IOUR_REASON_NO_PAYLOAD)
+				seen++;
+		}
+		cr_expect_eq(seen, 1, "row %zu: no fallback decision", r);
+		cr_expect_eq(iour_report__status(rep), IOUR_STATUS_PARTIALLY, "row %zu", r);
+		cr_expect(iour_report__flags(rep) & rows[r].flag, "row %zu: flags %#x", r,
+			  iour_report__flags(rep));
+		cr_expect(!(iour_report__flags(rep) & rows[r].other_flag), "row %zu: flags %#x", r,
+			  iour_report__flags(rep));
+		fd = emu_ring();
+		emu_ctx_connect(ctx, &sin, 16);
+		cr_expect_eq(emu_submit(e, fd, ctx), rows[r].submit, "row %zu: emulated CONNECT",
+			     r);
+		iour_report__free(rep);
+		iour_plan__free(pl);
+		emu_uninstall();
+		emu_free(e);
+		iour_ruleset__free(rs);
+		iour_policy__free(p);
+	}
+}
+
 /* A program that reads no payload is registered with pdu_size 0 and
  * without SZ_STRICT: the kernel accepts a smaller size. */
 Test(policy_emulated, emulated_program_without_payload)

@@ -352,3 +352,25 @@ Test(prop_ruleset, edge_rulesets_on_every_kernel)
 		iour_ruleset__free(rs);
 	}
 }
+
+/* Property (ruleset.h): the allowed mask a ruleset reports includes its
+ * required flags (a required flag is implicitly allowed), for every pair
+ * of masks. */
+Test(prop_ruleset, required_flags_are_allowed)
+{
+	for (uint32_t a = 0; a <= IOUR_SQE__VALID; a++)
+		for (uint32_t r = 0; r <= IOUR_SQE__VALID; r += 1 + (a & 7)) {
+			struct iour_ruleset *rs = NULL;
+			uint32_t ga = 0, gr = 0;
+
+			if ((a | r) & ~(uint32_t)IOUR_SQE__VALID)
+				continue;
+			cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+			cr_assert_eq(iour_ruleset__set_sqe_flags(rs, a, r), 0);
+			cr_assert_eq(iour_ruleset__sqe_flags(rs, &ga, &gr), 1);
+			cr_expect_eq(ga, a | r, "allowed %#x required %#x: reported allowed %#x", a,
+				     r, ga);
+			cr_expect_eq(gr, r);
+			iour_ruleset__free(rs);
+		}
+}

@@ -1,0 +1,21 @@
+# mk/mutation.mk: the mutation campaign over lib/ (doc/design.md,
+# "Mutation testing").  Included by the top-level Makefile.
+#
+# mutation-list: every mutant's locator in tests/mutation/mutants.txt still
+# matches exactly once (seconds; make check runs it in check-policies).
+# mutation: applies each mutant to a scratch copy of the tree (never the
+# work tree), rebuilds, runs the unit (and live) tests its line names,
+# stops at the first failure (killed), prints killed / non-equivalent and
+# the survivors, and writes bench/bench-mutation.json.  CPU-heavy (about
+# half a minute per mutant); not part of make check.  MUTATION_JOBS <= 2.
+MUTATION_JOBS ?= 2
+MUTATION_ARGS ?=
+
+.PHONY: mutation mutation-list
+mutation-list:
+	$(Q)$(NEED) python3:python3
+	$(Q)python3 scripts/mutation.py --check
+
+mutation: unit-tests tools live-tests examples
+	$(Q)$(NEED) python3:python3
+	$(Q)python3 scripts/mutation.py --run -j $(MUTATION_JOBS) $(MUTATION_ARGS)
