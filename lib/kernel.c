@@ -179,3 +179,148 @@ int iour__kernel_current(struct iour__kernel *k)
 	iour__probe_interpret(&raw, &f, &lim);
 	return iour__kernel_from_features(&f, k);
 }
+
+/* The level of Linux @kver (probe.h's ladder: the first version of each
+ * level), as a fresh process would find it. */
+static uint32_t level_of_kver(uint32_t kver)
+{
+	static const uint32_t first[IOUR_LEVEL_MAX + 1] = {
+		[IOUR_LEVEL_NONE] = 0,
+		[IOUR_LEVEL_IO_URING] = IOUR_KVER(5, 1),
+		[IOUR_LEVEL_RING] = IOUR_KVER(5, 10),
+		[IOUR_LEVEL_QUERY] = IOUR_KVER(6, 18),
+		[IOUR_LEVEL_TASK_BPF] = IOUR_KVER(7, 0),
+		[IOUR_LEVEL_CONNECT] = IOUR_KVER(7, 2),
+	};
+	uint32_t level = IOUR_LEVEL_NONE;
+	uint32_t l;
+
+	for (l = IOUR_LEVEL_IO_URING; l <= IOUR_LEVEL_MAX; l++)
+		if (kver >= first[l])
+			level = l;
+	return level;
+}
+
+/* Payload sizes of the request schema (lib/schema.def) for a level. */
+static void describe_pdus(uint32_t level, struct iour_features *f)
+{
+	const struct iour__schema_payload *pl;
+	size_t i;
+
+	for (i = 0; (pl = iour__schema_payload_at(i)); i++) {
+		if (level < pl->level)
+			continue;
+		switch (pl->opcode) {
+		case KIO_OP_SOCKET:
+			f->pdu_socket = pl->pdu_size;
+			break;
+		case KIO_OP_OPENAT:
+			f->pdu_openat = pl->pdu_size;
+			break;
+		case KIO_OP_OPENAT2:
+			f->pdu_openat2 = pl->pdu_size;
+			break;
+		case KIO_OP_CONNECT:
+			f->pdu_connect = pl->pdu_size;
+			break;
+		default: /* no field of struct iour_features reports it */
+			break;
+		}
+	}
+}
+
+/*
+ * What iour_probe() finds on Linux @kver for a fresh process (no seccomp,
+ * no no_new_privs), from the tables: doc/kernel.md gives the errnos of
+ * each probing call per version.
+ */
+static void describe(uint32_t kver, struct iour_features *f)
+{
+	uint32_t level = level_of_kver(kver);
+
+	memset(f, 0, sizeof(*f));
+	f->sz = sizeof(*f);
+	f->sysctl_group = -1;
+	f->sysctl_disabled = -1;
+	if (level == IOUR_LEVEL_NONE) {
+		f->setup_err = -ENOSYS; /* the kernel has no io_uring */
+		return;
+	}
+	f->io_uring = IOUR_AVAIL_YES;
+	f->setup_err = -EFAULT; /* io_uring_setup exists */
+	f->level = f->kernel_level = level;
+	/* Before 7.0: no task restrictions (fd -1 is -EBADF from 5.10 to
+	 * 6.12, which have no ring-less register path), no BPF_FILTER. */
+	f->task_restrictions_err =
+		kver >= IOUR_KVER(5, 10) && kver < IOUR_KVER(6, 13) ? -EBADF : -EINVAL;
+	f->bpf_ring_err = f->bpf_task_err = -EINVAL;
+	if (level == IOUR_LEVEL_IO_URING) {
+		/* No ring restrictions: iour_probe() reports no limits there
+		 * (IOUR_LIMITS_NONE), and the planner, not knowing which
+		 * opcodes exist, treats every one as present. */
+		f->r_disabled_err = -EINVAL;
+		f->enable_rings_err = -EINVAL;
+		return;
+	}
+	f->op_last = (uint32_t)iour_opcode_last(kver);
+	f->reg_last = (uint32_t)iour_register_op_last(kver);
+	f->limits_source = level >= IOUR_LEVEL_QUERY ? IOUR_LIMITS_QUERY : IOUR_LIMITS_TABLE;
+	f->ring_restrictions = IOUR_AVAIL_YES;
+	f->ring_register_err = -EINVAL;
+	f->enable_rings_err = -EBADFD;
+	f->probe = IOUR_AVAIL_YES;
+	if (kver >= IOUR_KVER(6, 13))
+		f->blind_register = IOUR_AVAIL_YES;
+	if (level >= IOUR_LEVEL_QUERY)
+		f->query = IOUR_AVAIL_YES;
+	if (level >= IOUR_LEVEL_TASK_BPF) {
+		f->split_gates = 1;
+		f->task_restrictions = f->bpf_task = IOUR_AVAIL_NO_PRIV;
+		f->bpf_ring = IOUR_AVAIL_YES;
+		f->task_restrictions_err = -EACCES; /* no_new_privs missing */
+		f->bpf_task_err = -EACCES;
+		f->bpf_ring_err = -EFAULT;
+	}
+	describe_pdus(level, f);
+}
+
+/* The 8-byte fields of struct iour_features: a size ending inside one
+ * does not reach it. */
+static bool inside_u64(size_t end)
+{
+	const size_t starts[] = { offsetof(struct iour_features, flags),
+				  offsetof(struct iour_features, feature_flags),
+				  offsetof(struct iour_features, setup_flags),
+				  offsetof(struct iour_features, enter_flags),
+				  offsetof(struct iour_features, sqe_flags) };
+	const size_t ops = offsetof(struct iour_features, supported_ops);
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(starts); i++)
+		if (end == starts[i] + 4)
+			return true;
+	return end > ops && end < ops + sizeof(((struct iour_features *)0)->supported_ops) &&
+	       (end - ops) % 8 == 4;
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_kernel_describe(uint32_t kver, struct iour_features *out)
+{
+	struct iour_features f;
+	size_t sz, n;
+
+	if (!out || out->sz < offsetof(struct iour_features, kernel_level) ||
+	    out->sz > IOUR_OPTS_MAX_SZ)
+		return -EINVAL;
+	sz = out->sz;
+	describe(kver, &f);
+	/* The fields that fit in sz, whole (every field is 4 or 8 bytes on
+	 * a 4-byte boundary), as iour_probe() copies them. */
+	n = sz < sizeof(f) ? sz & ~(size_t)3 : sizeof(f);
+	if (n < sizeof(f) && inside_u64(n))
+		n -= 4;
+	memcpy((char *)out + sizeof(size_t), (const char *)&f + sizeof(size_t), n - sizeof(size_t));
+	if (sz > sizeof(f))
+		memset((char *)out + sizeof(f), 0, sz - sizeof(f));
+	return 0;
+}

@@ -5,6 +5,9 @@
  * this file only maps values to the policy API.  Semantic errors carry the
  * JSON path of the offending value; locate() finds that path again in the
  * text, which jansson has already accepted, to give a line and column.
+ * This file: the field tables, the loader's state and errors, value
+ * parsers, conditions and entries; lib/policyfile_load.c: the classic part,
+ * programs, the document and the public load functions.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include "internal.h"
 #include "plan_internal.h"
 #include "policyfile_internal.h"
+#include "policyfile_load.h"
 #include "schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
@@ -103,43 +107,23 @@ const char *const iour__policy_attr_val[IOUR_POLICY_ATTR__MAX][IOUR__POLICY_ATTR
 	[IOUR_POLICY_ATTR_DEFAULT] = { "deny", "allow" },
 };
 
-/* ---- the loader's state and errors ---------------------------------------- */
+/* ---- the loader's state and errors (lib/policyfile_load.h) ----------------- */
 
-#define MAX_DEPTH 8
-
-struct step {
-	const char *key; /* NULL: an array index */
-	size_t index;
-};
-
-struct ld {
-	const char *text;
-	size_t len;
-	uint32_t kernel; /* for minKernel; 0 until needed */
-	uint32_t asof;   /* groupsAsOf, 0 = every member */
-	uint32_t dflt;   /* defaultAction */
-	struct step path[MAX_DEPTH];
-	int depth;
-	bool at_key; /* the error is about the last key, not its value */
-	struct iour_load_error *err;
-	const char *origin;
-};
-
-static void push_key(struct ld *l, const char *key)
+void iour__pf_push_key(struct ld *l, const char *key)
 {
 	if (l->depth < MAX_DEPTH)
 		l->path[l->depth] = (struct step){ key, 0 };
 	l->depth++;
 }
 
-static void push_idx(struct ld *l, size_t i)
+void iour__pf_push_idx(struct ld *l, size_t i)
 {
 	if (l->depth < MAX_DEPTH)
 		l->path[l->depth] = (struct step){ NULL, i };
 	l->depth++;
 }
 
-static void pop(struct ld *l)
+void iour__pf_pop(struct ld *l)
 {
 	l->depth--;
 }
@@ -257,7 +241,7 @@ static void fill_pos(struct iour_load_error *e, const char *s, size_t n, size_t 
 	e->offset = off;
 }
 
-static bool err_ok(const struct iour_load_error *e)
+bool iour__pf_err_ok(const struct iour_load_error *e)
 {
 	return e && e->sz <= IOUR_OPTS_MAX_SZ && IOUR_OUT_HAS(e, message);
 }
@@ -282,12 +266,11 @@ static void path_str(const struct ld *l, char *buf, size_t cap)
 }
 
 /* Records a semantic error at the current path; returns -EBADMSG. */
-static int fail(struct ld *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct ld *l, const char *fmt, ...)
+int iour__pf_fail(struct ld *l, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err_ok(l->err))
+	if (!iour__pf_err_ok(l->err))
 		return -EBADMSG;
 	fill_pos(l->err, l->text, l->len, locate(l->text, l->len, l->path, l->depth, l->at_key));
 	path_str(l, l->err->path, sizeof(l->err->path));
@@ -299,7 +282,7 @@ static int fail(struct ld *l, const char *fmt, ...)
 
 /* ---- small value parsers --------------------------------------------------- */
 
-static const char *type_name(const json_t *v)
+const char *iour__pf_type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
@@ -321,7 +304,7 @@ static const char *type_name(const json_t *v)
 }
 
 /* Checks that every key of object o is in keys (NULL-terminated). */
-static int check_keys(struct ld *l, json_t *o, const char *what, const char *const *keys)
+int iour__pf_check_keys(struct ld *l, json_t *o, const char *what, const char *const *keys)
 {
 	const char *k;
 	json_t *v;
@@ -344,9 +327,10 @@ static int check_keys(struct ld *l, json_t *o, const char *what, const char *con
 				break;
 			n += (size_t)w;
 		}
-		push_key(l, k);
+		iour__pf_push_key(l, k);
 		l->at_key = true;
-		return fail(l, "unknown key '%s' in %s (expected one of: %s)", k, what, list);
+		return iour__pf_fail(l, "unknown key '%s' in %s (expected one of: %s)", k, what,
+				     list);
 	}
 	return 0;
 }
@@ -354,15 +338,17 @@ static int check_keys(struct ld *l, json_t *o, const char *what, const char *con
 static int want_string(struct ld *l, json_t *v, const char *what, const char **out)
 {
 	if (!json_is_string(v))
-		return fail(l, "expected %s (a string), found %s", what, type_name(v));
+		return iour__pf_fail(l, "expected %s (a string), found %s", what,
+				     iour__pf_type_name(v));
 	*out = json_string_value(v);
 	return 0;
 }
 
-static int want_array(struct ld *l, json_t *v, const char *what)
+int iour__pf_want_array(struct ld *l, json_t *v, const char *what)
 {
 	if (!json_is_array(v))
-		return fail(l, "expected %s (an array), found %s", what, type_name(v));
+		return iour__pf_fail(l, "expected %s (an array), found %s", what,
+				     iour__pf_type_name(v));
 	return 0;
 }
 
@@ -385,7 +371,7 @@ static long dec(const char **s, unsigned long max)
 }
 
 /* "6.1" -> IOUR_KVER(6, 1). */
-static int parse_kver(struct ld *l, json_t *v, uint32_t *out)
+int iour__pf_parse_kver(struct ld *l, json_t *v, uint32_t *out)
 {
 	const char *s = "", *q;
 	long maj, min = -1;
@@ -399,14 +385,14 @@ static int parse_kver(struct ld *l, json_t *v, uint32_t *out)
 		min = dec(&q, 255);
 	}
 	if (maj < 0 || min < 0 || *q)
-		return fail(l, "expected a kernel version \"X.Y\" (such as \"6.1\"), found \"%s\"",
-			    s);
+		return iour__pf_fail(
+			l, "expected a kernel version \"X.Y\" (such as \"6.1\"), found \"%s\"", s);
 	*out = IOUR_KVER((uint32_t)maj, (uint32_t)min);
 	return 0;
 }
 
-static int parse_enum(struct ld *l, json_t *v, const char *what, const char *const *names, size_t n,
-		      uint32_t *out)
+int iour__pf_parse_enum(struct ld *l, json_t *v, const char *what, const char *const *names,
+			size_t n, uint32_t *out)
 {
 	const char *s = "";
 	char list[120];
@@ -423,13 +409,13 @@ static int parse_enum(struct ld *l, json_t *v, const char *what, const char *con
 	for (i = 0; i < n && names[i]; i++)
 		w += (size_t)snprintf(list + w, sizeof(list) - w, "%s\"%s\"", i ? ", " : "",
 				      names[i]);
-	return fail(l, "unknown %s \"%s\" (expected one of: %s)", what, s, list);
+	return iour__pf_fail(l, "unknown %s \"%s\" (expected one of: %s)", what, s, list);
 }
 
 /* ---- names of opcodes ------------------------------------------------------- */
 
 /* Adds a request opcode name, number or @group to ops[]. */
-static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
+int iour__pf_add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 {
 	const char *s;
 	uint32_t buf[IOUR__NOPCODES];
@@ -439,26 +425,29 @@ static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 		json_int_t x = json_integer_value(v);
 
 		if (x < 0 || x > (reg ? 255 : 255))
-			return fail(l, "%s opcode %lld is out of range (0 to 255)",
-				    reg ? "register" : "request", (long long)x);
+			return iour__pf_fail(l, "%s opcode %lld is out of range (0 to 255)",
+					     reg ? "register" : "request", (long long)x);
 		ops[x] = true;
 		return 0;
 	}
 	if (!json_is_string(v))
-		return fail(l, "expected an opcode name, number or @group, found %s", type_name(v));
+		return iour__pf_fail(l, "expected an opcode name, number or @group, found %s",
+				     iour__pf_type_name(v));
 	s = json_string_value(v);
 	if (s[0] == '@') {
 		r = iour_group_find(s);
 		if (r < 0)
-			return fail(l, "unknown group \"%s\" (iour-restrict groups lists them)", s);
+			return iour__pf_fail(
+				l, "unknown group \"%s\" (iour-restrict groups lists them)", s);
 		n = reg ? iour_group_register_ops((size_t)r, l->asof, buf, IOUR__NOPCODES) :
 			  iour_group_opcodes((size_t)r, l->asof, buf, IOUR__NOPCODES);
 		if (n < 0)
-			return fail(l, "group \"%s\": %s", s, iour_strerror_desc(n));
+			return iour__pf_fail(l, "group \"%s\": %s", s, iour_strerror_desc(n));
 		if (n == 0 && (reg ? iour_group_opcodes((size_t)r, 0, NULL, 0) :
 				     iour_group_register_ops((size_t)r, 0, NULL, 0)) > 0)
-			return fail(l, "group \"%s\" has no %s opcodes (use it in %s)", s,
-				    reg ? "register" : "request", reg ? "entries" : "registerOps");
+			return iour__pf_fail(l, "group \"%s\" has no %s opcodes (use it in %s)", s,
+					     reg ? "register" : "request",
+					     reg ? "entries" : "registerOps");
 		for (i = 0; i < n; i++)
 			ops[buf[i]] = true;
 		return 0;
@@ -468,28 +457,29 @@ static int add_op_name(struct ld *l, json_t *v, bool *ops, bool reg)
 		const char *near =
 			iour_name_suggest(reg ? IOUR_NAME_REGISTER_OP : IOUR_NAME_OPCODE, s);
 
-		return fail(l, "unknown %s opcode \"%s\"%s%s%s", reg ? "register" : "request", s,
-			    near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+		return iour__pf_fail(
+			l, "unknown %s opcode \"%s\"%s%s%s", reg ? "register" : "request", s,
+			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
 	}
 	ops[r] = true;
 	return 0;
 }
 
-static int op_list(struct ld *l, json_t *arr, const char *what, bool *ops, bool reg)
+int iour__pf_op_list(struct ld *l, json_t *arr, const char *what, bool *ops, bool reg)
 {
 	size_t i;
 	json_t *v;
 	int rc;
 
-	if (want_array(l, arr, what))
+	if (iour__pf_want_array(l, arr, what))
 		return -EBADMSG;
 	json_array_foreach(arr, i, v)
 	{
-		push_idx(l, i);
-		rc = add_op_name(l, v, ops, reg);
+		iour__pf_push_idx(l, i);
+		rc = iour__pf_add_op_name(l, v, ops, reg);
 		if (rc)
 			return rc;
-		pop(l);
+		iour__pf_pop(l);
 	}
 	return 0;
 }
@@ -522,11 +512,11 @@ static int word_value(struct ld *l, const struct fdef *f, const char *w, uint64_
 		errno = 0;
 		*out = strtoull(w, &end, 0);
 		if (errno || *end)
-			return fail(l, "\"%s\" is not a number", w);
+			return iour__pf_fail(l, "\"%s\" is not a number", w);
 		return 0;
 	}
 	if (!f->ns)
-		return fail(l, "%s takes numbers only, found \"%s\"", f->name, w);
+		return iour__pf_fail(l, "%s takes numbers only, found \"%s\"", f->name, w);
 	if (!strcmp(f->ns, "IOSQE_")) {
 		r = in_ns(w, "IOSQE_") ? iour_sqe_flag_from_name(w) : -EINVAL;
 		if (r > 0) {
@@ -542,12 +532,13 @@ static int word_value(struct ld *l, const struct fdef *f, const char *w, uint64_
 	}
 	for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
 		if (!strcasecmp(w, constants[i].name))
-			return fail(l,
-				    "%s belongs to another field: %s takes %s* constants or "
-				    "numbers",
-				    w, f->name, f->ns);
-	return fail(l, "unknown constant \"%s\" (%s takes %s* constants or numbers)", w, f->name,
-		    f->ns);
+			return iour__pf_fail(
+				l,
+				"%s belongs to another field: %s takes %s* constants or "
+				"numbers",
+				w, f->name, f->ns);
+	return iour__pf_fail(l, "unknown constant \"%s\" (%s takes %s* constants or numbers)", w,
+			     f->name, f->ns);
 }
 
 /* A scalar value: a JSON integer, a number in a string, a constant, or
@@ -559,29 +550,29 @@ static int scalar(struct ld *l, const struct fdef *f, json_t *v, uint64_t *out)
 
 	if (json_is_integer(v)) {
 		if (json_integer_value(v) < 0)
-			return fail(l, "%lld is negative: values are unsigned",
-				    (long long)json_integer_value(v));
+			return iour__pf_fail(l, "%lld is negative: values are unsigned",
+					     (long long)json_integer_value(v));
 		*out = (uint64_t)json_integer_value(v);
 		return 0;
 	}
 	if (!json_is_string(v))
-		return fail(l, "expected a number or a constant for %s, found %s", f->name,
-			    type_name(v));
+		return iour__pf_fail(l, "expected a number or a constant for %s, found %s", f->name,
+				     iour__pf_type_name(v));
 	if (f->kind == V_ADDR4) {
 		struct in_addr a;
 
 		if (inet_pton(AF_INET, json_string_value(v), &a) != 1)
-			return fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
-				    json_string_value(v));
+			return iour__pf_fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
+					     json_string_value(v));
 		*out = ntohl(a.s_addr);
 		return 0;
 	}
 	if (json_string_length(v) >= sizeof(buf))
-		return fail(l, "value too long");
+		return iour__pf_fail(l, "value too long");
 	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
 	if (f->kind != V_BITS && strchr(buf, '|'))
-		return fail(l, "'|' joins bit flags only; %s is not a bit field (use \"in\")",
-			    f->name);
+		return iour__pf_fail(
+			l, "'|' joins bit flags only; %s is not a bit field (use \"in\")", f->name);
 	*out = 0;
 	for (p = buf; (tok = strtok_r(p, "|", &save)); p = NULL) {
 		uint64_t x = 0;
@@ -605,8 +596,8 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 	unsigned len, max = f->kind == V_ADDR4 ? 32 : 128;
 
 	if (!json_is_string(v) || json_string_length(v) >= sizeof(buf))
-		return fail(l, "expected an address prefix such as \"%s\"",
-			    f->kind == V_ADDR4 ? "10.0.0.0/8" : "fe80::/10");
+		return iour__pf_fail(l, "expected an address prefix such as \"%s\"",
+				     f->kind == V_ADDR4 ? "10.0.0.0/8" : "fe80::/10");
 	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
 	slash = strchr(buf, '/');
 	len = max;
@@ -616,18 +607,19 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 
 		*slash = '\0';
 		if (x < 0 || *q)
-			return fail(l, "prefix length \"%s\" out of range (0 to %u)", slash + 1,
-				    max);
+			return iour__pf_fail(l, "prefix length \"%s\" out of range (0 to %u)",
+					     slash + 1, max);
 		len = (unsigned)x;
 	}
 	if (f->kind == V_ADDR4) {
 		struct in_addr a;
 
 		if (inet_pton(AF_INET, buf, &a) != 1)
-			return fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"", buf);
+			return iour__pf_fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
+					     buf);
 		c->value = ntohl(a.s_addr);
 	} else if (inet_pton(AF_INET6, buf, c->addr6) != 1) {
-		return fail(l, "expected an IPv6 address, found \"%s\"", buf);
+		return iour__pf_fail(l, "expected an IPv6 address, found \"%s\"", buf);
 	}
 	c->arg = len;
 	return 0;
@@ -650,40 +642,43 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 	memset(c, 0, sizeof(*c));
 	c->sz = sizeof(*c);
 	if (!json_is_object(o))
-		return fail(l, "expected a condition (an object), found %s", type_name(o));
-	rc = check_keys(l, o, "a condition", cond_keys);
+		return iour__pf_fail(l, "expected a condition (an object), found %s",
+				     iour__pf_type_name(o));
+	rc = iour__pf_check_keys(l, o, "a condition", cond_keys);
 	if (rc)
 		return rc;
-	push_key(l, "field");
+	iour__pf_push_key(l, "field");
 	if (!json_object_get(o, "field"))
-		return pop(l), fail(l, "a condition needs \"field\"");
+		return iour__pf_pop(l), iour__pf_fail(l, "a condition needs \"field\"");
 	if (want_string(l, json_object_get(o, "field"), "a field name", &fname))
 		return -EBADMSG;
 	f = find_field(fname);
 	if (!f)
-		return fail(l,
-			    "unknown field \"%s\" (fields: user_data, sqe_flags, socket.family, "
-			    "socket.type, socket.type_flags, socket.type_raw, socket.protocol, "
-			    "open.flags, open.accmode, open.mode, open.resolve, connect.family, "
-			    "connect.port, connect.addr4, connect.addr6)",
-			    fname);
-	pop(l);
+		return iour__pf_fail(
+			l,
+			"unknown field \"%s\" (fields: user_data, sqe_flags, socket.family, "
+			"socket.type, socket.type_flags, socket.type_raw, socket.protocol, "
+			"open.flags, open.accmode, open.mode, open.resolve, connect.family, "
+			"connect.port, connect.addr4, connect.addr6)",
+			fname);
+	iour__pf_pop(l);
 	c->field = f->field;
 	if (!json_object_get(o, "op"))
-		return fail(l, "a condition needs \"op\"");
-	push_key(l, "op");
+		return iour__pf_fail(l, "a condition needs \"op\"");
+	iour__pf_push_key(l, "op");
 	if (want_string(l, json_object_get(o, "op"), "an operator", &opname))
 		return -EBADMSG;
 	for (i = 0; i < IOUR_ARRAY_SIZE(opnames); i++)
 		if (!strcasecmp(opname, opnames[i].name))
 			break;
 	if (i == IOUR_ARRAY_SIZE(opnames))
-		return fail(l,
-			    "unknown operator \"%s\" (expected ==, !=, <, <=, >, >=, &=, &==, "
-			    "all-bits, none-bits, in, not in)",
-			    opname);
+		return iour__pf_fail(
+			l,
+			"unknown operator \"%s\" (expected ==, !=, <, <=, >, >=, &=, &==, "
+			"all-bits, none-bits, in, not in)",
+			opname);
 	c->op = opnames[i].op;
-	pop(l);
+	iour__pf_pop(l);
 	v = json_object_get(o, "value");
 	vals = json_object_get(o, "values");
 	range = json_object_get(o, "range");
@@ -692,82 +687,85 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		bool neg = c->op == IOUR_CMP_NOT_IN_SET;
 
 		if (!!v + !!vals + !!range != 1 || mask)
-			return fail(l,
-				    "\"%s\" takes exactly one of \"values\" (a set), \"range\" "
-				    "([low, high]) or \"value\" (an address prefix)",
-				    opname);
+			return iour__pf_fail(
+				l,
+				"\"%s\" takes exactly one of \"values\" (a set), \"range\" "
+				"([low, high]) or \"value\" (an address prefix)",
+				opname);
 		if (v) {
 			if (f->kind != V_ADDR4 && f->kind != V_ADDR6)
-				return push_key(l, "value"),
-				       fail(l,
-					    "\"value\" with \"%s\" is an address prefix; %s is "
-					    "not an address (use \"values\" or \"range\")",
-					    opname, f->name);
+				return iour__pf_push_key(l, "value"),
+				       iour__pf_fail(
+					       l,
+					       "\"value\" with \"%s\" is an address prefix; %s is "
+					       "not an address (use \"values\" or \"range\")",
+					       opname, f->name);
 			c->op = neg ? IOUR_CMP_NOT_IN_PREFIX : IOUR_CMP_IN_PREFIX;
-			push_key(l, "value");
+			iour__pf_push_key(l, "value");
 			rc = prefix_value(l, f, v, c);
 			if (rc)
 				return rc;
-			pop(l);
+			iour__pf_pop(l);
 		} else if (range) {
-			push_key(l, "range");
+			iour__pf_push_key(l, "range");
 			if (!json_is_array(range) || json_array_size(range) != 2)
-				return fail(l, "expected a range [low, high]");
+				return iour__pf_fail(l, "expected a range [low, high]");
 			c->op = neg ? IOUR_CMP_NOT_IN_RANGE : IOUR_CMP_IN_RANGE;
-			push_idx(l, 0);
+			iour__pf_push_idx(l, 0);
 			if ((rc = scalar(l, f, json_array_get(range, 0), &c->value)))
 				return rc;
-			pop(l);
-			push_idx(l, 1);
+			iour__pf_pop(l);
+			iour__pf_push_idx(l, 1);
 			if ((rc = scalar(l, f, json_array_get(range, 1), &c->arg)))
 				return rc;
-			pop(l);
-			pop(l);
+			iour__pf_pop(l);
+			iour__pf_pop(l);
 		} else {
 			json_t *e;
 
-			push_key(l, "values");
-			if (want_array(l, vals, "a set of values"))
+			iour__pf_push_key(l, "values");
+			if (iour__pf_want_array(l, vals, "a set of values"))
 				return -EBADMSG;
 			if (json_array_size(vals) == 0)
-				return fail(l, "a set needs at least one value");
+				return iour__pf_fail(l, "a set needs at least one value");
 			*set = iour__calloc(json_array_size(vals), sizeof(uint64_t));
 			if (!*set)
 				return -ENOMEM;
 			json_array_foreach(vals, i, e)
 			{
-				push_idx(l, i);
+				iour__pf_push_idx(l, i);
 				if ((rc = scalar(l, f, e, &(*set)[i])))
 					return rc;
-				pop(l);
+				iour__pf_pop(l);
 			}
 			c->set = *set;
 			c->set_len = json_array_size(vals);
-			pop(l);
+			iour__pf_pop(l);
 		}
 		return 0;
 	}
 	if (vals || range)
-		return fail(l, "\"values\" and \"range\" go with \"in\" and \"not in\" only");
+		return iour__pf_fail(l,
+				     "\"values\" and \"range\" go with \"in\" and \"not in\" only");
 	if (!v)
-		return fail(l, "operator \"%s\" needs \"value\"", opname);
+		return iour__pf_fail(l, "operator \"%s\" needs \"value\"", opname);
 	if ((mask != NULL) != (c->op == IOUR_CMP_MASKED_EQ))
-		return fail(l, mask ? "\"mask\" goes with \"&==\" only" :
-				      "\"&==\" needs \"mask\" (FIELD & mask == value)");
+		return iour__pf_fail(l, mask ? "\"mask\" goes with \"&==\" only" :
+					       "\"&==\" needs \"mask\" (FIELD & mask == value)");
 	if (mask) {
-		push_key(l, "mask");
+		iour__pf_push_key(l, "mask");
 		if ((rc = scalar(l, f, mask, &c->arg)))
 			return rc;
-		pop(l);
+		iour__pf_pop(l);
 	}
-	push_key(l, "value");
+	iour__pf_push_key(l, "value");
 	if (f->kind == V_ADDR6) {
 		if (!json_is_string(v) || inet_pton(AF_INET6, json_string_value(v), c->addr6) != 1)
-			return fail(l, "expected an IPv6 address");
+			return iour__pf_fail(l, "expected an IPv6 address");
 	} else if ((rc = scalar(l, f, v, &c->value))) {
 		return rc;
 	}
-	pop(l);
+	iour__pf_pop(l);
 	return 0;
 }
 
@@ -807,21 +805,21 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 {
 	switch (rc) {
 	case -EDOM:
-		return fail(l, "a field of this condition does not exist for opcode %s",
-			    iour_opcode_name(op) ? iour_opcode_name(op) : "(unknown)");
+		return iour__pf_fail(l, "a field of this condition does not exist for opcode %s",
+				     iour_opcode_name(op) ? iour_opcode_name(op) : "(unknown)");
 	case -ERANGE:
-		return fail(l, "a value is out of the field's range");
+		return iour__pf_fail(l, "a value is out of the field's range");
 	case -EOPNOTSUPP:
-		return fail(l, "the operator does not apply to the field");
+		return iour__pf_fail(l, "the operator does not apply to the field");
 	case -E2BIG:
-		return fail(l,
-			    "too many conditions or set values (at most %d conditions, %d "
-			    "values)",
-			    IOUR_FILTER_MAX_CMPS, IOUR_FILTER_MAX_SET);
+		return iour__pf_fail(l,
+				     "too many conditions or set values (at most %d conditions, %d "
+				     "values)",
+				     IOUR_FILTER_MAX_CMPS, IOUR_FILTER_MAX_SET);
 	case -ENOMEM:
 		return -ENOMEM;
 	default:
-		return fail(l, "invalid condition (%s)", iour_strerror_desc(rc));
+		return iour__pf_fail(l, "invalid condition (%s)", iour_strerror_desc(rc));
 	}
 }
 
@@ -862,21 +860,23 @@ static int check_cond(struct ld *l, const bool *ops, const struct iour_cmp *c)
 			continue;
 		rc = iour_filter__add_rule(f, op, IOUR_ALLOW, c, 1);
 		if (rc == -ERANGE) {
-			push_key(l, c->op == IOUR_CMP_IN_SET || c->op == IOUR_CMP_NOT_IN_SET ?
-					    "values" :
-				    c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE ?
-					    "range" :
-					    "value");
-			rc = fail(l, "value out of range for %s (at most 0x%llx)",
-				  field_of(c->field),
-				  (unsigned long long)iour__field_valid_bits(c->field));
+			iour__pf_push_key(
+				l, c->op == IOUR_CMP_IN_SET || c->op == IOUR_CMP_NOT_IN_SET ?
+					   "values" :
+				   c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE ?
+					   "range" :
+					   "value");
+			rc = iour__pf_fail(l, "value out of range for %s (at most 0x%llx)",
+					   field_of(c->field),
+					   (unsigned long long)iour__field_valid_bits(c->field));
 		} else if (rc == -EINVAL && einval_reason(c, &key)) {
-			push_key(l, key);
-			rc = fail(l, "%s", einval_reason(c, &key));
+			iour__pf_push_key(l, key);
+			rc = iour__pf_fail(l, "%s", einval_reason(c, &key));
 		} else if (rc == -EDOM) {
-			push_key(l, "field");
-			rc = fail(l, "field %s does not exist for opcode %s", field_of(c->field),
-				  iour_opcode_name(op) ? iour_opcode_name(op) : "(unknown)");
+			iour__pf_push_key(l, "field");
+			rc = iour__pf_fail(
+				l, "field %s does not exist for opcode %s", field_of(c->field),
+				iour_opcode_name(op) ? iour_opcode_name(op) : "(unknown)");
 		} else if (rc) {
 			rc = rule_error(l, rc, op);
 		}
@@ -909,7 +909,7 @@ static int kernel_now(uint32_t *out)
 	return 0;
 }
 
-static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
+int iour__pf_parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 {
 	static const char *const verdicts[] = { "deny", "allow" };
 	struct iour_cmp cmps[IOUR_FILTER_MAX_CMPS];
@@ -921,55 +921,59 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 	int rc;
 
 	if (!json_is_object(o))
-		return fail(l, "expected an entry (an object), found %s", type_name(o));
-	rc = check_keys(l, o, "an entry", entry_keys);
+		return iour__pf_fail(l, "expected an entry (an object), found %s",
+				     iour__pf_type_name(o));
+	rc = iour__pf_check_keys(l, o, "an entry", entry_keys);
 	if (rc)
 		return rc;
 	if ((v = json_object_get(o, "minKernel"))) {
-		push_key(l, "minKernel");
-		if ((rc = parse_kver(l, v, &mink)))
+		iour__pf_push_key(l, "minKernel");
+		if ((rc = iour__pf_parse_kver(l, v, &mink)))
 			return rc;
-		pop(l);
+		iour__pf_pop(l);
 		if (!l->kernel && kernel_now(&l->kernel))
-			return fail(l, "cannot read the running kernel's version for minKernel");
+			return iour__pf_fail(
+				l, "cannot read the running kernel's version for minKernel");
 		if (l->kernel < mink)
 			return 0;
 	}
 	if (!(v = json_object_get(o, "names")))
-		return fail(l, "an entry needs \"names\"");
-	push_key(l, "names");
-	if ((rc = op_list(l, v, "a list of opcode names", ops, false)))
+		return iour__pf_fail(l, "an entry needs \"names\"");
+	iour__pf_push_key(l, "names");
+	if ((rc = iour__pf_op_list(l, v, "a list of opcode names", ops, false)))
 		return rc;
 	/* An entry that names nothing does nothing: most likely a mistake
 	 * (a list emptied by an edit), so refuse it rather than ignore it. */
 	if (json_array_size(v) == 0)
-		return fail(l, "an entry must name at least one opcode (\"names\" is empty)");
-	pop(l);
+		return iour__pf_fail(l,
+				     "an entry must name at least one opcode (\"names\" is empty)");
+	iour__pf_pop(l);
 	if (!(v = json_object_get(o, "action")))
-		return fail(l, "an entry needs \"action\"");
-	push_key(l, "action");
-	if ((rc = parse_enum(l, v, "action", verdicts, 2, &verdict)))
+		return iour__pf_fail(l, "an entry needs \"action\"");
+	iour__pf_push_key(l, "action");
+	if ((rc = iour__pf_parse_enum(l, v, "action", verdicts, 2, &verdict)))
 		return rc;
-	pop(l);
+	iour__pf_pop(l);
 	args = json_object_get(o, "args");
 	if (args) {
-		push_key(l, "args");
-		if (want_array(l, args, "a list of conditions"))
+		iour__pf_push_key(l, "args");
+		if (iour__pf_want_array(l, args, "a list of conditions"))
 			return -EBADMSG;
 		if (json_array_size(args) > IOUR_FILTER_MAX_CMPS)
-			return fail(l, "at most %d conditions per entry", IOUR_FILTER_MAX_CMPS);
+			return iour__pf_fail(l, "at most %d conditions per entry",
+					     IOUR_FILTER_MAX_CMPS);
 		json_array_foreach(args, i, v)
 		{
-			push_idx(l, i);
+			iour__pf_push_idx(l, i);
 			rc = parse_cond(l, v, &cmps[i], &sets[i]);
 			n = i + 1;
 			if (!rc)
 				rc = check_cond(l, ops, &cmps[i]);
 			if (rc)
 				goto out;
-			pop(l);
+			iour__pf_pop(l);
 		}
-		pop(l);
+		iour__pf_pop(l);
 	}
 	for (op = 0; op < IOUR__NOPCODES; op++) {
 		if (!ops[op])
@@ -977,7 +981,7 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 		rc = iour_filter__add_rule(f, op, verdict, cmps, n);
 		if (rc) {
 			if (args)
-				push_key(l, "args");
+				iour__pf_push_key(l, "args");
 			rc = rule_error(l, rc, op);
 			goto out;
 		}
@@ -986,515 +990,5 @@ static int parse_entry(struct ld *l, json_t *o, struct iour_filter *f)
 out:
 	for (i = 0; i < n; i++)
 		iour__free(sets[i]);
-	return rc;
-}
-
-/* ---- classic part and programs ---------------------------------------------- */
-
-static int sqe_flag_list(struct ld *l, json_t *arr, uint32_t *mask)
-{
-	size_t i;
-	json_t *v;
-	int r;
-
-	if (want_array(l, arr, "a list of SQE flag names"))
-		return -EBADMSG;
-	json_array_foreach(arr, i, v)
-	{
-		push_idx(l, i);
-		if (!json_is_string(v))
-			return fail(l, "expected an SQE flag name, found %s", type_name(v));
-		r = iour_sqe_flag_from_name(json_string_value(v));
-		if (r <= 0) {
-			const char *near =
-				iour_name_suggest(IOUR_NAME_SQE_FLAG, json_string_value(v));
-
-			return fail(l, "unknown SQE flag \"%s\"%s%s%s", json_string_value(v),
-				    near ? " (did you mean \"" : "", near ? near : "",
-				    near ? "\"?)" : "");
-		}
-		*mask |= (uint32_t)r;
-		pop(l);
-	}
-	return 0;
-}
-
-static const char *const sqe_keys[] = { "comment", "allowed", "required", NULL };
-
-static int parse_classic(struct ld *l, json_t *root, struct iour_ruleset **out)
-{
-	json_t *req = json_object_get(root, "requestOps");
-	json_t *reg = json_object_get(root, "registerOps");
-	json_t *sqe = json_object_get(root, "sqeFlags");
-	bool ops[IOUR__NOPCODES];
-	struct iour_ruleset *rs;
-	uint32_t op;
-	int rc;
-
-	*out = NULL;
-	/* defaultAction "allow": what is not listed is not restricted.
-	 * "deny" (the default) denies what is not listed: no registerOps is
-	 * an empty list, no sqeFlags allows no flag (doc/policy-files.md). */
-	if (!req && !reg && !sqe && l->dflt == IOUR_POLICY_DEFAULT_ALLOW)
-		return 0;
-	if (iour_ruleset__new(NULL, &rs))
-		return -ENOMEM;
-	*out = rs;
-	if (l->dflt != IOUR_POLICY_DEFAULT_ALLOW) {
-		if (!reg && iour_ruleset__deny_all_register_ops(rs))
-			return -ENOMEM;
-		if (!sqe && iour_ruleset__set_sqe_flags(rs, 0, 0))
-			return -ENOMEM;
-	}
-	if (req) {
-		memset(ops, 0, sizeof(ops));
-		push_key(l, "requestOps");
-		if ((rc = op_list(l, req, "a list of request opcodes", ops, false)))
-			return rc;
-		if (iour_ruleset__deny_all_sqe_ops(rs))
-			return -ENOMEM;
-		for (op = 0; op < IOUR__NOPCODES; op++)
-			if (ops[op] && (rc = iour_ruleset__allow_sqe_op(rs, op)))
-				return rc == -ENOMEM ? rc :
-						       fail(l,
-							    "request opcode %u is not known to "
-							    "this library's classic part",
-							    op);
-		pop(l);
-	}
-	if (reg) {
-		memset(ops, 0, sizeof(ops));
-		push_key(l, "registerOps");
-		if ((rc = op_list(l, reg, "a list of register opcodes", ops, true)))
-			return rc;
-		if (iour_ruleset__deny_all_register_ops(rs))
-			return -ENOMEM;
-		for (op = 0; op < IOUR__NOPCODES; op++)
-			if (ops[op] && (rc = iour_ruleset__allow_register_op(rs, op)))
-				return rc == -ENOMEM ? rc :
-						       fail(l,
-							    "register opcode %u is not known to "
-							    "this library's classic part",
-							    op);
-		pop(l);
-	}
-	if (sqe) {
-		uint32_t allowed = 0, required = 0;
-		json_t *v;
-
-		push_key(l, "sqeFlags");
-		if (!json_is_object(sqe))
-			return fail(l,
-				    "expected an object {\"allowed\": [...], \"required\": "
-				    "[...]}, found %s",
-				    type_name(sqe));
-		if ((rc = check_keys(l, sqe, "sqeFlags", sqe_keys)))
-			return rc;
-		if ((v = json_object_get(sqe, "allowed"))) {
-			push_key(l, "allowed");
-			if ((rc = sqe_flag_list(l, v, &allowed)))
-				return rc;
-			pop(l);
-		} else {
-			allowed = IOUR_SQE__VALID;
-		}
-		if ((v = json_object_get(sqe, "required"))) {
-			push_key(l, "required");
-			if ((rc = sqe_flag_list(l, v, &required)))
-				return rc;
-			pop(l);
-		}
-		if (iour_ruleset__set_sqe_flags(rs, allowed, required))
-			return fail(l, "invalid SQE flags");
-		pop(l);
-	}
-	return 0;
-}
-
-static const char *const prog_keys[] = { "comment", "name", "pduSize", "insns", NULL };
-
-static int parse_programs(struct ld *l, json_t *arr, struct iour_policy *p)
-{
-	struct iour_insn *insns = NULL;
-	bool ops[IOUR__NOPCODES];
-	size_t i, j;
-	json_t *o, *v;
-	int rc = 0;
-
-	push_key(l, "programs");
-	if (want_array(l, arr, "a list of programs"))
-		return -EBADMSG;
-	json_array_foreach(arr, i, o)
-	{
-		uint32_t op = 0, pdu = 0;
-		json_t *in;
-
-		push_idx(l, i);
-		if (!json_is_object(o))
-			return fail(l, "expected a program (an object), found %s", type_name(o));
-		if ((rc = check_keys(l, o, "a program", prog_keys)))
-			return rc;
-		memset(ops, 0, sizeof(ops));
-		if (!(v = json_object_get(o, "name")))
-			return fail(l, "a program needs \"name\" (its request opcode)");
-		push_key(l, "name");
-		if (json_is_string(v) && json_string_value(v)[0] == '@')
-			return fail(l, "a program is for one opcode, not a group");
-		if ((rc = add_op_name(l, v, ops, false)))
-			return rc;
-		while (!ops[op])
-			op++;
-		pop(l);
-		if ((v = json_object_get(o, "pduSize"))) {
-			push_key(l, "pduSize");
-			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-			    json_integer_value(v) > 24)
-				return fail(l, "expected a payload size 0 to 24");
-			pdu = (uint32_t)json_integer_value(v);
-			pop(l);
-		}
-		if (!(in = json_object_get(o, "insns")))
-			return fail(l, "a program needs \"insns\"");
-		push_key(l, "insns");
-		if (want_array(l, in, "a list of instructions [code, jt, jf, k]"))
-			return -EBADMSG;
-		if (json_array_size(in) == 0 || json_array_size(in) > IOUR_MAX_INSNS)
-			return fail(l, "a program has 1 to %d instructions", IOUR_MAX_INSNS);
-		insns = iour__calloc(json_array_size(in), sizeof(*insns));
-		if (!insns)
-			return -ENOMEM;
-		json_array_foreach(in, j, v)
-		{
-			static const json_int_t lim[4] = { 0xffff, 0xff, 0xff, 0xffffffff };
-			json_int_t x[4];
-			size_t k;
-
-			push_idx(l, j);
-			if (!json_is_array(v) || json_array_size(v) != 4) {
-				rc = fail(l, "expected an instruction [code, jt, jf, k]");
-				goto out;
-			}
-			for (k = 0; k < 4; k++) {
-				json_t *e = json_array_get(v, k);
-
-				x[k] = json_is_integer(e) ? json_integer_value(e) : -1;
-				if (x[k] < 0 || x[k] > lim[k]) {
-					push_idx(l, k);
-					rc = fail(l, "expected an integer 0 to %lld",
-						  (long long)lim[k]);
-					goto out;
-				}
-			}
-			insns[j] = (struct iour_insn){ (uint16_t)x[0], (uint8_t)x[1], (uint8_t)x[2],
-						       (uint32_t)x[3] };
-			pop(l);
-		}
-		rc = iour_policy__set_prog(p, op, insns, json_array_size(in), pdu);
-		if (rc) {
-			rc = rc == -ENOMEM ? rc :
-					     fail(l,
-						  "the kernel's checker would refuse this program "
-						  "(%s)",
-						  iour_strerror_desc(rc));
-			goto out;
-		}
-		iour__free(insns);
-		insns = NULL;
-		pop(l);
-		pop(l);
-	}
-	pop(l);
-out:
-	iour__free(insns);
-	return rc;
-}
-
-/* ---- the document --------------------------------------------------------- */
-
-static const char *const top_keys[] = {
-	"comment",     "version",   "defaultAction",    "target",       "compat",     "noNewPrivs",
-	"threads",     "companion", "noFilterFallback", "addr4Literal", "groupsAsOf", "requestOps",
-	"registerOps", "sqeFlags",  "entries",          "programs",     NULL
-};
-
-static int load_doc(struct ld *l, json_t *root, struct iour_policy *p)
-{
-	struct iour_filter *f = NULL;
-	struct iour_ruleset *rs = NULL;
-	uint32_t a, val = 0;
-	json_t *v;
-	size_t i;
-	char why[IOUR_LOAD_ERROR_MSG] = "";
-	int rc;
-
-	if (!json_is_object(root))
-		return fail(l, "expected a policy (a JSON object), found %s", type_name(root));
-	if ((rc = check_keys(l, root, "a policy", top_keys)))
-		return rc;
-	if ((v = json_object_get(root, "version"))) {
-		push_key(l, "version");
-		if (!json_is_integer(v) || json_integer_value(v) != 1)
-			return fail(l, "unsupported version (this library reads version 1)");
-		pop(l);
-	}
-	for (a = IOUR_POLICY_ATTR__MIN + 1; a < IOUR_POLICY_ATTR__MAX; a++) {
-		if (!(v = json_object_get(root, iour__policy_attr_key[a])))
-			continue;
-		push_key(l, iour__policy_attr_key[a]);
-		if ((rc = parse_enum(l, v, iour__policy_attr_key[a], iour__policy_attr_val[a],
-				     IOUR__POLICY_ATTR_VALS, &val)))
-			return rc;
-		iour_policy__set_attr(p, a, val);
-		pop(l);
-	}
-	iour_policy__get_attr(p, IOUR_POLICY_ATTR_DEFAULT, &l->dflt);
-	if ((v = json_object_get(root, "groupsAsOf"))) {
-		push_key(l, "groupsAsOf");
-		if ((rc = parse_kver(l, v, &l->asof)))
-			return rc;
-		pop(l);
-	}
-	{
-		IOUR_OPTS(iour_filter_opts, fo,
-			  .default_verdict =
-				  l->dflt == IOUR_POLICY_DEFAULT_ALLOW ? IOUR_ALLOW : IOUR_DENY);
-		if ((v = json_object_get(root, "addr4Literal"))) {
-			push_key(l, "addr4Literal");
-			if (!json_is_boolean(v))
-				return fail(l, "expected true or false, found %s", type_name(v));
-			fo.flags = json_is_true(v) ? IOUR_FILTER_ADDR4_LITERAL : 0;
-			pop(l);
-		}
-		if (iour_filter__new(&fo, &f))
-			return -ENOMEM;
-	}
-	rc = parse_classic(l, root, &rs);
-	if (rc)
-		goto out;
-	if ((v = json_object_get(root, "entries"))) {
-		json_t *e;
-
-		push_key(l, "entries");
-		if (want_array(l, v, "a list of entries")) {
-			rc = -EBADMSG;
-			goto out;
-		}
-		json_array_foreach(v, i, e)
-		{
-			push_idx(l, i);
-			if ((rc = parse_entry(l, e, f)))
-				goto out;
-			pop(l);
-		}
-		pop(l);
-	}
-	if ((rc = iour_policy__set_ruleset(p, rs)))
-		goto out;
-	rc = iour__policy_set_filter(p, f, why, sizeof(why));
-	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE) {
-		l->depth = 0;
-		push_key(l, "entries");
-		if (why[0])
-			fail(l, "%s", why);
-		else
-			fail(l, "the rules of an opcode need more than %d instructions",
-			     IOUR_MAX_INSNS);
-		goto out;
-	}
-	if (rc)
-		goto out;
-	if ((v = json_object_get(root, "programs")))
-		rc = parse_programs(l, v, p);
-out:
-	iour_filter__free(f);
-	iour_ruleset__free(rs);
-	return rc;
-}
-
-static int init_err(struct iour_load_error *err)
-{
-	if (!err)
-		return 0;
-	if (!err_ok(err))
-		return -EINVAL;
-	err->line = 0;
-	err->column = 0;
-	if (IOUR_OUT_HAS(err, offset))
-		err->offset = 0;
-	err->path[0] = '\0';
-	err->message[0] = '\0';
-	return 0;
-}
-
-/* What kind of JSON error jansson found, in words that quote nothing of
- * the text. */
-static const char *json_error_kind(const json_error_t *je)
-{
-	switch (json_error_code(je)) {
-	case json_error_invalid_utf8:
-		return "invalid UTF-8";
-	case json_error_premature_end_of_input:
-		return "unexpected end of input";
-	case json_error_end_of_input_expected:
-		return "text after the end of the JSON value";
-	case json_error_null_character:
-	case json_error_null_byte_in_key:
-		return "a NUL character";
-	case json_error_duplicate_key:
-		return "a duplicate key";
-	case json_error_numeric_overflow:
-		return "a number out of range";
-	case json_error_stack_overflow:
-		return "nested too deeply";
-	default:
-		return "not valid JSON syntax";
-	}
-}
-
-/* Documented in include/iouring_restrict/policyfile.h */
-int iour_policy__load_json(const char *text, size_t len, const struct iour_policy_load_opts *opts,
-			   struct iour_policy **out, struct iour_load_error *err)
-{
-	struct ld l = { .text = text, .len = len, .err = err };
-	struct iour_policy *p = NULL;
-	json_error_t je;
-	json_t *root;
-	int rc;
-
-	if (!text || !out)
-		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_policy_load_opts);
-	if (rc)
-		return rc;
-	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || init_err(err))
-		return -EINVAL;
-	l.kernel = IOUR_OPTS_GET(opts, kernel, 0);
-	l.origin = IOUR_OPTS_GET(opts, origin, NULL);
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (json_error_code(&je) == json_error_out_of_memory)
-			return -ENOMEM;
-		if (err_ok(err)) {
-			err->line = je.line > 0 ? (uint32_t)je.line : 1;
-			err->column = je.column > 0 ? (uint32_t)je.column : 1;
-			err->offset = (uint64_t)je.position;
-			/* jansson's own text quotes the file ("near 'root'"): for a
-			 * path that names a secret file that would put its contents
-			 * in the error.  Position and kind only. */
-			snprintf(err->message, sizeof(err->message),
-				 "invalid JSON at line %d, column %d: %s",
-				 je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1,
-				 json_error_kind(&je));
-		}
-		return -EBADMSG;
-	}
-	rc = iour_policy__new(NULL, &p);
-	if (!rc)
-		rc = load_doc(&l, root, p);
-	json_decref(root);
-	if (rc) {
-		if (rc == -ENOMEM && err_ok(err))
-			snprintf(err->message, sizeof(err->message), "out of memory");
-		iour_policy__free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
-}
-
-#define MAX_FILE (16U << 20)
-
-/* Documented in include/iouring_restrict/policyfile.h */
-int iour_policy__load_file(const char *path, const struct iour_policy_load_opts *opts,
-			   struct iour_policy **out, struct iour_load_error *err)
-{
-	struct iour_policy_load_opts o = { .sz = sizeof(o) };
-	size_t len = 0, cap = 4096;
-	char *buf, *nb;
-	ssize_t n;
-	int fd, rc;
-
-	if (!path || !out)
-		return -EINVAL;
-	rc = IOUR_OPTS_VALID(opts, iour_policy_load_opts);
-	if (rc)
-		return rc;
-	if (init_err(err))
-		return -EINVAL;
-	o.flags = IOUR_OPTS_GET(opts, flags, 0);
-	o.origin = IOUR_OPTS_GET(opts, origin, NULL);
-	o.kernel = IOUR_OPTS_GET(opts, kernel, 0);
-	if (!o.origin)
-		o.origin = path;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (nor a device
-	 * for its carrier); O_NOCTTY: a terminal never becomes ours.  Then
-	 * only a regular file is read. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		rc = -errno;
-		if (err_ok(err))
-			snprintf(err->message, sizeof(err->message), "cannot open %s: %s", path,
-				 strerror(-rc));
-		return rc;
-	}
-	{
-		struct stat st;
-
-		if (fstat(fd, &st) < 0) {
-			rc = -errno;
-			close(fd);
-			if (err_ok(err))
-				snprintf(err->message, sizeof(err->message), "cannot read %s: %s",
-					 path, strerror(-rc));
-			return rc;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-			if (err_ok(err))
-				snprintf(err->message, sizeof(err->message),
-					 "cannot read %s: not a regular file (%s)", path,
-					 S_ISDIR(st.st_mode)  ? "a directory" :
-					 S_ISFIFO(st.st_mode) ? "a FIFO" :
-					 S_ISCHR(st.st_mode)  ? "a character device" :
-					 S_ISBLK(st.st_mode)  ? "a block device" :
-					 S_ISSOCK(st.st_mode) ? "a socket" :
-								"not a file");
-			close(fd);
-			return rc;
-		}
-	}
-	buf = iour__malloc(cap);
-	rc = buf ? 0 : -ENOMEM;
-	while (!rc) {
-		if (len == cap) {
-			if (cap >= MAX_FILE) {
-				rc = -EFBIG;
-				break;
-			}
-			nb = iour__realloc(buf, cap * 2);
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = -errno;
-		else if (n == 0)
-			break;
-		else
-			len += (size_t)n;
-	}
-	close(fd);
-	if (!rc)
-		rc = iour_policy__load_json(buf, len, &o, out, err);
-	else if (err_ok(err))
-		snprintf(err->message, sizeof(err->message), "cannot read %s: %s", path,
-			 rc == -EFBIG ? "larger than 16 MiB" : strerror(-rc));
-	iour__free(buf);
 	return rc;
 }

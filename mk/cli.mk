@@ -43,7 +43,7 @@ uninstall-bash-completion:
 # make check's CLI step: the completion, and the CLI's test policies against
 # the JSON Schema (their behaviour is tested in tests/unit/test_cli_policy.c,
 # part of test-run).
-check-cli: check-cli-completion
+check-cli: check-cli-completion check-generate
 	$(Q)$(NEED) python3:python3 /usr/lib/python3/dist-packages/jsonschema:python3-jsonschema
 	$(Q)python3 scripts/check-policies.py doc/policy.schema.json $(sort $(wildcard tests/cli/policies/*.json))
 
@@ -74,3 +74,19 @@ cli-golden: tools
 check-live: tools
 # The unit suite's CLI tests run uring-try wherever the suite runs.
 test-valgrind: uring-try
+
+# ---- generated lists: the bindings' opcode, register-opcode, SQE-flag and
+# field lists are written from the library's tables (lib/names.c,
+# lib/schema.def) by scripts/gen-bindings.py, which compiles and runs
+# scripts/gen-bindings.c against the static library.  `make generate`
+# rewrites them; check-generate (part of check-cli, so of make check) fails
+# if regenerating would change a committed file.  It compares in memory,
+# not with git, so it works in a tarball too.
+.PHONY: generate check-generate
+generate: $(STATIC_LIB)
+	$(call msg,GEN,bindings (scripts/gen-bindings.py))
+	$(Q)python3 scripts/gen-bindings.py --build $(O) --cc $(CC) --cflags '$(CPPFLAGS) $(EXTRA_CFLAGS)'
+
+check-generate: $(STATIC_LIB)
+	$(call msg,GEN,bindings (check: regenerating changes nothing))
+	$(Q)python3 scripts/gen-bindings.py --build $(O) --cc $(CC) --cflags '$(CPPFLAGS) $(EXTRA_CFLAGS)' --check

@@ -388,6 +388,35 @@ IOUR_API const char *iour_feature_level_str(int level);
  */
 IOUR_API const char *iour_avail_str(uint32_t avail);
 
+/**
+ * @brief **iour_kernel_describe()** describes a Linux version as
+ *        iour_probe() would find it for a fresh process (no seccomp, no
+ *        no_new_privs, io_uring sysctls absent, no restrictions yet), from
+ *        the library's own tables: the feature level, the opcode limits
+ *        (iour_opcode_last(), iour_register_op_last()), the filter payload
+ *        sizes of the request schema, and the errnos the probing calls
+ *        return on that version.
+ *
+ * A description, not a measurement: distribution kernels may differ
+ * (a configuration without `CONFIG_IO_URING_BPF`, backports, the
+ * #IOUR_FEATURES_SOCKET_FLAGS_HIDDEN behaviour), and only iour_probe()
+ * tells what the running kernel does.  Pass the result to
+ * iour_policy__plan() (iour_plan_opts::features) to plan a policy for that
+ * version.  Versions before 5.10 have no ring restrictions: their opcode
+ * limits read 0 (unknown), as iour_probe() reports them there.
+ * The description never forces a level: #IOUR_FEATURES_FORCED is never set.
+ *
+ * @param kver kernel version, IOUR_KVER(maj, min); the patch byte is
+ *        ignored.
+ * @param out filled on success with the fields that fit in `out->sz`, as
+ *        iour_probe() fills them; the caller sets `out->sz`.
+ * @return 0 on success; -EINVAL if @p out is NULL, or `out->sz` is smaller
+ *         than `offsetof(struct iour_features, kernel_level)` or larger
+ *         than 4096.  Never probes, allocates or calls the kernel.
+ * @since 1.1
+ */
+IOUR_API int iour_kernel_describe(uint32_t kver, struct iour_features *out);
+
 #ifdef __cplusplus
 }
 #endif

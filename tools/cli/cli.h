@@ -97,14 +97,6 @@ struct iour_policy;
 int cli_policy_load(const char *path, uint32_t kver, struct iour_policy **out);
 
 /*
- * cli_kernel_features() describes Linux @kver as iour_probe() would, from
- * the library's tables (opcode limits, gate semantics, payload sizes), for
- * planning with iour_plan_opts::features.
- */
-struct iour_features;
-void cli_kernel_features(uint32_t kver, struct iour_features *f);
-
-/*
  * cli_plan_fail() reports a failed iour_policy__plan() (@err) for @target
  * ("Linux 5.4 (from the library's tables)"), then, on a second line, why:
  * the documented cause of @err, the kernel description or the policy for

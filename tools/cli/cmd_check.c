@@ -268,7 +268,8 @@ static int register_verdict(const struct iour_policy *p, uint32_t reg, int *list
 
 	*listed = 0;
 	*classic = false;
-	cli_kernel_features(IOUR_KVER(7, 2), &f);
+	f.sz = sizeof(f);
+	(void)iour_kernel_describe(IOUR_KVER(7, 2), &f);
 	po.features = &f;
 	r = iour_policy__dup(p, &dup);
 	if (!r)

@@ -413,7 +413,8 @@ int cmd_compile(int argc, char **argv)
 	if (kver) {
 		cli_kver_str(kver, kv, sizeof(kv));
 		snprintf(target, sizeof(target), "Linux %s (from the library's tables)", kv);
-		cli_kernel_features(kver, &feat);
+		feat.sz = sizeof(feat);
+		(void)iour_kernel_describe(kver, &feat);
 		po.features = &feat;
 	} else if (have_level) {
 		snprintf(target, sizeof(target), "feature level %u", (unsigned int)level);

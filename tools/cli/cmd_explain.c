@@ -92,7 +92,8 @@ int cmd_explain(int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
 	if (kver) {
-		cli_kernel_features(kver, &feat);
+		feat.sz = sizeof(feat);
+		(void)iour_kernel_describe(kver, &feat);
 		po.features = &feat;
 	}
 	rc = cli_policy_load(argv[optind], kver, &pol);

@@ -235,7 +235,8 @@ static int check_sealed(struct lint *l, const struct iour_policy *p)
 	size_t len = 0;
 	int n, r, rc = 0;
 
-	cli_kernel_features(IOUR_KVER(6, 18), &f);
+	f.sz = sizeof(f);
+	(void)iour_kernel_describe(IOUR_KVER(6, 18), &f);
 	po.features = &f;
 	r = iour_policy__dup(p, &dup);
 	if (!r)
@@ -309,7 +310,8 @@ static int check_effects(struct lint *l, const struct iour_policy *p, uint32_t k
 	char kv[16];
 	int n, r;
 
-	cli_kernel_features(kver, &f);
+	f.sz = sizeof(f);
+	(void)iour_kernel_describe(kver, &f);
 	cli_kver_str(kver, kv, sizeof(kv));
 	po.features = &f;
 	r = iour_policy__plan(p, &po, &plan);

@@ -410,7 +410,8 @@ static int put_policy(FILE *o, const char *path, uint32_t kver, bool first)
 	rc = cli_policy_load(path, kver, &pol);
 	if (rc)
 		return rc;
-	cli_kernel_features(kver, &feat);
+	feat.sz = sizeof(feat);
+	(void)iour_kernel_describe(kver, &feat);
 	po.features = &feat;
 	r = iour_policy__plan(pol, &po, &plan);
 	if (r) {

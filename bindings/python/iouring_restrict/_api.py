@@ -868,6 +868,15 @@ def probe(no_cache: bool = False, refresh: bool = False) -> Features:
     return _from_struct(Features, f)
 
 
+def kernel_describe(kv: int) -> Features:
+    """iour_kernel_describe(): Linux ``kv`` (``kver(major, minor)``) as the
+    probe would find it for a fresh process, from the library's tables (a
+    description, not a measurement)."""
+    f = _lib.opts(_lib.iour_features)
+    _check(lib.iour_kernel_describe(_u32(kv, "kver"), byref(f)), "iour_kernel_describe")
+    return _from_struct(Features, f)
+
+
 def feature_level() -> FeatureLevel:
     return FeatureLevel(_check(lib.iour_feature_level(), "iour_feature_level"))
 

@@ -321,6 +321,7 @@ FUNCS = {
     "iour_feature_level": (c_int, []),
     "iour_feature_level_str": (c_char_p, [c_int]),
     "iour_avail_str": (c_char_p, [u32]),
+    "iour_kernel_describe": (c_int, [u32, POINTER(iour_features)]),
     # ring
     "iour_ring_apply": (c_int, [c_int, "ruleset", POINTER(iour_ring_apply_opts)]),
     "iour_ring_enable": (c_int, [c_int]),

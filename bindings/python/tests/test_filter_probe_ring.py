@@ -56,6 +56,21 @@ def test_probe_answers_as_a_dataclass():
     assert ir.feature_level() == f.level
 
 
+def test_kernel_describe_from_the_tables():
+    """iour_kernel_describe(): the ladder and the payload sizes of a
+    described version, and bad input."""
+    f = ir.kernel_describe(ir.kver(7, 2))
+    assert f.feature_level is ir.FeatureLevel.CONNECT
+    assert (f.pdu_socket, f.pdu_openat, f.pdu_connect) == (12, 24, 24)
+    assert f.avail("task_restrictions") is ir.Avail.NO_PRIV
+    assert f.op_last == len(ir.opcodes_up_to(ir.kver(7, 2)))
+    old = ir.kernel_describe(ir.kver(6, 1))
+    assert old.feature_level is ir.FeatureLevel.RING and old.pdu_socket == 0
+    assert ir.kernel_describe(ir.kver(5, 0)).feature_level is ir.FeatureLevel.NONE
+    with pytest.raises((OverflowError, ValueError)):
+        ir.kernel_describe(-1)
+
+
 def test_features_flags_match_probe_h():
     """Every IOUR_FEATURES_* of the C header is a FeaturesFlag member of the
     same value, and the probe's flags read back as FeaturesFlag."""

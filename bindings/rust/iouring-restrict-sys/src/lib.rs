@@ -49,6 +49,7 @@ pub const IOUR_ERRNO__END: i32 = 4008;
 // ---- names.h
 
 // enum iour_op
+// BEGIN GENERATED rs-sys-ops: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_OP_NOP: u32 = 0;
 pub const IOUR_OP_READV: u32 = 1;
 pub const IOUR_OP_WRITEV: u32 = 2;
@@ -115,11 +116,13 @@ pub const IOUR_OP_PIPE: u32 = 62;
 pub const IOUR_OP_NOP128: u32 = 63;
 pub const IOUR_OP_URING_CMD128: u32 = 64;
 pub const IOUR_OP__COUNT: u32 = 65;
+// END GENERATED rs-sys-ops
 // enum iour_name_kind (iour_name_suggest())
 pub const IOUR_NAME_OPCODE: u32 = 0;
 pub const IOUR_NAME_REGISTER_OP: u32 = 1;
 pub const IOUR_NAME_SQE_FLAG: u32 = 2;
 // enum iour_register_op
+// BEGIN GENERATED rs-sys-regs: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_REGISTER_BUFFERS: u32 = 0;
 pub const IOUR_UNREGISTER_BUFFERS: u32 = 1;
 pub const IOUR_REGISTER_FILES: u32 = 2;
@@ -159,7 +162,9 @@ pub const IOUR_REGISTER_QUERY: u32 = 35;
 pub const IOUR_REGISTER_ZCRX_CTRL: u32 = 36;
 pub const IOUR_REGISTER_BPF_FILTER: u32 = 37;
 pub const IOUR_REGISTER__COUNT: u32 = 38;
+// END GENERATED rs-sys-regs
 // enum iour_sqe_flag
+// BEGIN GENERATED rs-sys-sqe-flags: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_SQE_FIXED_FILE: u32 = 1;
 pub const IOUR_SQE_IO_DRAIN: u32 = 2;
 pub const IOUR_SQE_IO_LINK: u32 = 4;
@@ -168,6 +173,7 @@ pub const IOUR_SQE_ASYNC: u32 = 16;
 pub const IOUR_SQE_BUFFER_SELECT: u32 = 32;
 pub const IOUR_SQE_CQE_SKIP_SUCCESS: u32 = 64;
 pub const IOUR_SQE__VALID: u32 = 127;
+// END GENERATED rs-sys-sqe-flags
 
 // ---- ruleset.h
 
@@ -263,6 +269,7 @@ pub const IOUR_OPINFO_RAW: u32 = 1 << 1;
 pub const IOUR_DENY: u32 = 0;
 pub const IOUR_ALLOW: u32 = 1;
 // enum iour_field
+// BEGIN GENERATED rs-sys-fields: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_FIELD_USER_DATA: u32 = 1;
 pub const IOUR_FIELD_SQE_FLAGS: u32 = 2;
 pub const IOUR_FIELD_SOCKET_FAMILY: u32 = 16;
@@ -278,6 +285,7 @@ pub const IOUR_FIELD_CONNECT_FAMILY: u32 = 48;
 pub const IOUR_FIELD_CONNECT_PORT: u32 = 49;
 pub const IOUR_FIELD_CONNECT_ADDR4: u32 = 50;
 pub const IOUR_FIELD_CONNECT_ADDR6: u32 = 51;
+// END GENERATED rs-sys-fields
 // enum iour_cmp_op
 pub const IOUR_CMP_EQ: u32 = 1;
 pub const IOUR_CMP_NE: u32 = 2;
@@ -1055,6 +1063,8 @@ extern "C" {
     pub fn iour_feature_level() -> c_int;
     pub fn iour_feature_level_str(level: c_int) -> *const c_char;
     pub fn iour_avail_str(avail: u32) -> *const c_char;
+    /// Since 1.1.
+    pub fn iour_kernel_describe(kver: u32, out: *mut iour_features) -> c_int;
 
     // ---- cbpf.h
 

@@ -31,6 +31,7 @@ impl Verdict {
 #[allow(missing_docs)]
 #[non_exhaustive]
 pub enum Field {
+    // BEGIN GENERATED rs-field-variants: scripts/gen-bindings.py (make generate), do not edit
     UserData,
     SqeFlags,
     SocketFamily,
@@ -46,11 +47,13 @@ pub enum Field {
     ConnectPort,
     ConnectAddr4,
     ConnectAddr6,
+    // END GENERATED rs-field-variants
 }
 
 impl Field {
     fn raw(self) -> u32 {
         match self {
+            // BEGIN GENERATED rs-field-raw: scripts/gen-bindings.py (make generate), do not edit
             Field::UserData => sys::IOUR_FIELD_USER_DATA,
             Field::SqeFlags => sys::IOUR_FIELD_SQE_FLAGS,
             Field::SocketFamily => sys::IOUR_FIELD_SOCKET_FAMILY,
@@ -66,6 +69,7 @@ impl Field {
             Field::ConnectPort => sys::IOUR_FIELD_CONNECT_PORT,
             Field::ConnectAddr4 => sys::IOUR_FIELD_CONNECT_ADDR4,
             Field::ConnectAddr6 => sys::IOUR_FIELD_CONNECT_ADDR6,
+            // END GENERATED rs-field-raw
         }
     }
 }

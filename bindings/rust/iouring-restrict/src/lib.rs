@@ -106,6 +106,25 @@ pub fn probe() -> Result<sys::iour_features> {
     Ok(f)
 }
 
+/// Linux `major.minor` as the probe would find it for a fresh process,
+/// from the library's tables (`iour_kernel_describe()`, since 1.1): the
+/// feature level, opcode limits, payload sizes and errnos.  A description,
+/// not a measurement; pass it to planning for that version.
+///
+/// ```
+/// let f = iouring_restrict::kernel_describe(7, 2).unwrap();
+/// assert_eq!(f.level, 5);
+/// assert_eq!((f.pdu_socket, f.pdu_connect), (12, 24));
+/// assert_eq!(iouring_restrict::kernel_describe(6, 1).unwrap().pdu_socket, 0);
+/// ```
+pub fn kernel_describe(major: u16, minor: u8) -> Result<sys::iour_features> {
+    let mut f = sys::iour_features::default();
+    let kver = (u32::from(major) << 16) | (u32::from(minor) << 8);
+    // SAFETY: f is a writable struct with sz set.
+    check(unsafe { sys::iour_kernel_describe(kver, &mut f) })?;
+    Ok(f)
+}
+
 /// The flags of a probe's answer (`iour_features::flags`,
 /// `IOUR_FEATURES_*`).
 ///

@@ -46,6 +46,7 @@ pub struct Opcode(pub u32);
 
 #[allow(missing_docs)]
 impl Opcode {
+    // BEGIN GENERATED rs-ops: scripts/gen-bindings.py (make generate), do not edit
     pub const NOP: Opcode = Opcode(0);
     pub const READV: Opcode = Opcode(1);
     pub const WRITEV: Opcode = Opcode(2);
@@ -111,6 +112,7 @@ impl Opcode {
     pub const PIPE: Opcode = Opcode(62);
     pub const NOP128: Opcode = Opcode(63);
     pub const URING_CMD128: Opcode = Opcode(64);
+    // END GENERATED rs-ops
     /// Number of request opcodes the library knows.
     pub const COUNT: u32 = sys::IOUR_OP__COUNT;
 
@@ -170,6 +172,7 @@ pub struct RegisterOp(pub u32);
 
 #[allow(missing_docs)]
 impl RegisterOp {
+    // BEGIN GENERATED rs-regs: scripts/gen-bindings.py (make generate), do not edit
     pub const REGISTER_BUFFERS: RegisterOp = RegisterOp(0);
     pub const UNREGISTER_BUFFERS: RegisterOp = RegisterOp(1);
     pub const REGISTER_FILES: RegisterOp = RegisterOp(2);
@@ -208,6 +211,7 @@ impl RegisterOp {
     pub const REGISTER_QUERY: RegisterOp = RegisterOp(35);
     pub const REGISTER_ZCRX_CTRL: RegisterOp = RegisterOp(36);
     pub const REGISTER_BPF_FILTER: RegisterOp = RegisterOp(37);
+    // END GENERATED rs-regs
     /// Number of register opcodes the library knows.
     pub const COUNT: u32 = sys::IOUR_REGISTER__COUNT;
 
@@ -249,6 +253,7 @@ pub struct SqeFlags(u32);
 #[allow(missing_docs)]
 impl SqeFlags {
     pub const NONE: SqeFlags = SqeFlags(0);
+    // BEGIN GENERATED rs-sqe-flags: scripts/gen-bindings.py (make generate), do not edit
     pub const FIXED_FILE: SqeFlags = SqeFlags(sys::IOUR_SQE_FIXED_FILE);
     pub const IO_DRAIN: SqeFlags = SqeFlags(sys::IOUR_SQE_IO_DRAIN);
     pub const IO_LINK: SqeFlags = SqeFlags(sys::IOUR_SQE_IO_LINK);
@@ -256,6 +261,7 @@ impl SqeFlags {
     pub const ASYNC: SqeFlags = SqeFlags(sys::IOUR_SQE_ASYNC);
     pub const BUFFER_SELECT: SqeFlags = SqeFlags(sys::IOUR_SQE_BUFFER_SELECT);
     pub const CQE_SKIP_SUCCESS: SqeFlags = SqeFlags(sys::IOUR_SQE_CQE_SKIP_SUCCESS);
+    // END GENERATED rs-sqe-flags
     /// Every flag the library knows.
     pub const ALL: SqeFlags = SqeFlags(sys::IOUR_SQE__VALID);
 
