@@ -5,6 +5,16 @@
 # codes and the removal of the tracefs instance.  Needs root and tracefs;
 # skips, saying why, without them.  Included by the top-level Makefile.
 
+# The emulated test of learn's trace parsing (tests/learn/tracer_emulated.c):
+# synthetic trace lines through the CLI's own parser; run by check-learn
+# before anything that needs root.
+LEARN_EMULATED := $(O)/tests/learn_tracer_emulated
+
+$(LEARN_EMULATED): tests/learn/tracer_emulated.c $(TOOL_CLI_OBJS) $(TOOL_DEPS)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_CLI_OBJS) $(TOOL_LIBS) $(LDFLAGS)
+
 LEARN_PROG := $(O)/tests/learn_prog
 
 $(LEARN_PROG): tests/learn/learn_prog.c
@@ -13,7 +23,8 @@ $(LEARN_PROG): tests/learn/learn_prog.c
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -luring -lpthread $(LDFLAGS)
 
 .PHONY: check-learn
-check-learn: $(LEARN_PROG) tools
+check-learn: $(LEARN_PROG) $(LEARN_EMULATED) tools
+	$(Q)$(LEARN_EMULATED)
 	$(Q)$(NEED) fio:fio
 	$(Q)tests/learn/run.sh $(O)
 
@@ -34,3 +45,4 @@ bench-learn: tools
 	$(Q)bench/learn_fio.sh $(O)/tools/iour-restrict $(O)/bench/learn.json
 	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(wildcard $(O)/bench.json) \
 		$(O)/bench/learn.json
+

@@ -127,6 +127,40 @@ for f in sys.argv[1:]:
 fi
 check "learn_prog: tracefs instance removed" no_instance
 
+# Ring-address reuse (doc/cli.md, "learn"): learn_prog, learned, creates and
+# frees its rings (one SQPOLL) 20 times while an unrelated loop of
+# learn_prog does the same, so the kernel may hand a freed ring's address
+# to the other side's next ring.  The counts must stay those of 20 runs:
+# a submission of the unrelated loop would add to them.  Whether an
+# address was reused in this run is not visible from here; the emulated
+# test (tests/learn/tracer_emulated.c) covers that case for certain.
+echo "learn: ring-address reuse by an unrelated io_uring user"
+( i=0
+  while [ $i -lt 3000 ] && [ ! -e "$work/reuse.stop" ]; do
+	"$P" >/dev/null 2>&1
+	i=$((i + 1))
+  done
+  echo "$i" >"$work/reuse.noise" ) &
+noise=$!
+run_learn --timeout 120 -o "$work/reuse.json" -- sh -c \
+	'i=0; while [ $i -lt 20 ]; do "$0" >/dev/null || exit 1; i=$((i + 1)); done' \
+	"$P" 2>"$work/reuse.err"
+rc=$?
+: >"$work/reuse.stop"
+wait $noise
+echo "  (the unrelated loop ran learn_prog $(cat "$work/reuse.noise") times)"
+check "reuse: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "reuse: exactly 20 runs of learn_prog, nothing of the unrelated loop" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+ops = dict((m[0], (int(m[1]), int(m[2]))) for m in re.findall(r"^  op (\S+) (\d+) sqpoll (\d+) ", t, re.M))
+want = {"NOP": (60, 0), "READ": (40, 0), "WRITE": (20, 0), "FSYNC": (20, 0),
+        "SYNC_FILE_RANGE": (20, 0), "FADVISE": (20, 20)}
+assert ops == want, ops
+assert "81 tasks followed, 80 rings (20 SQPOLL)" in t, t
+' "$work/reuse.err" || cat "$work/reuse.err"
+check "reuse: tracefs instance removed" no_instance
+
 if command -v fio >/dev/null 2>&1; then
 	echo "learn: fio (io_uring engine, 1024 random 4 KiB reads and writes on tmpfs)"
 	job="--name=learn --ioengine=io_uring --filename=$work/fio.dat --size=4m --bs=4k \

@@ -52,6 +52,7 @@ struct set {
 
 bool set_has(const struct set *s, uint64_t x);
 int set_add(struct set *s, uint64_t x);
+void set_del(struct set *s, uint64_t x);
 
 /* One followed task (a thread id), and what it used (--per-task). */
 struct task {

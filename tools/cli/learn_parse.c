@@ -54,6 +54,16 @@ int set_add(struct set *s, uint64_t x)
 	return 0;
 }
 
+void set_del(struct set *s, uint64_t x)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i] == x) {
+			s->v[i] = s->v[--s->n];
+			return;
+		}
+	}
+}
+
 struct task *tracer_find(struct tracer *t, uint64_t pid)
 {
 	if (t->last < t->ntask && t->task[t->last].pid == pid && !t->task[t->last].gone)
@@ -337,19 +347,29 @@ static int parse_line(struct tracer *t, const char *l)
 		return tracer_follow(t, b, comm);
 	}
 	if ((ev = strstr(l, " sched_process_exit: "))) {
-		if (!field(ev, keys.epid, &a) && (k = tracer_find(t, a)))
+		if (field(ev, keys.epid, &a))
+			return 0;
+		if ((k = tracer_find(t, a)))
 			k->gone = true;
+		/* the pid may come back as a task in the cgroup */
+		set_del(&t->strange, a);
 		return 0;
 	}
 	if ((ev = strstr(l, " io_uring_create: "))) {
-		if (find_or_join(t, pid, comm) && !field_base(ev, keys.cctx, keys.ptr_base, &a) &&
-		    !field(ev, keys.cflags, &b)) {
-			L->rings++;
-			if (b & SQPOLL_FLAG)
-				L->sqpoll_rings++;
-			return set_add(&t->rings, a);
+		if (field_base(ev, keys.cctx, keys.ptr_base, &a) || field(ev, keys.cflags, &b))
+			return 0;
+		if (!find_or_join(t, pid, comm)) {
+			/* A ring of a task not followed: its address may be
+			 * that of a freed ring a followed task created, and
+			 * what this ring's SQPOLL thread submits is not the
+			 * program's (doc/cli.md, "learn"). */
+			set_del(&t->rings, a);
+			return 0;
 		}
-		return 0;
+		L->rings++;
+		if (b & SQPOLL_FLAG)
+			L->sqpoll_rings++;
+		return set_add(&t->rings, a);
 	}
 	if ((ev = strstr(l, keys.submit)))
 		return parse_submit(t, ev, pid, comm);
