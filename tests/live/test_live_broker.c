@@ -12,7 +12,9 @@
  *   restrictions (before 7.0): every setup flag against what the kernel
  *   itself answers unconfined, requests allowed and denied, the program
  *   cannot restrict or enable its ring, fork, threads and exec, a liburing
- *   program (uring-try), fio, inherited rings, and run's broker killed.
+ *   program (uring-try), fio, inherited rings, and run's broker killed;
+ *   under systemd's NOTIFY_SOCKET the command becomes the main PID before
+ *   it runs (any kernel: on 7.0+ run is the command itself).
  *
  * The programs are found next to the examples' directory as in
  * test_live_cli.c (build tree, or /progs and /tools in the guests:
@@ -28,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -619,6 +622,100 @@ Test(live_broker, run_restricts_and_says_so)
 			      "restricted"),
 		  "%s", err);
 	live_log("run broker: %s", err);
+	free(out);
+	free(err);
+}
+
+/* One datagram from the fake NOTIFY_SOCKET: its text, and the sender's pid
+ * from SCM_CREDENTIALS.  0 when none is queued. */
+static int notify_recv(int s, char *buf, size_t len, pid_t *from)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(s, &m, MSG_DONTWAIT);
+
+	if (n < 0) {
+		cr_assert_eq(errno, EAGAIN, "recvmsg: %s", strerror(errno));
+		return 0;
+	}
+	buf[n] = '\0';
+	*from = -1;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+			*from = uc.pid;
+		}
+	return 1;
+}
+
+/*
+ * A Type=notify unit (doc/systemd.md): systemd accepts READY=1 from the
+ * unit's main PID only (NotifyAccess=main, the default).  The main PID is
+ * run's; when run is a broker the command is its child, so run must send
+ * MAINPID=<the command's pid> before the command can send READY=1.  A fake
+ * NOTIFY_SOCKET records who sent what, in order, as systemd would see it.
+ */
+Test(live_broker, run_notify_socket_names_the_command)
+{
+	static const char *const steps[] = { "setup:0", "read", "notify", NULL };
+	char dir[] = "/tmp/iour-notify-XXXXXX", path[64], buf[64], *out, *err, *p;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s, one = 1, rc, cmd_pid = 0, cmd_ppid = 0;
+	pid_t from1 = 0, from2 = 0;
+	char msg1[64] = "", msg2[64] = "", extra[64];
+	bool broker;
+
+	LIVE_REQUIRE(LIVE_RING);
+	broker = live_missing(LIVE_TASK) != NULL;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/notify", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(s, 0);
+	cr_assert_eq(setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind %s: %s", path,
+		     strerror(errno));
+	cr_assert_eq(setenv("NOTIFY_SOCKET", path, 1), 0);
+	rc = run_try(read_only, NULL, steps, &out, &err);
+	unsetenv("NOTIFY_SOCKET");
+	cr_assert_eq(rc, 0, "exit %d; stdout:\n%s\nstderr:\n%s", rc, out, err);
+	cr_assert(!strncmp(out, "setup: ok\nread: ok\npid: ", strlen("setup: ok\nread: ok\npid: ")),
+		  "%s", out);
+	p = strstr(out, "pid: ");
+	cr_assert(p && sscanf(p, "pid: %d %d", &cmd_pid, &cmd_ppid) == 2, "%s", out);
+	cr_assert(strstr(out, "notify: ok\n"), "%s", out);
+	notify_recv(s, msg1, sizeof(msg1), &from1);
+	notify_recv(s, msg2, sizeof(msg2), &from2);
+	cr_assert_eq(notify_recv(s, extra, sizeof(extra), &from2), 0, "a third message: %s",
+		     extra);
+	if (broker) {
+		/* run (the command's parent) named the command first ... */
+		snprintf(buf, sizeof(buf), "MAINPID=%d", cmd_pid);
+		cr_assert_str_eq(msg1, buf, "first message (from %d)", (int)from1);
+		cr_assert_eq(from1, cmd_ppid, "MAINPID= sent by %d, not by run (%d)", (int)from1,
+			     cmd_ppid);
+		cr_assert_neq(cmd_pid, cmd_ppid);
+		/* ... so READY=1 comes from what is then the main PID. */
+		cr_assert_str_eq(msg2, "READY=1");
+		cr_assert_eq(from2, cmd_pid);
+	} else {
+		/* Task restrictions: run executed the command in its own process,
+		 * which stays the main PID; nothing else is said. */
+		cr_assert_str_eq(msg1, "READY=1");
+		cr_assert_eq(from1, cmd_pid);
+		cr_assert_str_eq(msg2, "", "a second message: %s", msg2);
+		cr_assert_eq(cmd_ppid, getpid(), "the command is not run's own process");
+	}
+	live_log("run under NOTIFY_SOCKET (%s): '%s' from %d, then '%s' from %d",
+		 broker ? "broker" : "task restrictions", msg1, (int)from1, msg2, (int)from2);
+	close(s);
+	unlink(path);
+	rmdir(dir);
 	free(out);
 	free(err);
 }

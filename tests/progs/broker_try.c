@@ -27,6 +27,9 @@
  *   exec          execute this program again with the steps that follow
  *   wait          read one byte from stdin first (tests synchronise)
  *   fds           "rings: N", the io_uring fds this process holds
+ *   notify        "pid: PID PPID", then READY=1 to $NOTIFY_SOCKET (a path
+ *                 or an abstract '@' name) as sd_notify() would send it:
+ *                 "notify: ok" or the errno
  * Exit status 0 unless the program itself failed (2).
  */
 #ifndef _GNU_SOURCE
@@ -37,12 +40,15 @@
 #include <linux/io_uring.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -341,6 +347,31 @@ static void do_fds(void)
 	say("rings", "%d", n);
 }
 
+/* What a Type=notify service does when it is ready (doc/systemd.md). */
+static void do_notify(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int s, err = 0;
+
+	say("pid", "%d %d", (int)getpid(), (int)getppid());
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path)) {
+		say("notify", "%s", "no NOTIFY_SOCKET");
+		return;
+	}
+	memcpy(sa.sun_path, path, strlen(path));
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || sendto(s, "READY=1", 7, 0, (struct sockaddr *)&sa, len) != 7)
+		err = errno;
+	if (s >= 0)
+		close(s);
+	say("notify", "%s", err ? ename(err) : "ok");
+}
+
 int main(int argc, char **argv)
 {
 	/* A request that never completes is a failure to see, not a hang. */
@@ -408,6 +439,8 @@ int main(int argc, char **argv)
 			return 2;
 		} else if (!strcmp(s, "fds")) {
 			do_fds();
+		} else if (!strcmp(s, "notify")) {
+			do_notify();
 		} else if (!strcmp(s, "wait")) {
 			char c;
 

@@ -12,6 +12,9 @@
  * and executes the command; the parent serves every io_uring_setup of the
  * command and all it starts with a ring restricted by the policy, and
  * exits with the command's status.  --broker=off keeps the companion.
+ * Under systemd (NOTIFY_SOCKET set) the broker first names the command's
+ * process the unit's main PID, so that a Type=notify service's READY=1
+ * is accepted with the default NotifyAccess=main (doc/systemd.md).
  *
  * io_uring fds this process inherited are closed before the command runs
  * (as `exec --deny-existing` does), unless --existing-rings says otherwise.
@@ -19,12 +22,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -250,6 +255,47 @@ static void run_forward(int sig, siginfo_t *si, void *uc)
 }
 
 /*
+ * systemd started this process as the unit's main PID; the command runs in
+ * the child.  MAINPID= (sent by the main PID, which systemd accepts) makes
+ * the child the main PID before it runs, so its sd_notify() messages count
+ * and systemd follows the service's own exit.  Best effort: a failure is
+ * said and the command runs (doc/systemd.md).
+ */
+static void run_notify_mainpid(pid_t pid, bool quiet)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char msg[32];
+	size_t plen;
+	int s, n, err = 0;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	plen = strlen(path);
+	if (plen >= sizeof(sa.sun_path)) {
+		err = ENAMETOOLONG;
+		goto out;
+	}
+	memcpy(sa.sun_path, path, plen);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	n = snprintf(msg, sizeof(msg), "MAINPID=%d", (int)pid);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		err = errno;
+		goto out;
+	}
+	if (sendto(s, msg, (size_t)n, MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen)) != n)
+		err = errno;
+	close(s);
+out:
+	if (err && !quiet)
+		cli_msg("could not tell systemd the command's pid (MAINPID=%d to NOTIFY_SOCKET): %s",
+			(int)pid, strerror(err));
+}
+
+/*
  * The ring broker: the child installs the broker's filter, passes the
  * listener up and, once told, executes the command; this process serves
  * it until the command exits.  Returns the command's exit status.
@@ -333,6 +379,7 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
+	run_notify_mainpid(pid, quiet);
 	fflush(NULL);
 	if (write(sv[0], &c, 1) != 1)
 		cli_msg("the command's process is gone");
