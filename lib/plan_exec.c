@@ -657,6 +657,8 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	if (fd < 0) {
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		r->mechanism = IOUR_MECH_NONE;
+		r->flags &= ~IOUR_REPORT_TIGHTENED;
+		r->flags |= IOUR_REPORT_LOOSENED;
 		r->error = (int32_t)fd;
 		iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)fd,
@@ -670,7 +672,8 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		iour__close((int)fd);
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		r->mechanism = IOUR_MECH_NONE;
-		r->flags &= ~(IOUR_REPORT_TIGHTENED);
+		r->flags &= ~IOUR_REPORT_TIGHTENED;
+		r->flags |= IOUR_REPORT_LOOSENED;
 		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, r->error, "%s",
 				 "the ring was closed again");

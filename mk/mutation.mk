@@ -6,7 +6,8 @@
 # mutation: applies each mutant to a scratch copy of the tree (never the
 # work tree), rebuilds, runs the unit (and live) tests its line names,
 # stops at the first failure (killed), prints killed / non-equivalent and
-# the survivors, and writes bench/bench-mutation.json.  CPU-heavy (about
+# the survivors, and writes bench/bench-mutation.json.  Every filter must
+# first pass on the unmutated tree.  CPU-heavy (about
 # half a minute per mutant); not part of make check.  MUTATION_JOBS <= 2.
 MUTATION_JOBS ?= 2
 MUTATION_ARGS ?=
@@ -16,6 +17,6 @@ mutation-list:
 	$(Q)$(NEED) python3:python3
 	$(Q)python3 scripts/mutation.py --check
 
-mutation: unit-tests tools live-tests examples
+mutation: unit-tests tools live-tests examples uring-try
 	$(Q)$(NEED) python3:python3
 	$(Q)python3 scripts/mutation.py --run -j $(MUTATION_JOBS) $(MUTATION_ARGS)

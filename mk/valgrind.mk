@@ -22,8 +22,10 @@
 #    verify/seccomp_kill_on_setup_is_eperm,
 #    policy_real/task_fallback_companion_blocks_setup and
 #    policy_compat/real_kernel_feature_level_env (install the companion),
-#    policy_faults/emulated_every_step_every_errno (the emulated kernel runs
-#    the companion through the real seccomp checker),
+#    policy_faults/emulated_every_step_every_errno and
+#    policy_faults/tightened_task_plan_not_tightened_before_enforcement
+#    (the emulated kernel runs the companion or the ringless guard through
+#    the real seccomp checker),
 #    ring_fds/sqpoll_ring_inherited_across_exec (the companion, and an
 #    SQPOLL ring whose completions the kernel writes),
 #    policy_real/task_threads_report_or_refuse (apply_task installs the
@@ -70,6 +72,7 @@ VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
 	emulated/emulated_vs_real_kernel_ring_differential verify/resource_errors \
 	threads/error_codes policy_real/task_fallback_companion_blocks_setup \
 	policy_faults/emulated_every_step_every_errno \
+	policy_faults/tightened_task_plan_not_tightened_before_enforcement \
 	policy_compat/real_kernel_feature_level_env policy_compat/probe_failure_applies_nothing \
 	policy_compat/emulated_7_0_lowered_to_level_3 \
 	policy_compat/emulated_forced_levels_on_each_generation \

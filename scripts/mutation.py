@@ -14,7 +14,9 @@ files, and the build directory so the first build is incremental) to a
 scratch directory per worker, never touching the work tree; for each
 mutant it replaces the locator, rebuilds the unit tests and the tools,
 runs the unit tests the filter selects (then the live ones, if given),
-stopping at the first failure (= killed), and restores the file.  It
+stopping at the first failure (= killed), and restores the file.  Before
+any mutant, every filter runs once on the unmutated tree and must pass:
+a filter that fails there would "kill" every mutant it is given.  It
 prints killed / non-equivalent and the survivors, and writes
 tests.mutation_score and the run time to bench/bench-mutation.json.
 """
@@ -120,7 +122,7 @@ def sh(cmd, cwd, timeout):
         return -1, "timeout"
 
 
-BUILD = "make -j1 O=build unit-tests tools live-tests >/dev/null 2>&1"
+BUILD = "make -j1 O=build unit-tests tools live-tests uring-try >/dev/null 2>&1"
 
 
 class HarnessError(Exception):
@@ -134,6 +136,30 @@ def harness_error(m, out):
         raise HarnessError(f"{m['id']}: the filter of {MUTANTS}:{m['line']} runs no test")
 
 
+ENV = "IOUR_EXAMPLES_DIR=build/examples IOUR_TOOLS_DIR=build/tools"
+
+
+def run_filter(tier, flt, wdir, timeout):
+    return sh(f"{ENV} build/tests/{tier} -j1 --fail-fast --filter '@({flt})'", wdir, timeout)
+
+
+def baseline(todo, wdir, timeout):
+    """Every filter must pass on the unmutated tree (and select a test),
+    or a mutant it 'kills' proves nothing.  Returns the failures."""
+    bad = []
+    seen = set()
+    for m in todo:
+        for tier, flt in (("unit", m["unit"]), ("live", m["live"])):
+            if not flt or (tier, flt) in seen:
+                continue
+            seen.add((tier, flt))
+            rc, out = run_filter(tier, flt, wdir, timeout)
+            if rc != 0 or "pattern error" in out or "Tested: 0 " in out:
+                bad.append(f"{m['id']}: {tier} filter {flt!r} fails unmutated: "
+                           + (out.strip().splitlines() or ["?"])[-1][:200])
+    return bad
+
+
 def run_one(m, wdir, timeout):
     path = os.path.join(wdir, m["file"])
     with open(path, encoding="utf-8") as f:
@@ -144,15 +170,12 @@ def run_one(m, wdir, timeout):
         rc, _ = sh(BUILD, wdir, timeout)
         if rc != 0:
             return "killed", "build fails"
-        env = "IOUR_EXAMPLES_DIR=build/examples IOUR_TOOLS_DIR=build/tools"
-        rc, out = sh(f"{env} build/tests/unit -j1 --fail-fast --filter '@({m['unit']})'", wdir,
-                     timeout)
+        rc, out = run_filter("unit", m["unit"], wdir, timeout)
         harness_error(m, out)
         if rc != 0:
             return "killed", "unit " + (out.strip().splitlines() or ["?"])[-1][:100]
         if m["live"]:
-            rc, out = sh(f"{env} build/tests/live -j1 --fail-fast --filter '@({m['live']})'",
-                         wdir, timeout)
+            rc, out = run_filter("live", m["live"], wdir, timeout)
             harness_error(m, out)
             if rc != 0:
                 return "killed", "live " + (out.strip().splitlines() or ["?"])[-1][:100]
@@ -190,6 +213,8 @@ def main():
     results = {}
     lock = threading.Lock()
     queue = list(todo)
+    ready = threading.Event()
+    broken = []
 
     def worker(k):
         wdir = os.path.join(scratch, f"w{k}")
@@ -197,6 +222,17 @@ def main():
         rc, out = sh(BUILD, wdir, 3600)
         if rc != 0:
             print(f"worker {k}: the unmutated tree does not build:\n{out}", file=sys.stderr)
+            if k == 0:
+                broken.append("build")
+                ready.set()
+            return
+        if k == 0:
+            broken.extend(baseline(todo, wdir, a.timeout))
+            for b in broken:
+                print(f"baseline: {b}", file=sys.stderr)
+            ready.set()
+        ready.wait()
+        if broken:
             return
         while True:
             with lock:
@@ -217,6 +253,8 @@ def main():
     for t in ts:
         t.join()
     shutil.rmtree(scratch, ignore_errors=True)
+    if broken:
+        sys.exit("mutation: the unmutated tree fails a filter (see above); no mutant ran")
     if len(results) != len(todo):
         sys.exit("mutation: some mutants did not run")
     errors = [k for k, (s, _) in results.items() if s == "error"]

@@ -368,3 +368,168 @@ Test(policy_faults, emulated_every_step_every_errno)
 	}
 	fprintf(stderr, "emulated fault injection: %zu cases in all\n", total);
 }
+
+/*
+ * Plans whose report carries TIGHTENED from planning (a closed fallback:
+ * an opcode the kernel cannot filter is denied; a task policy the kernel
+ * can only hold with the companion), each call of each failing in turn:
+ * until an enforcing step (a restriction set, a filter, the companion)
+ * has taken effect, nothing is tightened, so the report must say NOT
+ * ENFORCED and LOOSENED, with no mechanism and without TIGHTENED
+ * (doc/design.md, "Policies, plans, the executor and reports").
+ */
+struct tight_case {
+	const char *name;
+	enum emu_gen gen;
+	uint32_t level;
+	enum mode mode;
+	const char *json;
+};
+
+#define TIGHT_SOCKET(target)                                                                \
+	"{ \"version\": 1, \"target\": \"" target "\", \"noFilterFallback\": \"closed\", "  \
+	"\"defaultAction\": \"deny\", \"entries\": [ { \"names\": [\"read\"], \"action\": " \
+	"\"allow\" }, { \"names\": [\"socket\"], \"action\": \"allow\", \"args\": [ { "     \
+	"\"field\": \"socket.family\", \"op\": \"==\", \"value\": \"AF_INET\" } ] } ] }"
+#define TIGHT_CONNECT(target)                                                                 \
+	"{ \"version\": 1, \"target\": \"" target "\", \"noFilterFallback\": \"closed\", "    \
+	"\"defaultAction\": \"deny\", \"entries\": [ { \"names\": [\"socket\"], \"action\": " \
+	"\"allow\", \"args\": [ { \"field\": \"socket.family\", \"op\": \"==\", \"value\": "  \
+	"\"AF_INET\" } ] }, { \"names\": [\"connect\"], \"action\": \"allow\", \"args\": [ "  \
+	"{ \"field\": \"connect.port\", \"op\": \"==\", \"value\": 443 } ] } ] }"
+
+static bool step_enforces(uint32_t op)
+{
+	return op == IOUR_STEP_RESTRICTIONS || op == IOUR_STEP_BPF_FILTER ||
+	       op == IOUR_STEP_COMPANION;
+}
+
+static size_t run_tight_case(const struct tight_case *c)
+{
+	struct emu_config cfg = { .gen = c->gen };
+	struct iour_load_error lerr = { .sz = sizeof(lerr) };
+	IOUR_OPTS(iour_plan_opts, o, .flags = IOUR_PLAN_FORCE_LEVEL, .level = c->level);
+	struct scenario s = { .name = c->name, .gen = c->gen, .level = c->level, .mode = c->mode };
+	struct iour_policy *p = NULL;
+	struct iour_plan *pl = NULL;
+	struct emu *e;
+	struct run clean;
+	uint64_t seqs[64];
+	size_t nseq = 0, i, cases = 0;
+	int ring_fd = -1;
+
+	cr_assert_eq(iour_policy__load_json(c->json, strlen(c->json), NULL, &p, &lerr), 0, "%s: %s",
+		     c->name, lerr.message);
+	cr_assert_eq(iour_policy__plan(p, &o, &pl), 0, "%s", c->name);
+	cr_assert(iour_report__flags(iour_plan__report(pl)) & IOUR_REPORT_TIGHTENED,
+		  "%s: the plan is not tightened", c->name);
+
+	cr_assert_eq(emu_new(&cfg, &e), 0);
+	emu_install(e);
+	if (c->mode == M_RING)
+		ring_fd = disabled_ring();
+	clean = apply(&s, pl, e, ring_fd);
+	cr_assert_eq(clean.rc, 0, "%s: clean run: %s", c->name, iour_errname(clean.rc));
+	for (i = 0; i < emu_log_len(e); i++) {
+		const struct emu_call *lc = emu_log_at(e, i);
+
+		if (is_precheck(lc) || lc->kind == EMU_CALL_CLOSE || lc->kind == EMU_CALL_ENTER)
+			continue;
+		if (lc->kind == EMU_CALL_PRCTL && lc->opcode != 38)
+			continue;
+		if (c->mode == M_RING && lc->kind == EMU_CALL_SETUP)
+			continue;
+		cr_assert_lt(nseq, IOUR_ARRAY_SIZE(seqs));
+		seqs[nseq++] = lc->seq;
+	}
+	iour_report__free(clean.rep);
+	emu_uninstall();
+	emu_free(e);
+	cr_assert_gt(nseq, 0, "%s: no call", c->name);
+
+	for (i = 0; i < nseq; i++) {
+		struct emu_fault f = { .seq = seqs[i], .err = EINVAL };
+		uint32_t done, total, flags, q, first;
+		bool enforcing = false;
+		struct run r;
+
+		cr_assert_eq(emu_new(&cfg, &e), 0);
+		emu_install(e);
+		if (c->mode == M_RING)
+			ring_fd = disabled_ring();
+		cr_assert_eq(emu_fault_add(e, &f), 0);
+		r = apply(&s, pl, e, ring_fd);
+		cr_expect_eq(emu_faults_pending(e), 0, "%s: call %zu: fault not hit", c->name, i);
+		cr_assert_not_null(r.rep, "%s: call %zu", c->name, i);
+		cr_assert_neq(r.rc, 0, "%s: call %zu failed, apply succeeded", c->name, i);
+		cr_assert_eq(iour_report__steps(r.rep, &done, &total), 0);
+		first = c->mode == M_TASK ? 0 : (uint32_t)iour_plan__step_cnt(pl) - total;
+		for (q = 0; q < done && c->mode != M_CREATE; q++) {
+			struct iour_plan_step ps = { .sz = sizeof(ps) };
+
+			cr_assert_eq(iour_plan__step(pl, first + q, &ps), 0);
+			enforcing |= step_enforces(ps.op);
+		}
+		flags = (uint32_t)iour_report__flags(r.rep);
+		if (!enforcing) {
+			cr_expect_eq(iour_report__status(r.rep), IOUR_STATUS_NOT_ENFORCED,
+				     "%s: call %zu: status %d", c->name, i,
+				     iour_report__status(r.rep));
+			cr_expect(flags & IOUR_REPORT_LOOSENED, "%s: call %zu: flags %#x", c->name,
+				  i, flags);
+			cr_expect(!(flags & IOUR_REPORT_TIGHTENED),
+				  "%s: call %zu: nothing enforcing took effect, flags %#x", c->name,
+				  i, flags);
+			cr_expect_eq(iour_report__mechanism(r.rep), IOUR_MECH_NONE, "%s: call %zu",
+				     c->name, i);
+		} else {
+			cr_expect_eq(iour_report__status(r.rep), IOUR_STATUS_PARTIALLY,
+				     "%s: call %zu: status %d", c->name, i,
+				     iour_report__status(r.rep));
+		}
+		iour_report__free(r.rep);
+		if (r.fd >= 0 && c->mode == M_CREATE)
+			iour__close(r.fd);
+		emu_uninstall();
+		emu_free(e);
+		cases++;
+	}
+	iour_plan__free(pl);
+	iour_policy__free(p);
+	return cases;
+}
+
+static void run_tight_cases(const struct tight_case *tc, size_t n)
+{
+	size_t i, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += run_tight_case(&tc[i]);
+	fprintf(stderr, "tightened plans: %zu failing calls checked\n", total);
+}
+
+Test(policy_faults, tightened_ring_plan_not_tightened_before_enforcement)
+{
+	static const struct tight_case tc[] = {
+		{ "6.18 ring, no filters", EMU_GEN_6_18, 3, M_RING, TIGHT_SOCKET("ring") },
+		{ "6.1 ring, no filters", EMU_GEN_6_1, 2, M_RING, TIGHT_CONNECT("ring") },
+		{ "7.0 ring, no CONNECT payload", EMU_GEN_7_0, 4, M_RING, TIGHT_CONNECT("ring") },
+		{ "7.0 create_ring, no CONNECT payload", EMU_GEN_7_0, 4, M_CREATE,
+		  TIGHT_CONNECT("ring") },
+	};
+
+	run_tight_cases(tc, IOUR_ARRAY_SIZE(tc));
+}
+
+/* Task plans install a seccomp program (the companion, the ringless
+ * guard), which the emulated kernel checks with the real seccomp checker
+ * (not under valgrind: mk/valgrind.mk). */
+Test(policy_faults, tightened_task_plan_not_tightened_before_enforcement)
+{
+	static const struct tight_case tc[] = {
+		{ "6.18 task, companion", EMU_GEN_6_18, 3, M_TASK, TIGHT_SOCKET("task") },
+		{ "7.0 task, no CONNECT payload", EMU_GEN_7_0, 4, M_TASK, TIGHT_CONNECT("task") },
+	};
+
+	run_tight_cases(tc, IOUR_ARRAY_SIZE(tc));
+}

@@ -841,3 +841,130 @@ Test(policyfile, schema_constants_shared_with_cli)
 		iour_policy__free(p);
 	}
 }
+
+/* ---- bounds and meaning kept across save and load ------------------------ */
+
+/* A program's pduSize is 0 to 24 (doc/policy-files.md): every value from
+ * below to above the range loads exactly when it is inside it. */
+Test(policyfile, program_pdu_size_bounds)
+{
+	IOUR_OPTS(iour_policy_load_opts, o, .kernel = IOUR_KVER(7, 2));
+	char text[160];
+	int v;
+
+	for (v = -2; v <= 30; v++) {
+		struct iour_load_error e = { .sz = sizeof(e) };
+		struct iour_policy *p = NULL;
+		int rc;
+
+		snprintf(
+			text, sizeof(text),
+			"{\"programs\":[{\"name\":\"openat\",\"pduSize\":%d,\"insns\":[[6,0,0,1]]}]}",
+			v);
+		rc = iour_policy__load_json(text, strlen(text), &o, &p, &e);
+		if (v >= 0 && v <= 24) {
+			cr_expect_eq(rc, 0, "pduSize %d: %s", v, e.message);
+		} else {
+			cr_expect_eq(rc, -EBADMSG, "pduSize %d: rc %d", v, rc);
+			cr_expect_str_eq(e.path, "programs[0].pduSize", "pduSize %d", v);
+			cr_expect_str_eq(e.message, "expected a payload size 0 to 24", "pduSize %d",
+					 v);
+		}
+		iour_policy__free(p);
+	}
+}
+
+static uint32_t decide_connect(const struct iour_policy *p, const uint8_t *addr, bool v6)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(443) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(443) };
+	struct iour_request_verdict v = { .sz = sizeof(v) };
+	uint8_t ctx[IOUR_CTX_SIZE];
+
+	cr_assert_eq(iour_ctx_generic(ctx, IOUR_CTX_SIZE, OP_CONNECT, 0, 0), 0);
+	if (v6) {
+		memcpy(&s6.sin6_addr, addr, 16);
+		cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &s6, sizeof(s6)), 0);
+	} else {
+		memcpy(&s4.sin_addr, addr, 4);
+		cr_assert_eq(iour_ctx_connect(ctx, IOUR_CTX_SIZE, &s4, sizeof(s4)), 0);
+	}
+	cr_assert_eq(iour_policy__decide(p, ctx, IOUR_CTX_SIZE, &v), 0);
+	return v.verdict;
+}
+
+/* Saving and loading again keeps what a prefix rule decides: for every
+ * prefix length, the prefix's own address, the last address inside it and
+ * the first one outside it (its bit plen flipped) get the same verdict
+ * from the loaded policy as from the one saved, and the prefix itself
+ * decides as a prefix (inside denied, outside allowed). */
+Test(policyfile, save_load_keeps_address_prefixes)
+{
+	static const uint8_t base6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xa5, 0x5a, 0x12, 0x34,
+					   0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x0f, 0xf0 };
+	static const uint8_t base4[4] = { 10, 171, 205, 96 };
+	uint32_t plen, cases = 0;
+	int v6;
+
+	for (v6 = 0; v6 <= 1; v6++) {
+		uint32_t bits = v6 ? 128 : 32;
+
+		for (plen = 0; plen <= bits; plen++) {
+			struct iour_cmp c = { .sz = sizeof(c),
+					      .op = IOUR_CMP_IN_PREFIX,
+					      .arg = plen };
+			uint8_t probe[3][16];
+			struct iour_policy *p = NULL, *q;
+			struct iour_filter *f;
+			uint32_t i;
+			char *s;
+
+			if (v6) {
+				c.field = IOUR_FIELD_CONNECT_ADDR6;
+				memcpy(c.addr6, base6, 16);
+			} else {
+				c.field = IOUR_FIELD_CONNECT_ADDR4;
+				c.value = ((uint32_t)base4[0] << 24) | ((uint32_t)base4[1] << 16) |
+					  ((uint32_t)base4[2] << 8) | base4[3];
+			}
+			/* the operand's bits past the prefix are cleared */
+			memcpy(probe[0], v6 ? base6 : base4, bits / 8);
+			for (i = plen; i < bits; i++)
+				probe[0][i / 8] &= (uint8_t) ~(0x80U >> (i % 8));
+			if (!v6)
+				c.value &= plen ? ~0U << (32 - plen) : 0;
+			else
+				memcpy(c.addr6, probe[0], 16);
+			memcpy(probe[1], probe[0], 16);
+			for (i = plen; i < bits; i++)
+				probe[1][i / 8] |= (uint8_t)(0x80U >> (i % 8));
+			memcpy(probe[2], probe[0], 16);
+			if (plen > 0)
+				probe[2][(plen - 1) / 8] ^= (uint8_t)(0x80U >> ((plen - 1) % 8));
+
+			cr_assert_eq(iour_filter__new(NULL, &f), 0);
+			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0,
+				     "v6 %d plen %u", v6, plen);
+			cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+			cr_assert_eq(iour_policy__new(NULL, &p), 0);
+			cr_assert_eq(iour_policy__set_filter(p, f), 0);
+			iour_filter__free(f);
+			s = save(p);
+			q = load_text(s);
+			for (i = 0; i < 3; i++) {
+				uint32_t want = i < 2 || plen == 0 ? IOUR_DENY : IOUR_ALLOW;
+
+				cr_expect_eq(decide_connect(p, probe[i], v6), want,
+					     "v6 %d plen %u probe %u: saved policy", v6, plen, i);
+				cr_expect_eq(decide_connect(q, probe[i], v6), want,
+					     "v6 %d plen %u probe %u: loaded again from\n%s", v6,
+					     plen, i, s);
+				cases++;
+			}
+			free(s);
+			iour_policy__free(q);
+			iour_policy__free(p);
+		}
+	}
+	fprintf(stderr, "prefix save/load: %u verdicts compared\n", cases);
+}
