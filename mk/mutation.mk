@@ -7,8 +7,8 @@
 # work tree), rebuilds, runs the unit (and live) tests its line names,
 # stops at the first failure (killed), prints killed / non-equivalent and
 # the survivors, and writes bench/bench-mutation.json.  Every filter must
-# first pass on the unmutated tree.  CPU-heavy (about
-# half a minute per mutant); not part of make check.  MUTATION_JOBS <= 2.
+# first pass on the unmutated tree.  CPU-heavy (about 9 s a
+# mutant on 6.18 with one worker: 86 in 758 s); not part of make check.  MUTATION_JOBS <= 2.
 MUTATION_JOBS ?= 2
 MUTATION_ARGS ?=
 
