@@ -29,6 +29,8 @@ static const struct err_desc sys_errs[] = {
 	{ EEXIST, "-EEXIST", "Already exists" },
 	{ ENODEV, "-ENODEV", "No such device" },
 	{ EINVAL, "-EINVAL", "Invalid argument" },
+	{ ENFILE, "-ENFILE", "Too many open files in system" },
+	{ EMFILE, "-EMFILE", "Too many open files" },
 	{ ENOMSG, "-ENOMSG", "Restriction set incomplete: SQE flags not decided" },
 	{ ENOSPC, "-ENOSPC", "No space left (limit reached)" },
 	{ EDOM, "-EDOM", "Field not defined for this opcode" },
