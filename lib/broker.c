@@ -75,7 +75,6 @@ struct iour_broker {
 /* Documented in include/iouring_restrict/broker.h */
 int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 {
-	static const int allowed[] = { EINVAL, E2BIG, EOPNOTSUPP, EBUSY, ENOMEM, EMFILE, 0 };
 	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
 	struct sock_fprog fp;
 	uint32_t flags;
@@ -95,10 +94,11 @@ int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 		return n;
 	rc = iour__prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (rc < 0)
-		return rc == -EINVAL ? -EOPNOTSUPP : iour__err_public((int)rc, allowed);
+		return rc == -EINVAL ? -EOPNOTSUPP :
+				       iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
 	rc = iour__prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if (rc < 0)
-		return iour__err_public((int)rc, allowed);
+		return iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
 	if (flags & IOUR_BROKER_ALL_THREADS)
 		sflags |= SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
 	fp.len = (unsigned short)n;
@@ -109,7 +109,7 @@ int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 	if (rc == -EINVAL || rc == -ENOSYS)
 		return -EOPNOTSUPP; /* no NEW_LISTENER (before 5.0) or no filter mode */
 	if (rc < 0)
-		return iour__err_public((int)rc, allowed);
+		return iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
 	*listener_fd = (int)rc;
 	return 0;
 }

@@ -308,7 +308,6 @@ int iour_companion_program(const struct iour_companion_opts *opts, struct iour_i
 /* Documented in include/iouring_restrict/companion.h */
 int iour_companion_install(const struct iour_companion_opts *opts)
 {
-	static const int allowed[] = { EINVAL, E2BIG, EACCES, EOPNOTSUPP, EBUSY, ENOMEM, 0 };
 	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
 	struct sock_fprog fp;
 	uint32_t flags, err;
@@ -325,12 +324,13 @@ int iour_companion_install(const struct iour_companion_opts *opts)
 	/* Is seccomp filtering there at all?  (-EINVAL: CONFIG_SECCOMP off.) */
 	rc = iour__prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (rc < 0)
-		return rc == -EINVAL ? -EOPNOTSUPP : iour__err_public((int)rc, allowed);
+		return rc == -EINVAL ? -EOPNOTSUPP :
+				       iour__err_public((int)rc, IOUR__ERRSET_COMPANION_INSTALL);
 
 	if (flags & IOUR_COMPANION_SET_NNP) {
 		rc = iour__prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 		if (rc < 0)
-			return iour__err_public((int)rc, allowed);
+			return iour__err_public((int)rc, IOUR__ERRSET_COMPANION_INSTALL);
 	}
 
 	fp.len = (unsigned short)n;
@@ -346,5 +346,5 @@ int iour_companion_install(const struct iour_companion_opts *opts)
 		return -EBUSY; /* TSYNC: the id of a thread that could not follow */
 	if (rc == -EINVAL || rc == -ENOSYS)
 		return -EOPNOTSUPP; /* no filter mode, or no TSYNC */
-	return iour__err_public((int)rc, allowed);
+	return iour__err_public((int)rc, IOUR__ERRSET_COMPANION_INSTALL);
 }

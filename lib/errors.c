@@ -29,6 +29,8 @@ static const struct err_desc sys_errs[] = {
 	{ EEXIST, "-EEXIST", "Already exists" },
 	{ ENODEV, "-ENODEV", "No such device" },
 	{ EINVAL, "-EINVAL", "Invalid argument" },
+	{ ENFILE, "-ENFILE", "Too many open files in system" },
+	{ EMFILE, "-EMFILE", "Too many open files" },
 	{ ENOMSG, "-ENOMSG", "Restriction set incomplete: SQE flags not decided" },
 	{ ENOSPC, "-ENOSPC", "No space left (limit reached)" },
 	{ EDOM, "-EDOM", "Field not defined for this opcode" },
@@ -135,13 +137,35 @@ const char *iour_strerror_desc(int err)
 	return d ? d->msg : "Unknown error";
 }
 
-int iour__err_public(int rc, const int *allowed)
+/* The sets, each 0-terminated, from the one table. */
+#define IOUR_ERRSET(id, function, ...) static const int errset_##id[] = { __VA_ARGS__, 0 };
+#include "errsets.def"
+
+static const struct {
+	const int *errs;
+	const char *function;
+} errsets[IOUR__ERRSET_COUNT] = {
+#define IOUR_ERRSET(id, function, ...) [IOUR__ERRSET_##id] = { errset_##id, function },
+#include "errsets.def"
+};
+
+const int *iour__errset(enum iour__errset id)
+{
+	return (unsigned int)id < IOUR__ERRSET_COUNT ? errsets[id].errs : NULL;
+}
+
+const char *iour__errset_function(enum iour__errset id)
+{
+	return (unsigned int)id < IOUR__ERRSET_COUNT ? errsets[id].function : NULL;
+}
+
+int iour__err_public(int rc, enum iour__errset set)
 {
 	const int *p;
 
 	if (rc >= 0)
 		return rc;
-	for (p = allowed; *p; p++)
+	for (p = iour__errset(set); p && *p; p++)
 		if (-rc == *p)
 			return rc;
 	return -IOUR_ERRNO__INTERNAL;

@@ -336,7 +336,6 @@ static void opfilter_drop_if_empty(struct iour_filter *f, uint32_t opcode)
 /* Documented in include/iouring_restrict/filter.h */
 int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **out)
 {
-	static const int allowed[] = { EINVAL, E2BIG, ENOMEM, 0 };
 	struct iour_filter *f;
 	uint32_t dv, flags;
 	int rc;
@@ -345,7 +344,7 @@ int iour_filter__new(const struct iour_filter_opts *opts, struct iour_filter **o
 		return -EINVAL;
 	rc = IOUR_OPTS_VALID(opts, iour_filter_opts);
 	if (rc)
-		return iour__err_public(rc, allowed);
+		return iour__err_public(rc, IOUR__ERRSET_FILTER_NEW);
 	dv = IOUR_OPTS_GET(opts, default_verdict, (uint32_t)IOUR_DENY);
 	flags = IOUR_OPTS_GET(opts, flags, 0U);
 	if (!verdict_ok(dv) || (flags & ~(uint32_t)IOUR_FILTER_ADDR4_LITERAL))

@@ -164,9 +164,6 @@ out:
 int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 			 const struct iour_compile_opts *opts, struct iour_prog **out)
 {
-	static const int allowed[] = {
-		EINVAL, E2BIG, ENOENT, IOUR_ERRNO__PROG_TOO_LARGE, ENOMEM, 0
-	};
 	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ };
 	uint32_t max_insns;
 	int rc;
@@ -175,7 +172,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 		return -EINVAL;
 	rc = IOUR_OPTS_VALID(opts, iour_compile_opts);
 	if (rc)
-		return iour__err_public(rc, allowed);
+		return iour__err_public(rc, IOUR__ERRSET_FILTER_COMPILE);
 	if (IOUR_OPTS_GET(opts, flags, 0U))
 		return -EINVAL;
 	max_insns = IOUR_OPTS_GET(opts, max_insns, 0U);
@@ -185,7 +182,7 @@ int iour_filter__compile(const struct iour_filter *f, uint32_t opcode,
 		max_insns = IOUR_MAX_INSNS;
 	cfg.max_insns = max_insns;
 	rc = iour__filter_compile_cfg(f, opcode, &cfg, NULL, out);
-	return iour__err_public(rc, allowed);
+	return iour__err_public(rc, IOUR__ERRSET_FILTER_COMPILE);
 }
 
 /* ---- stacked programs (filter_internal.h, iour__filter_compile_stack()) --- */

@@ -137,13 +137,25 @@ IOUR_INTERNAL void iour__alloc_arm(unsigned long fail_at);
 /* Stop; report the attempts made and the blocks still outstanding. */
 IOUR_INTERNAL void iour__alloc_disarm(unsigned long *calls, long *live);
 
+/* The error sets of the public functions, one per function: lib/errsets.def. */
+enum iour__errset {
+#define IOUR_ERRSET(id, function, ...) IOUR__ERRSET_##id,
+#include "errsets.def"
+	IOUR__ERRSET_COUNT
+};
+
+/* The set's codes (positive, 0-terminated) and the public function it
+ * belongs to; NULL for an id out of range. */
+IOUR_INTERNAL const int *iour__errset(enum iour__errset id);
+IOUR_INTERNAL const char *iour__errset_function(enum iour__errset id);
+
 /*
  * The boundary filter for error codes: a public function passes its result
- * through this with the closed set of codes it documents; anything else
- * becomes -IOUR_ERRNO__INTERNAL so that new internal codes never leak.
- * `allowed` is a 0-terminated list of positive codes.
+ * through this with its error set (lib/errsets.def), the closed set of
+ * codes it documents; anything else becomes -IOUR_ERRNO__INTERNAL so that
+ * new internal codes never leak.
  */
-IOUR_INTERNAL int iour__err_public(int rc, const int *allowed);
+IOUR_INTERNAL int iour__err_public(int rc, enum iour__errset set);
 
 /* The smallest IORING_REGISTER_LAST of any kernel with per-ring
  * restrictions and this IORING_OP_LAST, from the name tables (names.c);

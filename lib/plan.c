@@ -1023,9 +1023,6 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 
 /* ---- public planning entry and getters ---- */
 
-static const int plan_errs[] = { EINVAL, E2BIG,  EACCES, EPERM,  EBUSY, ECHILD,
-				 ENOMEM, EMFILE, ENFILE, EAGAIN, 0 };
-
 /* Documented in include/iouring_restrict/plan.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
 		      struct iour_plan **out)
@@ -1056,8 +1053,8 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	} else
 		rc = iour__kernel_probe(&t);
 	if (rc)
-		return iour__err_public(rc, plan_errs);
-	return iour__err_public(iour__plan_build(p, &t, out), plan_errs);
+		return iour__err_public(rc, IOUR__ERRSET_POLICY_PLAN);
+	return iour__err_public(iour__plan_build(p, &t, out), IOUR__ERRSET_POLICY_PLAN);
 }
 
 /* Documented in include/iouring_restrict/plan.h */

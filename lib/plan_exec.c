@@ -392,25 +392,6 @@ static int finish(struct iour_report *r, int rc, struct iour_report **report)
 	return rc;
 }
 
-static const int task_errs[] = { EINVAL,
-				 E2BIG,
-				 EBUSY,
-				 EACCES,
-				 EPERM,
-				 ENOMEM,
-				 EFAULT,
-				 ENOSYS,
-				 EMSGSIZE,
-				 EOVERFLOW,
-				 ECHILD,
-				 EMFILE,
-				 ENFILE,
-				 EAGAIN,
-				 IOUR_ERRNO__UNSUPPORTED,
-				 IOUR_ERRNO__KERNEL_MISMATCH,
-				 IOUR_ERRNO__PARTIAL,
-				 0 };
-
 static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 {
 	bool need = false;
@@ -453,7 +434,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
 	rc = check_kernel(plan, 0, plan->n_task, r);
 	if (rc)
-		return finish(r, iour__err_public(rc, task_errs), report);
+		return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK), report);
 
 	/* Other threads are not covered by task restrictions. */
 	threads = iour__count_threads();
@@ -511,52 +492,8 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	x.end = plan->n_task;
 	memcpy(x.achieved, plan->achieved, sizeof(x.achieved));
 	rc = run(&x);
-	return finish(r, iour__err_public(rc, task_errs), report);
+	return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK), report);
 }
-
-static const int ring_errs[] = { EINVAL,
-				 E2BIG,
-				 EBADFD,
-				 EBUSY,
-				 EBADF,
-				 EOPNOTSUPP,
-				 EACCES,
-				 ENOMEM,
-				 EFAULT,
-				 EMSGSIZE,
-				 EOVERFLOW,
-				 EEXIST,
-				 ECHILD,
-				 EMFILE,
-				 ENFILE,
-				 EAGAIN,
-				 IOUR_ERRNO__UNSUPPORTED,
-				 IOUR_ERRNO__KERNEL_MISMATCH,
-				 IOUR_ERRNO__PARTIAL,
-				 0 };
-/* create_ring adds io_uring_setup's errors. */
-static const int create_errs[] = { EINVAL,
-				   E2BIG,
-				   EBADFD,
-				   EBUSY,
-				   EBADF,
-				   EOPNOTSUPP,
-				   EACCES,
-				   ENOMEM,
-				   EFAULT,
-				   EMSGSIZE,
-				   EOVERFLOW,
-				   EEXIST,
-				   ENXIO,
-				   EPERM,
-				   ENOSYS,
-				   EMFILE,
-				   ENFILE,
-				   ECHILD,
-				   EAGAIN,
-				   IOUR_ERRNO__UNSUPPORTED,
-				   IOUR_ERRNO__KERNEL_MISMATCH,
-				   0 };
 
 static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 		       struct iour_report **r)
@@ -613,10 +550,10 @@ int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
 	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
 	if (rc)
-		return finish(r, iour__err_public(rc, ring_errs), report);
+		return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_RING), report);
 	ring_exec_init(&x, plan, r, ring_fd);
 	rc = run(&x);
-	return finish(r, iour__err_public(rc, ring_errs), report);
+	return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_RING), report);
 }
 
 /* Documented in include/iouring_restrict/plan.h */
@@ -647,7 +584,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		return finish(r, -IOUR_ERRNO__UNSUPPORTED, report);
 	rc = check_kernel(plan, plan->n_task, plan->nsteps, r);
 	if (rc)
-		return finish(r, iour__err_public(rc, create_errs), report);
+		return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_CREATE_RING), report);
 	/* The caller's flags are given back as they were: R_DISABLED is the
 	 * executor's business, not a change to the caller's parameters. */
 	caller_flags = pp->flags;
@@ -663,7 +600,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)fd,
 				 "io_uring_setup failed with %s; no ring", iour_errname((int)fd));
-		return finish(r, iour__err_public((int)fd, create_errs), report);
+		return finish(r, iour__err_public((int)fd, IOUR__ERRSET_PLAN_CREATE_RING), report);
 	}
 	ring_exec_init(&x, plan, r, (int)fd);
 	rc = run(&x);
@@ -677,7 +614,7 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_STEP_FAILED,
 				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, r->error, "%s",
 				 "the ring was closed again");
-		return finish(r, iour__err_public(r->error, create_errs), report);
+		return finish(r, iour__err_public(r->error, IOUR__ERRSET_PLAN_CREATE_RING), report);
 	}
 	*ring_fd = (int)fd;
 	return finish(r, 0, report);

@@ -1027,7 +1027,6 @@ static void copy_out(const struct iour_features *src, struct iour_features *out)
 /* Documented in include/iouring_restrict/probe.h */
 int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 {
-	static const int errs[] = { EINVAL, E2BIG, ENOMEM, EMFILE, ENFILE, EAGAIN, ECHILD, 0 };
 	struct iour__kernel_limits lim;
 	struct iour_features f;
 	uint64_t flags;
@@ -1054,7 +1053,7 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 	}
 	r = probe_get(flags, &f, &lim);
 	if (r)
-		return iour__err_public(r, errs);
+		return iour__err_public(r, IOUR__ERRSET_PROBE);
 	copy_out(&f, out);
 	return 0;
 }
@@ -1062,14 +1061,13 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 /* Documented in include/iouring_restrict/probe.h */
 int iour_feature_level(void)
 {
-	static const int errs[] = { ENOMEM, EMFILE, ENFILE, EAGAIN, ECHILD, 0 };
 	struct iour__kernel_limits lim;
 	struct iour_features f;
 	int r;
 
 	r = probe_get(0, &f, &lim);
 	if (r)
-		return iour__err_public(r, errs);
+		return iour__err_public(r, IOUR__ERRSET_FEATURE_LEVEL);
 	return (int)f.level;
 }
 

@@ -171,21 +171,6 @@ static int map_exec_err(int rc, const struct iour_plan *pl, const struct iour_re
 int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 		    const struct iour_ring_apply_opts *opts)
 {
-	static const int errs[] = { EINVAL,
-				    E2BIG,
-				    ENOMSG,
-				    EBADF,
-				    EOPNOTSUPP,
-				    EBADFD,
-				    EBUSY,
-				    ENOMEM,
-				    ECHILD,
-				    EMFILE,
-				    ENFILE,
-				    EAGAIN,
-				    IOUR_ERRNO__UNSUPPORTED,
-				    IOUR_ERRNO__KERNEL_MISMATCH,
-				    0 };
 	struct iour_ring_report *rep;
 	struct iour_report *r = NULL;
 	struct iour_plan *pl = NULL;
@@ -205,7 +190,7 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 		return -EBADF;
 	rc = plan_for(rs, &pl);
 	if (rc)
-		return iour__err_public(rc, errs);
+		return iour__err_public(rc, IOUR__ERRSET_RING_APPLY);
 	if (flags & IOUR_RING_APPLY_NO_ENABLE)
 		iour__plan_drop_enable(pl);
 	rc = iour_plan__apply_ring(pl, ring_fd, NULL, &r);
@@ -213,40 +198,24 @@ int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
 	rc = map_exec_err(rc, pl, r);
 	iour_report__free(r);
 	iour_plan__free(pl);
-	return iour__err_public(rc, errs);
+	return iour__err_public(rc, IOUR__ERRSET_RING_APPLY);
 }
 
 /* Documented in include/iouring_restrict/ring.h */
 int iour_ring_enable(int ring_fd)
 {
-	static const int errs[] = { EBADF, EOPNOTSUPP, EBADFD, 0 };
-
 	if (ring_fd < 0)
 		return -EBADF;
 	return iour__err_public(
 		map_register_err(iour__register(ring_fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0),
 				 false),
-		errs);
+		IOUR__ERRSET_RING_ENABLE);
 }
 
 /* Documented in include/iouring_restrict/ring.h */
 int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *rs,
 		     const struct iour_ring_create_opts *opts, int *ring_fd)
 {
-	static const int errs[] = { EINVAL,
-				    E2BIG,
-				    ENOMSG,
-				    EPERM,
-				    ENOSYS,
-				    ENOMEM,
-				    EMFILE,
-				    ENFILE,
-				    EBUSY,
-				    ECHILD,
-				    EAGAIN,
-				    IOUR_ERRNO__UNSUPPORTED,
-				    IOUR_ERRNO__KERNEL_MISMATCH,
-				    0 };
 	const struct kio_params *prm = params;
 	struct iour_ring_report *rep;
 	struct iour_report *r = NULL;
@@ -267,7 +236,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 		return -EINVAL;
 	rc = plan_for(rs, &pl);
 	if (rc)
-		return iour__err_public(rc, errs);
+		return iour__err_public(rc, IOUR__ERRSET_RING_CREATE);
 	rc = iour_plan__create_ring(pl, entries, params, NULL, &fd, &r);
 	report_fill(rep, pl, r);
 	if (rc && r && (r->flags & IOUR_REPORT_STOPPED)) {
@@ -280,7 +249,7 @@ int iour_ring_create(uint32_t entries, void *params, const struct iour_ruleset *
 	iour_report__free(r);
 	iour_plan__free(pl);
 	if (rc)
-		return iour__err_public(rc, errs);
+		return iour__err_public(rc, IOUR__ERRSET_RING_CREATE);
 	*ring_fd = fd;
 	return 0;
 }

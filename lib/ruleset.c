@@ -402,7 +402,5 @@ static int do_export(const struct iour_ruleset *rs, const struct iour_export_opt
 int iour_ruleset__export(const struct iour_ruleset *rs, const struct iour_export_opts *opts,
 			 void *buf, size_t *len)
 {
-	static const int errs[] = { EINVAL, E2BIG, ENOMSG, ERANGE, 0 };
-
-	return iour__err_public(do_export(rs, opts, buf, len), errs);
+	return iour__err_public(do_export(rs, opts, buf, len), IOUR__ERRSET_RULESET_EXPORT);
 }

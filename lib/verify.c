@@ -924,22 +924,5 @@ out:
 int iour_verify(const struct iour_verify_req *reqs, size_t nr, struct iour_verify_result *results,
 		const struct iour_verify_opts *opts)
 {
-	static const int allowed[] = { IOUR_ERRNO__NOT_ENFORCED,
-				       EINVAL,
-				       E2BIG,
-				       EOPNOTSUPP,
-				       EBADF,
-				       ENOTTY,
-				       EBADFD,
-				       EBUSY,
-				       ENOSYS,
-				       EPERM,
-				       ENOMEM,
-				       EMFILE,
-				       EAGAIN,
-				       ETIMEDOUT,
-				       ECHILD,
-				       0 };
-
-	return iour__err_public(verify_impl(reqs, nr, results, opts), allowed);
+	return iour__err_public(verify_impl(reqs, nr, results, opts), IOUR__ERRSET_VERIFY);
 }

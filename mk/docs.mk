@@ -14,7 +14,11 @@
 #                  with `man --warnings -l` without a single warning
 #   tutorial       builds examples/tutorial/*.c
 #   check-tutorial runs them and checks their output (scripts/check-tutorial.sh)
-#   check-docs     check-man and check-tutorial (the step of `make check`)
+#   check-errsets  the error sets of lib/errsets.def equal the codes each
+#                  function's header comment documents after @return
+#                  (scripts/check-errsets.py)
+#   check-docs     check-man, check-tutorial and check-errsets (the step of
+#                  `make check`)
 
 MANDIR ?= $(prefix)/share/man
 MAN_HDRS := $(sort $(wildcard include/iouring_restrict/*.h))
@@ -33,7 +37,7 @@ MAN3_NAMES = $(shell python3 scripts/gen-man3.py --list $(MAN_HDRS))
 TUTORIAL_SRCS := $(sort $(wildcard examples/tutorial/*.c))
 TUTORIAL := $(patsubst examples/tutorial/%.c,$(O)/examples/tutorial/%,$(TUTORIAL_SRCS))
 
-.PHONY: man check-man tutorial check-tutorial check-docs
+.PHONY: man check-man tutorial check-tutorial check-errsets check-docs
 
 man: $(MAN3_STAMP) $(MAN1_PAGES) $(MAN7_PAGES)
 
@@ -77,4 +81,8 @@ $(O)/examples/tutorial/%: examples/tutorial/%.c $(SHARED_LIB) $(SHARED_DEV) $(HD
 check-tutorial: $(TUTORIAL)
 	$(Q)scripts/check-tutorial.sh $(O)/examples/tutorial
 
-check-docs: check-man check-tutorial
+check-errsets:
+	$(Q)$(NEED) python3:python3
+	$(Q)python3 scripts/check-errsets.py --cc '$(CC)' .
+
+check-docs: check-man check-tutorial check-errsets

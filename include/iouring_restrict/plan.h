@@ -418,10 +418,15 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *         before any system call); -IOUR_ERRNO__UNSUPPORTED;
  *         -IOUR_ERRNO__KERNEL_MISMATCH or -ECHILD as for
  *         iour_plan__apply_ring() (checked before the ring is created);
+ *         -E2BIG (unknown non-zero bytes in @p opts); -EMFILE, -ENFILE,
+ *         -EAGAIN or -ENOMEM if the probe for that check ran short of a
+ *         resource (see iour_probe());
  *         the error of `io_uring_setup` (-EPERM, -ENOSYS, -EINVAL, -EFAULT,
  *         -ENOMEM, -EMFILE, -ENFILE, -ENXIO) or of any step, as for
- *         iour_plan__apply_ring() (the ring is closed again: no fd is
- *         left behind).
+ *         iour_plan__apply_ring() (-EBADFD, -EBUSY, -EBADF, -EOPNOTSUPP,
+ *         -EACCES, -EEXIST, -EINVAL, -EFAULT, -EOVERFLOW, -EMSGSIZE,
+ *         -ENOMEM): the step's own error, never a partial result, as the
+ *         ring is closed again (no fd is left behind).
  * @since 1.0
  */
 IOUR_API int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,

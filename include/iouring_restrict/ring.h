@@ -147,7 +147,7 @@ struct iour_ring_create_opts {
  *         -EBADF if @p ring_fd is negative or not open;
  *         -EOPNOTSUPP if @p ring_fd is not an io_uring;
  *         -EBADFD if the ring was not created with `IORING_SETUP_R_DISABLED`
- *         or is already enabled (the kernel's -EACCES / -EEXIST for an
+ *         or is already enabled (the kernel's EACCES / EEXIST for an
  *         enabled, gated or single-issuer ring are reported as this too);
  *         -EBUSY if the ring already has restrictions (registered earlier,
  *         or inherited from the task's restrictions on Linux 7.0+);
@@ -174,7 +174,7 @@ IOUR_API int iour_ring_apply(int ring_fd, const struct iour_ruleset *rs,
  * @return 0 on success;
  *         -EBADF if @p ring_fd is negative or not open;
  *         -EOPNOTSUPP if @p ring_fd is not an io_uring;
- *         -EBADFD if the ring is not disabled (the kernel's -EACCES for a
+ *         -EBADFD if the ring is not disabled (the kernel's EACCES for a
  *         gated, enabled ring is reported as this too).
  * @since 1.0
  */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "internal.h"
 
 Test(version, runtime_matches_headers)
 {
@@ -74,4 +75,34 @@ Test(errors, strerror_desc_is_the_buffer_message_as_a_static_string)
 	/* the library's own range is all known */
 	for (int e = IOUR_ERRNO__START + 1; e < IOUR_ERRNO__END; e++)
 		cr_assert_str_neq(iour_strerror_desc(-e), "Unknown error");
+}
+
+/* Every code of every public function's error set (lib/errsets.def) has a
+ * name and a message, passes the boundary filter of its own set and no
+ * other code does. */
+Test(errors, every_errset_code_is_named_and_passes_its_filter)
+{
+	int id;
+
+	for (id = 0; id < IOUR__ERRSET_COUNT; id++) {
+		const int *p = iour__errset((enum iour__errset)id);
+		const char *fn = iour__errset_function((enum iour__errset)id);
+
+		cr_assert_not_null(p);
+		cr_assert_not_null(fn);
+		cr_assert(*p, "%s: empty error set", fn);
+		for (; *p; p++) {
+			cr_assert_gt(*p, 0, "%s: %d", fn, *p);
+			cr_assert_str_neq(iour_errname(-*p), "UNKNOWN", "%s: code %d has no name",
+					  fn, *p);
+			cr_assert_eq(iour__err_public(-*p, (enum iour__errset)id), -*p, "%s: %s",
+				     fn, iour_errname(-*p));
+		}
+		cr_assert_eq(iour__err_public(-ESPIPE, (enum iour__errset)id),
+			     -IOUR_ERRNO__INTERNAL, "%s", fn);
+		cr_assert_eq(iour__err_public(7, (enum iour__errset)id), 7, "%s", fn);
+	}
+	cr_assert_null(iour__errset(IOUR__ERRSET_COUNT));
+	cr_assert_null(iour__errset_function(IOUR__ERRSET_COUNT));
+	cr_assert_eq(iour__err_public(-EINVAL, IOUR__ERRSET_COUNT), -IOUR_ERRNO__INTERNAL);
 }
