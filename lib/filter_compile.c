@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "filter_ir.h"
-#include "plan_internal.h"
 
 /* ---- entry points --------------------------------------------------------- */
 static int prog_from_raw(const struct iour__opfilter *of, uint32_t opcode, struct iour_prog **out)

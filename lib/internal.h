@@ -162,4 +162,7 @@ IOUR_INTERNAL int iour__err_public(int rc, enum iour__errset set);
  * 0 below 5.10's 34. */
 IOUR_INTERNAL uint32_t iour__reg_last_for_op_last(uint32_t op_last);
 
+/* Name of a request opcode for messages ("SOCKET", or "opcode 70"). */
+IOUR_INTERNAL const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen);
+
 #endif /* IOUR_LIB_INTERNAL_H */

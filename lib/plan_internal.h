@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal contract of the policy, the planner, the executor and the
- * report.  Not installed.
+ * Internal contract of the planner and the executor: steps, plans and the
+ * planner's entry points.  Not installed.  The policy it plans from is in
+ * policy_internal.h, the report a plan expects in report_internal.h.
  *
  * The planner never looks at the running kernel itself: it plans for a
  * kernel description (struct iour__kernel, lib/kernel.h).
@@ -11,28 +12,9 @@
 
 #include "internal.h"
 #include "kernel.h"
-#include "ruleset_internal.h"
-#include "iouring_restrict/cbpf.h"
-#include "filter_internal.h"
+#include "policy_internal.h"
+#include "report_internal.h"
 #include "iouring_restrict/plan.h"
-#include "iouring_restrict/policy.h"
-#include "iouring_restrict/report.h"
-
-struct iour_policy {
-	struct iour_ruleset *rs;                 /* classic part, NULL = none */
-	struct iour_prog *progs[IOUR__NOPCODES]; /* argument filters, NULL = none */
-	uint32_t attr[IOUR_POLICY_ATTR__MAX];
-	/* The filter set of the last iour_policy__set_filter() (a copy; NULL
-	 * = none), kept so that a policy can be saved as a policy file and
-	 * iour_policy__decide() can name the deciding rule (policyfile.c). */
-	struct iour_filter *src;
-	/* raw[op]: progs[op] came from iour_policy__set_prog(), not from src. */
-	bool raw[IOUR__NOPCODES];
-};
-
-/* policyfile.c: the constant saving writes for a value of a non-bit field
- * with a namespace (AF_INET for socket.family 2), or NULL. */
-IOUR_INTERNAL const char *iour__pf_const_name(uint32_t field, uint64_t v);
 
 /* ---- plans ---- */
 
@@ -59,25 +41,6 @@ enum {
 	IOUR__V_DENY = 0,
 	IOUR__V_ALLOW = 1,
 	IOUR__V_FILTER = 2,
-};
-
-struct iour__decision {
-	uint32_t kind, reason, opcode, step;
-	int32_t value;
-	char *text; /* owned */
-};
-
-struct iour_report {
-	uint32_t status;
-	uint32_t mechanism;
-	uint32_t flags;
-	int32_t error;
-	uint32_t steps_done;
-	uint32_t steps_total;
-	int32_t threads;
-	struct iour__decision *d;
-	size_t nd, capd;
-	bool oom; /* a decision could not be recorded */
 };
 
 struct iour_plan {
@@ -108,39 +71,6 @@ IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iou
 /* Leave out the ring part's final ENABLE_RINGS step (for ring.h's
  * IOUR_RING_APPLY_NO_ENABLE: the caller enables the ring later). */
 IOUR_INTERNAL void iour__plan_drop_enable(struct iour_plan *pl);
-
-/* iour_policy__set_filter(), and when an opcode's rules are too large and
- * cannot be split (-IOUR_ERRNO__PROG_TOO_LARGE), the reason naming the
- * opcode in why (why may be NULL; an empty string when there is none):
- * the policy-file loader puts it in its error message. */
-IOUR_INTERNAL int iour__policy_set_filter(struct iour_policy *p, const struct iour_filter *f,
-					  char *why, size_t whylen);
-
-/* ---- reports ---- */
-
-IOUR_INTERNAL void iour__report_init(struct iour_report *r);
-IOUR_INTERNAL void iour__report_fini(struct iour_report *r);
-IOUR_INTERNAL int iour__report_copy(struct iour_report *dst, const struct iour_report *src);
-/* Record a decision (printf-style text).  Allocation failures set r->oom. */
-IOUR_INTERNAL void iour__report_add(struct iour_report *r, uint32_t kind, uint32_t reason,
-				    uint32_t opcode, uint32_t step, int32_t value, const char *fmt,
-				    ...) __attribute__((format(printf, 7, 8)));
-
-/* Text helpers shared by the describers: a growing buffer. */
-struct iour__sb {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-IOUR_INTERNAL void iour__sb_printf(struct iour__sb *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-IOUR_INTERNAL void iour__sb_report(struct iour__sb *sb, const struct iour_report *r,
-				   const char *indent);
-/* Finish two-call sizing from a built buffer (frees it). */
-IOUR_INTERNAL int iour__sb_out(struct iour__sb *sb, char *buf, size_t *len);
-
-/* Name of a request opcode for messages ("SOCKET", or "opcode 70"). */
-IOUR_INTERNAL const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen);
 
 /* Do steps [first, end) of `pl` mean on kernel `k` what the plan says?
  * 0, or -IOUR_ERRNO__KERNEL_MISMATCH with the reason in `why` (the rules

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "plan_internal.h"
+#include "policy_internal.h"
 #include "schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/ruleset.h"

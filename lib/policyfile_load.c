@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "plan_internal.h"
+#include "policy_internal.h"
 #include "policyfile_internal.h"
 #include "policyfile_load.h"
 #include "schema.h"

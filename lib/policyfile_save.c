@@ -12,7 +12,7 @@
 
 #include "internal.h"
 #include "filter_internal.h"
-#include "plan_internal.h"
+#include "policy_internal.h"
 #include "policyfile_internal.h"
 #include "schema.h"
 #include "iouring_restrict/filter.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "plan_internal.h"
+#include "report_internal.h"
 
 void iour__report_init(struct iour_report *r)
 {

@@ -27,7 +27,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "filter_internal.h"
-#include "plan_internal.h"
+#include "policy_internal.h"
 #include "schema.h"
 
 #define OP_READ 22
