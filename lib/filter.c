@@ -122,10 +122,6 @@ static void opfilter_free(struct iour__opfilter *of)
 }
 
 /*
- * Check one caller comparison (already copied into a full-size struct)
- * and normalise it into *out.  Allocates out->set for set operators.
- */
-/*
  * How many bytes of a caller's struct iour_cmp of size `sz` to read: the
  * members that lie entirely within `sz` (a shorter struct from an older
  * caller); a member cut by `sz` reads as zero, never as a partial value.
@@ -146,21 +142,14 @@ static size_t cmp_whole_members(size_t sz)
 	return 0;
 }
 
-static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__cmp *out)
+/*
+ * The operand members an operator uses (filter.h, enum iour_cmp_op):
+ * -EOPNOTSUPP for an operator the field does not take, -EINVAL when a
+ * member the operator does not use is not zero.
+ */
+static int cmp_operands_check(const struct iour_cmp *in, bool is4, bool is6)
 {
-	uint64_t valid;
-	bool is6 = in->field == IOUR_FIELD_CONNECT_ADDR6;
-	bool is4 = in->field == IOUR_FIELD_CONNECT_ADDR4;
 	bool uses_arg = false, uses_value = false, uses_set = false, uses_addr6 = false;
-
-	memset(out, 0, sizeof(*out));
-	if (!field_known(in->field))
-		return -EINVAL;
-	if (in->op < IOUR_CMP_EQ || in->op > IOUR_CMP_NOT_IN_PREFIX)
-		return -EINVAL;
-	if (!iour__field_for_opcode(in->field, opcode))
-		return -EDOM;
-	valid = iour__field_valid_bits(in->field);
 
 	switch (in->op) {
 	case IOUR_CMP_EQ:
@@ -209,35 +198,26 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 	if ((!uses_value && in->value) || (!uses_arg && in->arg) ||
 	    (!uses_set && (in->set || in->set_len)) || (!uses_addr6 && !addr6_zero(in->addr6)))
 		return -EINVAL;
+	return 0;
+}
 
-	out->field = in->field;
-	out->op = in->op;
-
+/* A numeric operator (not a set, not a prefix, not IPv6): its value and
+ * arg within the field's bits, and the operator's own constraints. */
+static int cmp_import_scalar(const struct iour_cmp *in, uint64_t valid, struct iour__cmp *out)
+{
 	switch (in->op) {
-	case IOUR_CMP_EQ:
-	case IOUR_CMP_NE:
-		if (is6) {
-			/* An IPv6 equality is a /128 prefix. */
-			out->op =
-				in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX : IOUR_CMP_NOT_IN_PREFIX;
-			out->arg = 128;
-			memcpy(out->addr6, in->addr6, 16);
-			return 0;
-		}
-		/* fall through */
-	case IOUR_CMP_LT:
-	case IOUR_CMP_LE:
-	case IOUR_CMP_GT:
-	case IOUR_CMP_GE:
-		if (!in_valid(in->value, valid))
-			return -ERANGE;
-		out->value = in->value;
-		return 0;
 	case IOUR_CMP_ANY_BITS:
 	case IOUR_CMP_ALL_BITS:
 	case IOUR_CMP_NONE_BITS:
 		if (!in->value)
 			return -EINVAL;
+		/* fall through */
+	case IOUR_CMP_EQ:
+	case IOUR_CMP_NE:
+	case IOUR_CMP_LT:
+	case IOUR_CMP_LE:
+	case IOUR_CMP_GT:
+	case IOUR_CMP_GE:
 		if (!in_valid(in->value, valid))
 			return -ERANGE;
 		out->value = in->value;
@@ -249,65 +229,121 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 			return -ERANGE;
 		if (in->value & ~in->arg)
 			return -EINVAL; /* could never match */
-		out->value = in->value;
-		out->arg = in->arg;
-		return 0;
+		break;
 	case IOUR_CMP_IN_RANGE:
 	case IOUR_CMP_NOT_IN_RANGE:
 		if (!in_valid(in->value, valid) || !in_valid(in->arg, valid))
 			return -ERANGE;
 		if (in->value > in->arg)
 			return -EINVAL;
-		out->value = in->value;
-		out->arg = in->arg;
-		return 0;
-	case IOUR_CMP_IN_SET:
-	case IOUR_CMP_NOT_IN_SET: {
-		size_t n = 0;
-
-		if (!in->set || !in->set_len)
-			return -EINVAL;
-		if (in->set_len > IOUR_FILTER_MAX_SET)
-			return -E2BIG;
-		for (uint64_t i = 0; i < in->set_len; i++)
-			if (!in_valid(in->set[i], valid))
-				return -ERANGE;
-		out->set = iour__malloc((size_t)in->set_len * sizeof(uint64_t));
-		if (!out->set)
-			return -ENOMEM;
-		memcpy(out->set, in->set, (size_t)in->set_len * sizeof(uint64_t));
-		qsort(out->set, (size_t)in->set_len, sizeof(uint64_t), cmp_u64);
-		for (size_t i = 0; i < in->set_len; i++)
-			if (!n || out->set[n - 1] != out->set[i])
-				out->set[n++] = out->set[i];
-		out->set_len = n;
-		return 0;
+		break;
+	default:
+		return -EINVAL;
 	}
-	case IOUR_CMP_IN_PREFIX:
-	case IOUR_CMP_NOT_IN_PREFIX:
-		if (is4) {
-			uint64_t mask;
+	out->value = in->value;
+	out->arg = in->arg;
+	return 0;
+}
 
-			if (in->value > UINT32_MAX || in->arg > 32)
-				return -ERANGE;
-			mask = in->arg ? (UINT32_MAX << (32 - in->arg)) & UINT32_MAX : 0;
-			out->value = in->value & mask;
-			out->arg = in->arg;
+/* A set operator: every value within the field's bits, stored sorted and
+ * deduplicated (this file's header). */
+static int cmp_import_set(const struct iour_cmp *in, uint64_t valid, struct iour__cmp *out)
+{
+	size_t n = 0;
+
+	if (!in->set || !in->set_len)
+		return -EINVAL;
+	if (in->set_len > IOUR_FILTER_MAX_SET)
+		return -E2BIG;
+	for (uint64_t i = 0; i < in->set_len; i++)
+		if (!in_valid(in->set[i], valid))
+			return -ERANGE;
+	out->set = iour__malloc((size_t)in->set_len * sizeof(uint64_t));
+	if (!out->set)
+		return -ENOMEM;
+	memcpy(out->set, in->set, (size_t)in->set_len * sizeof(uint64_t));
+	qsort(out->set, (size_t)in->set_len, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < in->set_len; i++)
+		if (!n || out->set[n - 1] != out->set[i])
+			out->set[n++] = out->set[i];
+	out->set_len = n;
+	return 0;
+}
+
+/* An IPv4 prefix: at most /32, the address's bits beyond it cleared. */
+static int cmp_import_prefix4(const struct iour_cmp *in, struct iour__cmp *out)
+{
+	uint64_t mask;
+
+	if (in->value > UINT32_MAX || in->arg > 32)
+		return -ERANGE;
+	mask = in->arg ? (UINT32_MAX << (32 - in->arg)) & UINT32_MAX : 0;
+	out->value = in->value & mask;
+	out->arg = in->arg;
+	return 0;
+}
+
+/* An IPv6 prefix: at most /128, the address's bits beyond it cleared. */
+static int cmp_import_prefix6(const struct iour_cmp *in, struct iour__cmp *out)
+{
+	if (in->arg > 128)
+		return -ERANGE;
+	out->arg = in->arg;
+	for (unsigned int i = 0; i < 16; i++) {
+		unsigned int bits = in->arg > 8ULL * i ? (unsigned int)(in->arg - 8ULL * i) : 0;
+		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
+
+		out->addr6[i] = in->addr6[i] & m;
+	}
+	return 0;
+}
+
+/*
+ * Check one caller comparison (already copied into a full-size struct)
+ * and normalise it into *out.  Allocates out->set for set operators.
+ */
+static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__cmp *out)
+{
+	bool is6 = in->field == IOUR_FIELD_CONNECT_ADDR6;
+	bool is4 = in->field == IOUR_FIELD_CONNECT_ADDR4;
+	uint64_t valid;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!field_known(in->field))
+		return -EINVAL;
+	if (in->op < IOUR_CMP_EQ || in->op > IOUR_CMP_NOT_IN_PREFIX)
+		return -EINVAL;
+	if (!iour__field_for_opcode(in->field, opcode))
+		return -EDOM;
+	valid = iour__field_valid_bits(in->field);
+	rc = cmp_operands_check(in, is4, is6);
+	if (rc)
+		return rc;
+
+	out->field = in->field;
+	out->op = in->op;
+	switch (in->op) {
+	case IOUR_CMP_EQ:
+	case IOUR_CMP_NE:
+		if (is6) {
+			/* An IPv6 equality is a /128 prefix. */
+			out->op =
+				in->op == IOUR_CMP_EQ ? IOUR_CMP_IN_PREFIX : IOUR_CMP_NOT_IN_PREFIX;
+			out->arg = 128;
+			memcpy(out->addr6, in->addr6, 16);
 			return 0;
 		}
-		if (in->arg > 128)
-			return -ERANGE;
-		out->arg = in->arg;
-		for (unsigned int i = 0; i < 16; i++) {
-			unsigned int bits =
-				in->arg > 8ULL * i ? (unsigned int)(in->arg - 8ULL * i) : 0;
-			uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
-
-			out->addr6[i] = in->addr6[i] & m;
-		}
-		return 0;
+		return cmp_import_scalar(in, valid, out);
+	case IOUR_CMP_IN_SET:
+	case IOUR_CMP_NOT_IN_SET:
+		return cmp_import_set(in, valid, out);
+	case IOUR_CMP_IN_PREFIX:
+	case IOUR_CMP_NOT_IN_PREFIX:
+		return is4 ? cmp_import_prefix4(in, out) : cmp_import_prefix6(in, out);
+	default: /* the numeric operators */
+		return cmp_import_scalar(in, valid, out);
 	}
-	return -EINVAL;
 }
 
 static bool verdict_ok(uint32_t v)

@@ -691,232 +691,321 @@ static void coverage_fill(const struct vopts *o, const uint64_t *answered_allow,
 		memset((char *)o->coverage + sizeof(c), 0, c.sz - sizeof(c));
 }
 
-static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
-		       struct iour_verify_result *results, const struct iour_verify_opts *opts)
-{
-	char *argv_default[2] = { NULL, NULL };
-	char env_var[sizeof(IOUR_VERIFY_ENV) + 16];
-	char *const *argv = NULL;
-	char **envp = NULL;
-	struct vchan_hdr *h = NULL;
-	void *map = NULL;
-	long src;
+/*
+ * One check on the calling side, from the caller's input to the child's
+ * exit.  `creqs` and `cres` are computed before the child runs: a helper
+ * program can write the channel's header, so the caller never re-reads the
+ * offsets from it.
+ */
+struct vrun {
+	struct vopts o;
+	const struct iour_verify_req *reqs;
+	size_t nr, stride, data, size;
+	int memfd;
+	int exit_p[2];
+	struct vchan_hdr *h;
 	struct vchan_req *creqs;
 	struct iour_verify_result *cres;
-	size_t stride, size, data, off, i;
-	int memfd = -1, exit_p[2] = { -1, -1 }, rc, st = 0;
-	bool gone, have_status = false;
-	unsigned int mismatch = 0, incomplete = 0;
-	uint64_t answered_allow[4] = { 0 }, answered[4] = { 0 };
-	struct vopts o;
+	char *argv_default[2];
+	char env_var[sizeof(IOUR_VERIFY_ENV) + 16];
+	char *const *argv;
+	char **envp;
 	pid_t pid;
+	bool gone, have_status;
+	int st;
+};
 
-	rc = opts_check(opts, &o);
+/* The caller's request `i`: requests are reqs[0].sz bytes apart. */
+static const struct iour_verify_req *vrun_req(const struct vrun *v, size_t i)
+{
+	return (const void *)((const uint8_t *)v->reqs + i * v->stride);
+}
+
+/* Pass 1: validate the options and every request (verify.h's input
+ * errors), and size the channel's data area. */
+static int vrun_check_input(struct vrun *v, const struct iour_verify_opts *opts)
+{
+	size_t i;
+	int rc;
+
+	rc = opts_check(opts, &v->o);
 	if (rc)
 		return rc;
-	if (!reqs || nr == 0 || nr > IOUR_VERIFY_MAX_REQS)
+	if (!v->reqs || v->nr == 0 || v->nr > IOUR_VERIFY_MAX_REQS)
 		return -EINVAL;
-	stride = reqs[0].sz;
-	if (stride < IOUR_OPTS_END(iour_verify_req, expect) || stride > MAX_STRIDE ||
-	    stride % _Alignof(struct iour_verify_req))
+	v->stride = v->reqs[0].sz;
+	if (v->stride < IOUR_OPTS_END(iour_verify_req, expect) || v->stride > MAX_STRIDE ||
+	    v->stride % _Alignof(struct iour_verify_req))
 		return -EINVAL;
-
-	/* Pass 1: validate everything and size the channel. */
-	data = 0;
-	for (i = 0; i < nr; i++) {
-		const struct iour_verify_req *r =
-			(const void *)((const uint8_t *)reqs + i * stride);
+	v->data = 0;
+	for (i = 0; i < v->nr; i++) {
 		struct vchan_req c;
 		const char *path;
 		const void *addr;
 		size_t extra;
 
-		rc = req_check(r, stride, &c, &path, &addr, &extra);
+		rc = req_check(vrun_req(v, i), v->stride, &c, &path, &addr, &extra);
 		if (rc)
 			return rc;
-		data += extra;
+		v->data += extra;
 	}
-	if ((o.flags & IOUR_VERIFY_RING_FD) && fcntl(o.ring_fd, F_GETFD) < 0)
+	if ((v->o.flags & IOUR_VERIFY_RING_FD) && fcntl(v->o.ring_fd, F_GETFD) < 0)
 		return -EBADF;
+	return 0;
+}
 
-	off = align8(sizeof(*h));
-	size = off + align8(nr * sizeof(*creqs)) + align8(nr * sizeof(*cres)) + data;
+/* Create the channel: a memfd (doc/design.md, "One syscall seam"), sized
+ * for the header, the requests, the results and the data, mapped shared. */
+static int vrun_chan_open(struct vrun *v)
+{
+	void *map = NULL;
+	long src;
 
+	v->size = align8(sizeof(*v->h)) + align8(v->nr * sizeof(*v->creqs)) +
+		  align8(v->nr * sizeof(*v->cres)) + v->data;
 	src = iour__memfd_create("iour-verify", MFD_CLOEXEC);
-	if (src < 0) {
-		rc = src == -EMFILE || src == -ENFILE ? -EMFILE :
-		     src == -ENOMEM                   ? -ENOMEM :
-							-ECHILD;
-		goto out;
-	}
-	memfd = (int)src;
-	if (ftruncate(memfd, (off_t)size) < 0) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (iour__mmap(&map, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0) < 0) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	h = map;
+	if (src < 0)
+		return src == -EMFILE || src == -ENFILE ? -EMFILE :
+		       src == -ENOMEM                   ? -ENOMEM :
+							  -ECHILD;
+	v->memfd = (int)src;
+	if (ftruncate(v->memfd, (off_t)v->size) < 0)
+		return -ENOMEM;
+	if (iour__mmap(&map, v->size, PROT_READ | PROT_WRITE, MAP_SHARED, v->memfd, 0) < 0)
+		return -ENOMEM;
+	v->h = map;
+	return 0;
+}
 
-	/* Pass 2: fill the channel (zeroed by ftruncate). */
+/* Pass 2: fill the channel (zeroed by ftruncate): the header, the
+ * translated requests, and their paths and addresses in the data area. */
+static void vrun_chan_fill(struct vrun *v)
+{
+	struct vchan_hdr *h = v->h;
+	size_t off = align8(sizeof(*h)), i;
+
 	h->magic = VCHAN_MAGIC;
 	h->version = VCHAN_VERSION;
-	h->size = (uint32_t)size;
-	h->nr = (uint32_t)nr;
-	h->flags = o.flags;
-	h->ring_fd = o.ring_fd;
-	h->ring_flags = o.ring_flags;
+	h->size = (uint32_t)v->size;
+	h->nr = (uint32_t)v->nr;
+	h->flags = v->o.flags;
+	h->ring_fd = v->o.ring_fd;
+	h->ring_flags = v->o.ring_flags;
 	h->reqs_off = (uint32_t)off;
-	h->results_off = (uint32_t)(off + align8(nr * sizeof(*creqs)));
-	creqs = (struct vchan_req *)((uint8_t *)h + h->reqs_off);
-	cres = (struct iour_verify_result *)((uint8_t *)h + h->results_off);
-	off = h->results_off + align8(nr * sizeof(*cres));
-	for (i = 0; i < nr; i++) {
-		const struct iour_verify_req *r =
-			(const void *)((const uint8_t *)reqs + i * stride);
+	h->results_off = (uint32_t)(off + align8(v->nr * sizeof(*v->creqs)));
+	v->creqs = (struct vchan_req *)((uint8_t *)h + h->reqs_off);
+	v->cres = (struct iour_verify_result *)((uint8_t *)h + h->results_off);
+	off = h->results_off + align8(v->nr * sizeof(*v->cres));
+	for (i = 0; i < v->nr; i++) {
+		struct vchan_req *c = &v->creqs[i];
 		const char *path;
 		const void *addr;
 		size_t extra;
 
-		req_check(r, stride, &creqs[i], &path, &addr, &extra);
+		req_check(vrun_req(v, i), v->stride, c, &path, &addr, &extra);
 		if (path) {
-			creqs[i].path_off = (uint32_t)off;
-			memcpy((uint8_t *)h + off, path, creqs[i].path_len);
-			off += align8(creqs[i].path_len + 1);
+			c->path_off = (uint32_t)off;
+			memcpy((uint8_t *)h + off, path, c->path_len);
+			off += align8(c->path_len + 1);
 		}
-		if (creqs[i].addrlen) {
-			creqs[i].addr_off = (uint32_t)off;
-			memcpy((uint8_t *)h + off, addr, creqs[i].addrlen);
-			off += align8(creqs[i].addrlen);
+		if (c->addrlen) {
+			c->addr_off = (uint32_t)off;
+			memcpy((uint8_t *)h + off, addr, c->addrlen);
+			off += align8(c->addrlen);
 		}
 	}
+}
 
-	if (o.exec_path) {
-		char *const *src = o.exec_envp ? o.exec_envp : environ;
-		size_t n = 0, j = 0;
+/* Exec mode: the helper's argv and environment, with IOUR_VERIFY_ENV
+ * naming the channel's fd (verify.h, iour_verify_serve()). */
+static int vrun_exec_env(struct vrun *v)
+{
+	char *const *src;
+	size_t n = 0, j = 0, i;
 
-		while (src && src[n])
-			n++;
-		envp = iour__calloc(n + 2, sizeof(*envp));
-		if (!envp) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < n; i++)
-			if (strncmp(src[i], IOUR_VERIFY_ENV "=", sizeof(IOUR_VERIFY_ENV)) != 0)
-				envp[j++] = src[i];
-		snprintf(env_var, sizeof(env_var), "%s=%d", IOUR_VERIFY_ENV, memfd);
-		envp[j++] = env_var;
-		envp[j] = NULL;
-		argv_default[0] = (char *)o.exec_path;
-		argv = o.exec_argv ? o.exec_argv : argv_default;
-	}
+	if (!v->o.exec_path)
+		return 0;
+	src = v->o.exec_envp ? v->o.exec_envp : environ;
+	while (src && src[n])
+		n++;
+	v->envp = iour__calloc(n + 2, sizeof(*v->envp));
+	if (!v->envp)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (strncmp(src[i], IOUR_VERIFY_ENV "=", sizeof(IOUR_VERIFY_ENV)) != 0)
+			v->envp[j++] = src[i];
+	snprintf(v->env_var, sizeof(v->env_var), "%s=%d", IOUR_VERIFY_ENV, v->memfd);
+	v->envp[j++] = v->env_var;
+	v->envp[j] = NULL;
+	v->argv_default[0] = (char *)v->o.exec_path;
+	v->argv = v->o.exec_argv ? v->o.exec_argv : v->argv_default;
+	return 0;
+}
 
-	if (pipe2(exit_p, O_CLOEXEC) < 0) {
-		rc = errno == ENOMEM ? -ENOMEM : -EMFILE;
-		goto out;
-	}
+/* Fork the child with the exit pipe's write end, wait for it to be gone
+ * or for the deadline (then kill it), and reap it if SIGCHLD allows. */
+static int vrun_child(struct vrun *v)
+{
+	long src;
+
+	if (pipe2(v->exit_p, O_CLOEXEC) < 0)
+		return errno == ENOMEM ? -ENOMEM : -EMFILE;
 	src = iour__fork();
-	if (src < 0) {
-		rc = src == -ENOMEM ? -ENOMEM : -EAGAIN;
-		goto out;
-	}
-	pid = (pid_t)src;
-	if (pid == 0)
-		child_main(h, size, memfd, exit_p[1], &o, argv, envp);
-	close(exit_p[1]);
-	exit_p[1] = -1;
+	if (src < 0)
+		return src == -ENOMEM ? -ENOMEM : -EAGAIN;
+	v->pid = (pid_t)src;
+	if (v->pid == 0)
+		child_main(v->h, v->size, v->memfd, v->exit_p[1], &v->o, v->argv, v->envp);
+	close(v->exit_p[1]);
+	v->exit_p[1] = -1;
 
-	gone = wait_exit(exit_p[0], o.timeout_ms);
-	if (!gone)
-		kill(pid, SIGKILL);
+	v->gone = wait_exit(v->exit_p[0], v->o.timeout_ms);
+	if (!v->gone)
+		kill(v->pid, SIGKILL);
 	for (;;) {
-		pid_t w = waitpid(pid, &st, 0);
+		pid_t w = waitpid(v->pid, &v->st, 0);
 
-		if (w == pid) {
-			have_status = true;
+		if (w == v->pid) {
+			v->have_status = true;
 			break;
 		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		break; /* ECHILD: SIGCHLD ignored, already reaped */
 	}
+	return 0;
+}
 
-	/* Collect. */
-	{
-		bool done = __atomic_load_n(&h->done, __ATOMIC_ACQUIRE) == VCHAN_DONE;
-		uint32_t phase = __atomic_load_n(&h->phase, __ATOMIC_ACQUIRE);
-		bool sigsys = have_status && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS &&
-			      (phase == PHASE_RING || phase == PHASE_RUN);
-
-		struct iour__kernel_limits lim;
-		uint32_t op_last = 0;
-
-		if (iour__probe_limits(&lim) == 0)
-			op_last = lim.op_last;
-		for (i = 0; i < nr; i++) {
-			struct iour_verify_result r = cres[i];
-
-			if (r.status > IOUR_VERIFY_FAILED || r.observed > IOUR_EXPECT_DENY) {
-				memset(&r, 0, sizeof(r));
-			}
-			r.resv = 0;
-			/* An opcode the kernel does not know is refused with
-			 * -EINVAL before any restriction (doc/kernel.md 1.7):
-			 * it did not run, so it is observed as denied. */
-			if ((r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) &&
-			    op_last && creqs[i].opcode >= op_last && r.res == -EINVAL) {
-				r.observed = IOUR_EXPECT_DENY;
-				r.status = creqs[i].expect == IOUR_EXPECT_DENY ?
-						   IOUR_VERIFY_MATCH :
-						   IOUR_VERIFY_MISMATCH;
-			}
-			if (r.status == IOUR_VERIFY_NOT_RUN && !r.res) {
-				if (h->exec_err)
-					r.res = h->exec_err;
-				else if (sigsys)
-					r.res = -EPERM;
-			}
-			if (r.status == IOUR_VERIFY_MISMATCH)
-				mismatch++;
-			else if (r.status != IOUR_VERIFY_MATCH)
-				incomplete++;
-			if (r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) {
-				bm_set(answered, creqs[i].opcode);
-				if (creqs[i].expect == IOUR_EXPECT_ALLOW)
-					bm_set(answered_allow, creqs[i].opcode);
-			}
-			if (results)
-				results[i] = r;
-		}
-		if (mismatch)
-			rc = -IOUR_ERRNO__NOT_ENFORCED;
-		else if (!gone)
-			rc = -ETIMEDOUT;
-		else if (h->exec_err)
-			rc = -ECHILD;
-		else if (!done)
-			rc = sigsys ? -EPERM : -ECHILD;
-		else if (h->ring_err)
-			rc = map_ring_err(h->ring_err);
-		else
-			rc = incomplete ? -ECHILD : 0;
-		if (o.coverage)
-			coverage_fill(&o, answered_allow, answered);
+/* One result as the caller gets it: garbage cleared, an opcode unknown to
+ * the kernel observed as denied, a request that never ran explained. */
+static struct iour_verify_result result_fix(const struct vchan_hdr *h, const struct vchan_req *q,
+					    struct iour_verify_result r, uint32_t op_last,
+					    bool sigsys)
+{
+	if (r.status > IOUR_VERIFY_FAILED || r.observed > IOUR_EXPECT_DENY) {
+		memset(&r, 0, sizeof(r));
 	}
+	r.resv = 0;
+	/* An opcode the kernel does not know is refused with
+	 * -EINVAL before any restriction (doc/kernel.md 1.7):
+	 * it did not run, so it is observed as denied. */
+	if ((r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) && op_last &&
+	    q->opcode >= op_last && r.res == -EINVAL) {
+		r.observed = IOUR_EXPECT_DENY;
+		r.status = q->expect == IOUR_EXPECT_DENY ? IOUR_VERIFY_MATCH : IOUR_VERIFY_MISMATCH;
+	}
+	if (r.status == IOUR_VERIFY_NOT_RUN && !r.res) {
+		if (h->exec_err)
+			r.res = h->exec_err;
+		else if (sigsys)
+			r.res = -EPERM;
+	}
+	return r;
+}
 
+/* The check's return value (verify.h): a mismatch first, then how the
+ * child ended, then the ring, then any request that did not complete. */
+static int vrun_verdict(const struct vrun *v, unsigned int mismatch, unsigned int incomplete,
+			bool done, bool sigsys)
+{
+	const struct vchan_hdr *h = v->h;
+
+	if (mismatch)
+		return -IOUR_ERRNO__NOT_ENFORCED;
+	if (!v->gone)
+		return -ETIMEDOUT;
+	if (h->exec_err)
+		return -ECHILD;
+	if (!done)
+		return sigsys ? -EPERM : -ECHILD;
+	if (h->ring_err)
+		return map_ring_err(h->ring_err);
+	return incomplete ? -ECHILD : 0;
+}
+
+/* Collect: fix and hand out every result, count them, record which
+ * opcodes were answered for the coverage, and decide the return value. */
+static int vrun_collect(struct vrun *v, struct iour_verify_result *results)
+{
+	bool done = __atomic_load_n(&v->h->done, __ATOMIC_ACQUIRE) == VCHAN_DONE;
+	uint32_t phase = __atomic_load_n(&v->h->phase, __ATOMIC_ACQUIRE);
+	bool sigsys = v->have_status && WIFSIGNALED(v->st) && WTERMSIG(v->st) == SIGSYS &&
+		      (phase == PHASE_RING || phase == PHASE_RUN);
+	uint64_t answered_allow[4] = { 0 }, answered[4] = { 0 };
+	unsigned int mismatch = 0, incomplete = 0;
+	struct iour__kernel_limits lim;
+	uint32_t op_last = 0;
+	size_t i;
+	int rc;
+
+	if (iour__probe_limits(&lim) == 0)
+		op_last = lim.op_last;
+	for (i = 0; i < v->nr; i++) {
+		const struct vchan_req *q = &v->creqs[i];
+		struct iour_verify_result r = result_fix(v->h, q, v->cres[i], op_last, sigsys);
+
+		if (r.status == IOUR_VERIFY_MISMATCH)
+			mismatch++;
+		else if (r.status != IOUR_VERIFY_MATCH)
+			incomplete++;
+		if (r.status == IOUR_VERIFY_MATCH || r.status == IOUR_VERIFY_MISMATCH) {
+			bm_set(answered, q->opcode);
+			if (q->expect == IOUR_EXPECT_ALLOW)
+				bm_set(answered_allow, q->opcode);
+		}
+		if (results)
+			results[i] = r;
+	}
+	rc = vrun_verdict(v, mismatch, incomplete, done, sigsys);
+	if (v->o.coverage)
+		coverage_fill(&v->o, answered_allow, answered);
+	return rc;
+}
+
+/* Release what the check holds: the exit pipe, the environment copy, the
+ * channel's map and its memfd. */
+static void vrun_release(struct vrun *v)
+{
+	if (v->exit_p[0] >= 0)
+		close(v->exit_p[0]);
+	if (v->exit_p[1] >= 0)
+		close(v->exit_p[1]);
+	iour__free(v->envp);
+	if (v->h)
+		iour__munmap(v->h, v->size);
+	if (v->memfd >= 0)
+		close(v->memfd);
+}
+
+/* iour_verify() (verify.h): check the input, fill the channel, run the
+ * child, collect its results; every step is one helper above. */
+static int verify_impl(const struct iour_verify_req *reqs, size_t nr,
+		       struct iour_verify_result *results, const struct iour_verify_opts *opts)
+{
+	struct vrun v;
+	int rc;
+
+	memset(&v, 0, sizeof(v));
+	v.reqs = reqs;
+	v.nr = nr;
+	v.memfd = -1;
+	v.exit_p[0] = v.exit_p[1] = -1;
+	rc = vrun_check_input(&v, opts);
+	if (rc)
+		return rc;
+	rc = vrun_chan_open(&v);
+	if (rc)
+		goto out;
+	vrun_chan_fill(&v);
+	rc = vrun_exec_env(&v);
+	if (rc)
+		goto out;
+	rc = vrun_child(&v);
+	if (rc)
+		goto out;
+	rc = vrun_collect(&v, results);
 out:
-	if (exit_p[0] >= 0)
-		close(exit_p[0]);
-	if (exit_p[1] >= 0)
-		close(exit_p[1]);
-	iour__free(envp);
-	if (h)
-		iour__munmap(h, size);
-	if (memfd >= 0)
-		close(memfd);
+	vrun_release(&v);
 	return rc;
 }
 

@@ -425,7 +425,60 @@ static void print_entry_c(const struct iour_restriction *e)
 	}
 }
 
-int cmd_ruleset(int argc, char **argv)
+/* ruleset's command line: the set, the target kernel, the output format. */
+struct ruleset_args {
+	struct set_args a;
+	struct target t;
+	bool running_given;
+	const char *format;
+};
+
+/* Handles one target or output option, or a set option; returns 0, or an
+ * exit code. */
+static int ruleset_option(struct ruleset_args *ra, int c, const char *arg)
+{
+	struct target *t = &ra->t;
+	uint64_t v;
+
+	switch (c) {
+	case O_KERNEL:
+		if (cli_parse_kver(arg, &t->kver))
+			return cli_usage("--kernel: '%s' is not a kernel version X.Y", arg);
+		if (t->kver < IOUR_KVER(5, 10))
+			return cli_usage("--kernel: Linux %s has no ring restrictions "
+					 "(they came in 5.10)", arg);
+		return 0;
+	case O_RUNNING:
+		ra->running_given = true;
+		return 0;
+	case O_OP_LAST:
+		if (cli_parse_u64(arg, &v) || v < 1 || v > 256)
+			return cli_usage("--op-last: '%s' is not 1 to 256", arg);
+		t->op_last = (uint32_t)v;
+		return 0;
+	case O_REG_LAST:
+		if (cli_parse_u64(arg, &v) || v < 13 || v > 256)
+			return cli_usage("--reg-last: '%s' is not 13 to 256", arg);
+		t->reg_last = (uint32_t)v;
+		return 0;
+	case O_COUPLED:
+	case O_SPLIT:
+		if (t->split >= 0 && t->split != (c == O_SPLIT))
+			return cli_usage("--coupled and --split exclude each other");
+		t->split = c == O_SPLIT;
+		return 0;
+	case O_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "hex") && strcmp(arg, "c"))
+			return cli_usage("--format: '%s' is not text, hex or c", arg);
+		ra->format = arg;
+		return 0;
+	default:
+		return set_option(&ra->a, c, arg);
+	}
+}
+
+/* Reads ruleset's options.  Returns 0, -1 after --help, or an exit code. */
+static int ruleset_parse(int argc, char **argv, struct ruleset_args *ra)
 {
 	static const struct option lo[] = {
 		SET_LONG_OPTIONS,
@@ -438,150 +491,138 @@ int cmd_ruleset(int argc, char **argv)
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct set_args a = { 0 };
-	struct target t = { .split = -1 };
-	struct iour_clamp_report cr = { .sz = sizeof(cr) };
-	IOUR_OPTS(iour_export_opts, eo, .clamp = &cr);
-	struct iour_restriction *ents = NULL;
-	bool running_given = false;
-	const char *format = "text";
-	char desc[64];
-	uint64_t v;
-	size_t len = 0;
-	int c, rc = CLI_OK, n, r;
+	int c, rc;
 
-	r = iour_ruleset__new(NULL, &a.rs);
-	if (r)
-		return cli_fail(r, "iour_ruleset__new");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			rc = cli_help(cli_help_ruleset);
-			goto out;
-		case O_KERNEL:
-			if (cli_parse_kver(optarg, &t.kver)) {
-				rc = cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
-				goto out;
-			}
-			if (t.kver < IOUR_KVER(5, 10)) {
-				rc = cli_usage("--kernel: Linux %s has no ring restrictions "
-					       "(they came in 5.10)", optarg);
-				goto out;
-			}
-			break;
-		case O_RUNNING:
-			running_given = true;
-			break;
-		case O_OP_LAST:
-			if (cli_parse_u64(optarg, &v) || v < 1 || v > 256) {
-				rc = cli_usage("--op-last: '%s' is not 1 to 256", optarg);
-				goto out;
-			}
-			t.op_last = (uint32_t)v;
-			break;
-		case O_REG_LAST:
-			if (cli_parse_u64(optarg, &v) || v < 13 || v > 256) {
-				rc = cli_usage("--reg-last: '%s' is not 13 to 256", optarg);
-				goto out;
-			}
-			t.reg_last = (uint32_t)v;
-			break;
-		case O_COUPLED:
-		case O_SPLIT:
-			if (t.split >= 0 && t.split != (c == O_SPLIT)) {
-				rc = cli_usage("--coupled and --split exclude each other");
-				goto out;
-			}
-			t.split = c == O_SPLIT;
-			break;
-		case O_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "hex") && strcmp(optarg, "c")) {
-				rc = cli_usage("--format: '%s' is not text, hex or c", optarg);
-				goto out;
-			}
-			format = optarg;
-			break;
-		case '?':
-		case ':':
-			rc = cli_getopt_error(c, argv);
-			goto out;
-		default:
-			rc = set_option(&a, c, optarg);
-			if (rc)
-				goto out;
-			break;
+		if (c == 'h') {
+			cli_help(cli_help_ruleset);
+			return -1;
 		}
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv);
+		rc = ruleset_option(ra, c, optarg);
+		if (rc)
+			return rc;
 	}
-	if (optind < argc) {
-		rc = cli_usage("unexpected argument '%s'", argv[optind]);
+	if (optind < argc)
+		return cli_usage("unexpected argument '%s'", argv[optind]);
+	if (ra->running_given && ra->t.kver)
+		return cli_usage("--kernel and --running exclude each other");
+	return 0;
+}
+
+/* The exported entries, and what the listings say about them. */
+struct ruleset_out {
+	const struct ruleset_args *ra;
+	const struct iour_export_opts *eo;
+	const struct iour_clamp_report *cr;
+	const char *desc;
+	struct iour_restriction *ents;
+	size_t len;
+	int n;
+};
+
+/* The set's entries for the target: iour_ruleset__export() asked for the
+ * size, then for the entries.  Returns 0, or an exit code. */
+static int ruleset_export(struct ruleset_out *o)
+{
+	const struct iour_ruleset *rs = o->ra->a.rs;
+
+	o->n = iour_ruleset__export(rs, o->eo, NULL, &o->len);
+	if (o->n < 0)
+		return cli_fail(o->n, "iour_ruleset__export");
+	o->ents = malloc(o->len);
+	if (!o->ents)
+		return cli_fail(-ENOMEM, "iour_ruleset__export");
+	o->n = iour_ruleset__export(rs, o->eo, o->ents, &o->len);
+	if (o->n < 0)
+		return cli_fail(o->n, "iour_ruleset__export");
+	return 0;
+}
+
+/* --format hex: one entry per line, the clamp report on stderr. */
+static void print_listing_hex(const struct ruleset_out *o)
+{
+	for (int i = 0; i < o->n; i++) {
+		const uint8_t *b = (const uint8_t *)&o->ents[i];
+
+		for (size_t k = 0; k < sizeof(o->ents[i]); k++)
+			printf("%02x", b[k]);
+		putchar('\n');
+	}
+	if (o->cr->n_sqe_ops || o->cr->n_register_ops)
+		print_clamp(o->cr, CLI_PROG " ruleset: ", "", stderr);
+}
+
+/* --format c: a C array of struct io_uring_restriction. */
+static void print_listing_c(const struct ruleset_out *o)
+{
+	printf("/* %d restriction entries for %s: IORING_OP_LAST %u, "
+	       "IORING_REGISTER_LAST %u, %s gates */\n", o->n, o->desc, o->eo->op_last,
+	       o->eo->reg_last, o->ra->t.split ? "split" : "coupled");
+	print_clamp(o->cr, "/* ", " */", stdout);
+	printf("struct io_uring_restriction restrictions[%d] = {\n", o->n);
+	for (int i = 0; i < o->n; i++)
+		print_entry_c(&o->ents[i]);
+	printf("};\n");
+}
+
+/* --format text: the target, the set, then a commented table. */
+static void print_listing_text(const struct ruleset_out *o)
+{
+	printf("# target: %s (IORING_OP_LAST %u, IORING_REGISTER_LAST %u, %s)\n",
+	       o->desc, o->eo->op_last, o->eo->reg_last,
+	       o->ra->t.split ? "split gates: a side is gated only if listed"
+			      : "coupled gates: any set gates both sides");
+	print_summary(o->ra->a.rs, !o->ra->a.flags_given);
+	printf("# %d entr%s (%zu bytes)\n", o->n, o->n == 1 ? "y" : "ies", o->len);
+	printf("#   #  KIND                 ARG  MEANING\n");
+	for (int i = 0; i < o->n; i++)
+		print_entry_text(i, &o->ents[i]);
+	print_clamp(o->cr, "# ", "", stdout);
+}
+
+int cmd_ruleset(int argc, char **argv)
+{
+	struct ruleset_args ra = { .t = { .split = -1 }, .format = "text" };
+	struct iour_clamp_report cr = { .sz = sizeof(cr) };
+	IOUR_OPTS(iour_export_opts, eo, .clamp = &cr);
+	char desc[64];
+	struct ruleset_out o = { .ra = &ra, .eo = &eo, .cr = &cr, .desc = desc };
+	int rc, r;
+
+	r = iour_ruleset__new(NULL, &ra.a.rs);
+	if (r)
+		return cli_fail(r, "iour_ruleset__new");
+	rc = ruleset_parse(argc, argv, &ra);
+	if (rc) {
+		rc = rc < 0 ? CLI_OK : rc;
 		goto out;
 	}
-	if (running_given && t.kver) {
-		rc = cli_usage("--kernel and --running exclude each other");
-		goto out;
-	}
-	rc = set_finish(&a);
+	rc = set_finish(&ra.a);
 	if (rc)
 		goto out;
-	set_warnings(&a);
-	t.running = !t.kver;
-	rc = resolve_target(&t, &eo, desc, sizeof(desc));
+	set_warnings(&ra.a);
+	ra.t.running = !ra.t.kver;
+	rc = resolve_target(&ra.t, &eo, desc, sizeof(desc));
+	if (rc)
+		goto out;
+	rc = ruleset_export(&o);
 	if (rc)
 		goto out;
 
-	n = iour_ruleset__export(a.rs, &eo, NULL, &len);
-	if (n < 0) {
-		rc = cli_fail(n, "iour_ruleset__export");
-		goto out;
-	}
-	ents = malloc(len);
-	if (!ents) {
-		rc = cli_fail(-ENOMEM, "iour_ruleset__export");
-		goto out;
-	}
-	n = iour_ruleset__export(a.rs, &eo, ents, &len);
-	if (n < 0) {
-		rc = cli_fail(n, "iour_ruleset__export");
-		goto out;
-	}
-
-	if (!strcmp(format, "hex")) {
-		for (int i = 0; i < n; i++) {
-			const uint8_t *b = (const uint8_t *)&ents[i];
-
-			for (size_t k = 0; k < sizeof(ents[i]); k++)
-				printf("%02x", b[k]);
-			putchar('\n');
-		}
-		if (cr.n_sqe_ops || cr.n_register_ops)
-			print_clamp(&cr, CLI_PROG " ruleset: ", "", stderr);
-	} else if (!strcmp(format, "c")) {
-		printf("/* %d restriction entries for %s: IORING_OP_LAST %u, "
-		       "IORING_REGISTER_LAST %u, %s gates */\n", n, desc, eo.op_last,
-		       eo.reg_last, t.split ? "split" : "coupled");
-		print_clamp(&cr, "/* ", " */", stdout);
-		printf("struct io_uring_restriction restrictions[%d] = {\n", n);
-		for (int i = 0; i < n; i++)
-			print_entry_c(&ents[i]);
-		printf("};\n");
-	} else {
-		printf("# target: %s (IORING_OP_LAST %u, IORING_REGISTER_LAST %u, %s)\n",
-		       desc, eo.op_last, eo.reg_last,
-		       t.split ? "split gates: a side is gated only if listed"
-			       : "coupled gates: any set gates both sides");
-		print_summary(a.rs, !a.flags_given);
-		printf("# %d entr%s (%zu bytes)\n", n, n == 1 ? "y" : "ies", len);
-		printf("#   #  KIND                 ARG  MEANING\n");
-		for (int i = 0; i < n; i++)
-			print_entry_text(i, &ents[i]);
-		print_clamp(&cr, "# ", "", stdout);
-	}
+	if (!strcmp(ra.format, "hex"))
+		print_listing_hex(&o);
+	else if (!strcmp(ra.format, "c"))
+		print_listing_c(&o);
+	else
+		print_listing_text(&o);
 	if (fflush(stdout))
 		rc = CLI_FAIL;
 out:
-	free(ents);
-	iour_ruleset__free(a.rs);
+	free(o.ents);
+	iour_ruleset__free(ra.a.rs);
 	return rc;
 }
 
@@ -678,97 +719,95 @@ static void print_coverage(const struct iour_verify_coverage *cov)
 		       "in other rings' fixed-file tables\n");
 }
 
-int cmd_verify(int argc, char **argv)
+/* Reads verify's options into the set and the check's options.  Returns
+ * 0, -1 after --help, or an exit code. */
+static int verify_parse(int argc, char **argv, struct set_args *a, struct iour_verify_opts *vo)
 {
 	static const struct option lo[] = {
 		SET_LONG_OPTIONS,
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct set_args a = { 0 };
-	struct iour_ring_report rep = { .sz = sizeof(rep) };
-	IOUR_OPTS(iour_ring_create_opts, copts, .report = &rep);
-	struct iour_verify_coverage cov = { .sz = sizeof(cov) };
-	IOUR_OPTS(iour_verify_opts, vo, .flags = IOUR_VERIFY_RING_FD, .timeout_ms = 10000,
-		  .coverage = &cov);
-	struct iour_verify_req reqs[NR_VERIFY_OPS + 1];
-	struct iour_verify_result res[NR_VERIFY_OPS + 1];
-	struct sockaddr_un un;
-	uint32_t unlen, allowed = 0, required = 0, async_op = UINT32_MAX;
-	size_t n = 0, mism = 0, nallow = 0;
-	int c, rc = CLI_OK, r, fd = -1, ok;
-	char name[32], result[32];
 	uint64_t v;
+	int c, rc;
 
-	r = iour_ruleset__new(NULL, &a.rs);
-	if (r)
-		return cli_fail(r, "iour_ruleset__new");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			rc = cli_help(cli_help_verify);
-			goto out;
+			cli_help(cli_help_verify);
+			return -1;
 		case O_TIMEOUT:
-			if (cli_parse_u64(optarg, &v) || v == 0 || v > 3600000) {
-				rc = cli_usage("--timeout: '%s' is not 1 to 3600000 ms", optarg);
-				goto out;
-			}
-			vo.timeout_ms = (uint32_t)v;
+			if (cli_parse_u64(optarg, &v) || v == 0 || v > 3600000)
+				return cli_usage("--timeout: '%s' is not 1 to 3600000 ms", optarg);
+			vo->timeout_ms = (uint32_t)v;
 			break;
 		case '?':
 		case ':':
-			rc = cli_getopt_error(c, argv);
-			goto out;
+			return cli_getopt_error(c, argv);
 		default:
-			rc = set_option(&a, c, optarg);
+			rc = set_option(a, c, optarg);
 			if (rc)
-				goto out;
+				return rc;
 			break;
 		}
 	}
-	if (optind < argc) {
-		rc = cli_usage("unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (iour_ruleset__sqe_restricted(a.rs) != 1) {
-		rc = cli_usage("give the allowed request opcodes with --allow-op (or --deny-ops)");
-		goto out;
-	}
-	rc = set_finish(&a);
-	if (rc)
-		goto out;
-	set_warnings(&a);
+	if (optind < argc)
+		return cli_usage("unexpected argument '%s'", argv[optind]);
+	if (iour_ruleset__sqe_restricted(a->rs) != 1)
+		return cli_usage("give the allowed request opcodes with --allow-op (or --deny-ops)");
+	return 0;
+}
 
-	r = iour_ring_create(8, NULL, a.rs, &copts, &fd);
-	if (r) {
-		rc = cli_fail(r, "iour_ring_create");
-		goto out;
-	}
+/* Creates the ring the set restricts (iour_ring_create) and says what was
+ * registered.  Returns 0, or an exit code. */
+static int verify_ring(const struct iour_ruleset *rs, struct iour_ring_report *rep, int *fd)
+{
+	IOUR_OPTS(iour_ring_create_opts, copts, .report = rep);
+	int r;
+
+	r = iour_ring_create(8, NULL, rs, &copts, fd);
+	if (r)
+		return cli_fail(r, "iour_ring_create");
 	printf("ring fd %d: %u restriction entries registered and enabled "
-	       "(IORING_OP_LAST %u, IORING_REGISTER_LAST %u, %s gates)\n", fd, rep.nr_entries,
-	       rep.op_last, rep.reg_last, rep.split_gates ? "split" : "coupled");
-	if (rep.n_clamped_sqe_ops + rep.n_clamped_register_ops)
+	       "(IORING_OP_LAST %u, IORING_REGISTER_LAST %u, %s gates)\n", *fd, rep->nr_entries,
+	       rep->op_last, rep->reg_last, rep->split_gates ? "split" : "coupled");
+	if (rep->n_clamped_sqe_ops + rep->n_clamped_register_ops)
 		printf("clamped: %u request and %u register opcode(s) this kernel does not know\n",
-		       rep.n_clamped_sqe_ops, rep.n_clamped_register_ops);
+		       rep->n_clamped_sqe_ops, rep->n_clamped_register_ops);
+	return 0;
+}
 
-	/* An abstract AF_UNIX name nobody listens on: CONNECT gets
-	 * -ECONNREFUSED when allowed. */
-	memset(&un, 0, sizeof(un));
-	un.sun_family = AF_UNIX;
-	snprintf(un.sun_path + 1, sizeof(un.sun_path) - 1, "iour-restrict-verify-%ld",
+/* An abstract AF_UNIX name nobody listens on: CONNECT gets -ECONNREFUSED
+ * when allowed.  Returns the address's length. */
+static uint32_t verify_addr(struct sockaddr_un *un)
+{
+	memset(un, 0, sizeof(*un));
+	un->sun_family = AF_UNIX;
+	snprintf(un->sun_path + 1, sizeof(un->sun_path) - 1, "iour-restrict-verify-%ld",
 		 (long)getpid());
-	unlen = (uint32_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(un.sun_path + 1));
+	return (uint32_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(un->sun_path + 1));
+}
 
-	(void)iour_ruleset__sqe_flags(a.rs, &allowed, &required);
+/* The requests: every kind the check can prepare that the kernel knows,
+ * expected as the set says, and one with IOSQE_ASYNC.  Returns how many. */
+static size_t verify_reqs(const struct iour_ruleset *rs, uint32_t op_last,
+			  const struct sockaddr_un *un, uint32_t unlen,
+			  struct iour_verify_req reqs[NR_VERIFY_OPS + 1])
+{
+	uint32_t allowed = 0, required = 0, async_op = UINT32_MAX;
+	size_t n = 0;
+	int ok;
+
+	(void)iour_ruleset__sqe_flags(rs, &allowed, &required);
 	for (size_t i = 0; i < NR_VERIFY_OPS; i++) {
 		uint32_t op = verify_ops[i];
 		int yes;
 
-		if (op >= rep.op_last)
+		if (op >= op_last)
 			continue; /* the kernel does not know it */
-		yes = iour_ruleset__sqe_op_allowed(a.rs, op) == 1;
-		fill_req(&reqs[n], op, &un, unlen);
+		yes = iour_ruleset__sqe_op_allowed(rs, op) == 1;
+		fill_req(&reqs[n], op, un, unlen);
 		reqs[n].expect = yes && !required ? IOUR_EXPECT_ALLOW : IOUR_EXPECT_DENY;
 		if (yes && async_op == UINT32_MAX)
 			async_op = op;
@@ -776,17 +815,22 @@ int cmd_verify(int argc, char **argv)
 	}
 	/* One request with a flag: allowed only if the set allows it. */
 	if (async_op != UINT32_MAX) {
-		fill_req(&reqs[n], async_op, &un, unlen);
+		fill_req(&reqs[n], async_op, un, unlen);
 		reqs[n].sqe_flags = IOUR_SQE_ASYNC;
 		ok = (allowed & IOUR_SQE_ASYNC) && !(required & ~(uint32_t)IOUR_SQE_ASYNC);
 		reqs[n].expect = ok ? IOUR_EXPECT_ALLOW : IOUR_EXPECT_DENY;
 		n++;
 	}
+	return n;
+}
 
-	vo.ring_fd = fd;
-	vo.ruleset = a.rs;
-	memset(res, 0, sizeof(res));
-	r = iour_verify(reqs, n, res, &vo);
+/* The table of requests, expectations and the kernel's answers.  Returns
+ * the number of requests answered against the set. */
+static size_t print_results(const struct iour_verify_req *reqs,
+			    const struct iour_verify_result *res, size_t n)
+{
+	char name[32], result[32];
+	size_t mism = 0;
 
 	printf("  %-16s %-8s %-8s %-16s %s\n", "REQUEST", "EXPECTED", "KERNEL", "RESULT", "CHECK");
 	for (size_t i = 0; i < n; i++) {
@@ -818,6 +862,16 @@ int cmd_verify(int argc, char **argv)
 		printf("  %-16s %-8s %-8s %-16s %s\n", name, expect_str(reqs[i].expect),
 		       expect_str(res[i].observed), result, st);
 	}
+	return mism;
+}
+
+/* What was tested, the coverage, and the verdict of iour_verify()'s
+ * result @r.  Returns the exit code. */
+static int print_verdict(int r, const struct iour_verify_req *reqs, size_t n, size_t mism,
+			 const struct iour_verify_coverage *cov)
+{
+	size_t nallow = 0;
+
 	for (size_t i = 0; i < n; i++)
 		nallow += reqs[i].expect == IOUR_EXPECT_ALLOW;
 	if (!nallow)
@@ -827,8 +881,8 @@ int cmd_verify(int argc, char **argv)
 		printf("note: the set allows every request the check can prepare, "
 		       "so no denial was tested\n");
 	if (r == 0 || r == -IOUR_ERRNO__NOT_ENFORCED)
-		print_coverage(&cov);
-	if (r == 0 && cov.n_untried == 0) {
+		print_coverage(cov);
+	if (r == 0 && cov->n_untried == 0) {
 		printf("enforced: the kernel answered all %zu requests as the set says, and "
 		       "every request opcode the set allows was tried\n",
 		       n);
@@ -836,13 +890,55 @@ int cmd_verify(int argc, char **argv)
 		printf("enforced as far as tried: the kernel answered the %zu requests as the set "
 		       "says; %u of the %u request opcodes the set allows were not tried as "
 		       "allowed\n",
-		       n, cov.n_untried, cov.n_allowed);
+		       n, cov->n_untried, cov->n_allowed);
 	} else if (r == -IOUR_ERRNO__NOT_ENFORCED) {
 		printf("NOT ENFORCED: %zu of %zu requests were answered against the set\n", mism, n);
-		rc = CLI_FAIL;
+		return CLI_FAIL;
 	} else {
-		rc = cli_fail(r, "iour_verify");
+		return cli_fail(r, "iour_verify");
 	}
+	return CLI_OK;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	struct set_args a = { 0 };
+	struct iour_ring_report rep = { .sz = sizeof(rep) };
+	struct iour_verify_coverage cov = { .sz = sizeof(cov) };
+	IOUR_OPTS(iour_verify_opts, vo, .flags = IOUR_VERIFY_RING_FD, .timeout_ms = 10000,
+		  .coverage = &cov);
+	struct iour_verify_req reqs[NR_VERIFY_OPS + 1];
+	struct iour_verify_result res[NR_VERIFY_OPS + 1];
+	struct sockaddr_un un;
+	uint32_t unlen;
+	size_t n, mism;
+	int rc, r, fd = -1;
+
+	r = iour_ruleset__new(NULL, &a.rs);
+	if (r)
+		return cli_fail(r, "iour_ruleset__new");
+	rc = verify_parse(argc, argv, &a, &vo);
+	if (rc) {
+		rc = rc < 0 ? CLI_OK : rc;
+		goto out;
+	}
+	rc = set_finish(&a);
+	if (rc)
+		goto out;
+	set_warnings(&a);
+	rc = verify_ring(a.rs, &rep, &fd);
+	if (rc)
+		goto out;
+
+	unlen = verify_addr(&un);
+	n = verify_reqs(a.rs, rep.op_last, &un, unlen, reqs);
+	vo.ring_fd = fd;
+	vo.ruleset = a.rs;
+	memset(res, 0, sizeof(res));
+	r = iour_verify(reqs, n, res, &vo);
+
+	mism = print_results(reqs, res, n);
+	rc = print_verdict(r, reqs, n, mism, &cov);
 	if (fflush(stdout))
 		rc = CLI_FAIL;
 out:

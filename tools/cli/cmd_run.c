@@ -414,9 +414,71 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
 }
 
-int cmd_run(int argc, char **argv)
+enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS };
+
+/* run's command line: POLICY and the policy file's settings it overrides. */
+struct run_args {
+	const char *path;
+	int compat, companion; /* -1: as the policy file says */
+	bool quiet, broker;
+	enum run_rings mode;
+};
+
+/* Handles one option; returns 0, -1 after --help, or an exit code. */
+static int run_option(struct run_args *ra, int c, const char *arg, char **argv)
 {
-	enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS };
+	switch (c) {
+	case O_BEST:
+	case O_SOFT:
+	case O_HARD:
+		if (ra->compat >= 0)
+			return cli_usage("--best-effort, --soft and --hard exclude each other");
+		ra->compat = c == O_BEST ? IOUR_POLICY_COMPAT_BEST_EFFORT :
+			     c == O_SOFT ? IOUR_POLICY_COMPAT_SOFT : IOUR_POLICY_COMPAT_HARD;
+		return 0;
+	case O_COMPANION:
+		if (!strcmp(arg, "enosys"))
+			ra->companion = IOUR_POLICY_COMPANION_ENOSYS;
+		else if (!strcmp(arg, "eperm"))
+			ra->companion = IOUR_POLICY_COMPANION_EPERM;
+		else if (!strcmp(arg, "off"))
+			ra->companion = IOUR_POLICY_COMPANION_NONE;
+		else
+			return cli_usage("--companion: '%s' is not enosys, eperm or off", arg);
+		return 0;
+	case O_BROKER:
+		if (!strcmp(arg, "auto") || !strcmp(arg, "on"))
+			ra->broker = true;
+		else if (!strcmp(arg, "off"))
+			ra->broker = false;
+		else
+			return cli_usage("--broker: '%s' is not auto or off", arg);
+		return 0;
+	case O_RINGS:
+		if (!strcmp(arg, "close"))
+			ra->mode = RUN_RINGS_CLOSE;
+		else if (!strcmp(arg, "refuse"))
+			ra->mode = RUN_RINGS_REFUSE;
+		else if (!strcmp(arg, "keep"))
+			ra->mode = RUN_RINGS_KEEP;
+		else
+			return cli_usage("--existing-rings: '%s' is not close, refuse or keep", arg);
+		return 0;
+	case 'q':
+		ra->quiet = true;
+		return 0;
+	case 'h':
+		cli_help(cli_help_run);
+		return -1;
+	default:
+		return cli_getopt_error(c, argv);
+	}
+}
+
+/* Reads POLICY, the options, then "--" and the command (at argv[optind]).
+ * Returns 0, -1 after --help, or an exit code. */
+static int run_parse(int argc, char **argv, struct run_args *ra)
+{
 	static const struct option lo[] = {
 		{ "best-effort", no_argument, NULL, O_BEST },
 		{ "soft", no_argument, NULL, O_SOFT },
@@ -428,16 +490,7 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct iour_apply_opts ao = { .sz = sizeof(ao) };
-	struct iour_policy *pol = NULL;
-	struct iour_plan *plan = NULL;
-	struct iour_report *rep = NULL;
-	int compat = -1, companion = -1, c, rc, err;
-	uint32_t comp_val = IOUR_POLICY_COMPANION_ENOSYS;
-	const char *path = NULL;
-	bool quiet = false, broker = true;
-	struct run_extra x = { .broker = false, .mode = RUN_RINGS_CLOSE, .rings = 0 };
-	struct iour_plan_info info = { .sz = sizeof(info) };
+	int c, rc;
 
 	opterr = 0;
 	/* '+': options end at the first operand after POLICY, or at "--". */
@@ -445,129 +498,125 @@ int cmd_run(int argc, char **argv)
 		c = getopt_long(argc, argv, "+:hq", lo, NULL);
 		if (c == -1) {
 			/* POLICY, then more options; the command only after "--". */
-			if (path || !strcmp(argv[optind - 1], "--"))
+			if (ra->path || !strcmp(argv[optind - 1], "--"))
 				break;
-			path = argv[optind++];
+			ra->path = argv[optind++];
 			continue;
 		}
-		switch (c) {
-		case O_BEST:
-		case O_SOFT:
-		case O_HARD:
-			if (compat >= 0)
-				return cli_usage("--best-effort, --soft and --hard exclude each other");
-			compat = c == O_BEST ? IOUR_POLICY_COMPAT_BEST_EFFORT :
-			         c == O_SOFT ? IOUR_POLICY_COMPAT_SOFT : IOUR_POLICY_COMPAT_HARD;
-			break;
-		case O_COMPANION:
-			if (!strcmp(optarg, "enosys"))
-				companion = IOUR_POLICY_COMPANION_ENOSYS;
-			else if (!strcmp(optarg, "eperm"))
-				companion = IOUR_POLICY_COMPANION_EPERM;
-			else if (!strcmp(optarg, "off"))
-				companion = IOUR_POLICY_COMPANION_NONE;
-			else
-				return cli_usage("--companion: '%s' is not enosys, eperm or off",
-						 optarg);
-			break;
-		case O_BROKER:
-			if (!strcmp(optarg, "auto") || !strcmp(optarg, "on"))
-				broker = true;
-			else if (!strcmp(optarg, "off"))
-				broker = false;
-			else
-				return cli_usage("--broker: '%s' is not auto or off", optarg);
-			break;
-		case O_RINGS:
-			if (!strcmp(optarg, "close"))
-				x.mode = RUN_RINGS_CLOSE;
-			else if (!strcmp(optarg, "refuse"))
-				x.mode = RUN_RINGS_REFUSE;
-			else if (!strcmp(optarg, "keep"))
-				x.mode = RUN_RINGS_KEEP;
-			else
-				return cli_usage("--existing-rings: '%s' is not close, refuse or keep",
-						 optarg);
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			return cli_help(cli_help_run);
-		default:
-			return cli_getopt_error(c, argv);
-		}
+		rc = run_option(ra, c, optarg, argv);
+		if (rc)
+			return rc;
 	}
-	if (!path)
+	if (!ra->path)
 		return cli_usage("no policy file given (iour-restrict run POLICY [options] -- "
 				 "COMMAND [ARG]...)");
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return cli_usage("no command given: put it after '--' (iour-restrict run POLICY "
 				 "[options] -- COMMAND [ARG]...)");
+	return 0;
+}
 
-	rc = cli_policy_load(path, 0, &pol);
+/* Overrides the policy's compatibility level and companion as the options
+ * say, reads the companion back, and refuses a ring policy.  Returns 0,
+ * or an exit code. */
+static int run_policy_attrs(const struct run_args *ra, struct iour_policy *pol,
+			    uint32_t *comp_val)
+{
+	uint32_t target = IOUR_POLICY_TARGET_TASK;
+	int err;
+
+	if (ra->compat >= 0 && (err = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_COMPAT,
+							      (uint32_t)ra->compat)))
+		return cli_fail(err, "setting the compatibility level");
+	if (ra->companion >= 0 && (err = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_COMPANION,
+								 (uint32_t)ra->companion)))
+		return cli_fail(err, "setting the companion");
+	(void)iour_policy__get_attr(pol, IOUR_POLICY_ATTR_COMPANION, comp_val);
+	(void)iour_policy__get_attr(pol, IOUR_POLICY_ATTR_TARGET, &target);
+	if (target != IOUR_POLICY_TARGET_TASK) {
+		cli_msg("%s: the policy restricts one ring (target ring); run applies "
+			"task policies only", ra->path);
+		return CLI_POLICY;
+	}
+	return 0;
+}
+
+/* Before task restrictions (feature level below 4) a plan of ring steps
+ * is served by the ring broker (broker.h), unless --broker=off. */
+static bool run_wants_broker(const struct iour_plan *plan, bool broker)
+{
+	struct iour_plan_info info = { .sz = sizeof(info) };
+
+	return iour_plan__info(plan, &info) == 0 && broker && info.level < 4 && info.ring_steps &&
+	       !(info.flags & IOUR_PLAN_INFO_REFUSED);
+}
+
+/* Applies the plan to this process (iour_plan__apply_task()) and prints
+ * the report line.  Returns 0, or an exit code; @cmd is the command. */
+static int run_apply_task(const struct iour_plan *plan, const char *cmd, bool quiet,
+			  uint32_t comp, const struct run_extra *x)
+{
+	struct iour_apply_opts ao = { .sz = sizeof(ao) };
+	struct iour_report *rep = NULL;
+	int err;
+
+	err = iour_plan__apply_task(plan, &ao, &rep);
+	if (err == -IOUR_ERRNO__UNSUPPORTED) {
+		cli_msg("the running kernel cannot enforce the policy exactly, and its "
+			"compatibility level is hard; not running '%s'", cmd);
+	} else if (err) {
+		cli_fail(err, "applying the policy");
+		if (rep && err == -IOUR_ERRNO__PARTIAL)
+			cli_msg("part of the policy took effect; not running '%s'", cmd);
+	} else if (!quiet) {
+		run_report(rep, comp, x);
+	}
+	iour_report__free(rep);
+	return err ? CLI_FAIL : 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args ra = { .compat = -1, .companion = -1, .broker = true,
+			       .mode = RUN_RINGS_CLOSE };
+	struct iour_policy *pol = NULL;
+	struct iour_plan *plan = NULL;
+	uint32_t comp_val = IOUR_POLICY_COMPANION_ENOSYS;
+	struct run_extra x = { .broker = false, .mode = RUN_RINGS_CLOSE, .rings = 0 };
+	int rc, err;
+
+	rc = run_parse(argc, argv, &ra);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	x.mode = ra.mode;
+	rc = cli_policy_load(ra.path, 0, &pol);
 	if (rc)
 		return rc;
-	rc = CLI_FAIL;
-	if (compat >= 0 && (err = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_COMPAT,
-							  (uint32_t)compat))) {
-		cli_fail(err, "setting the compatibility level");
+	rc = run_policy_attrs(&ra, pol, &comp_val);
+	if (rc)
 		goto out;
-	}
-	if (companion >= 0 && (err = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_COMPANION,
-							     (uint32_t)companion))) {
-		cli_fail(err, "setting the companion");
-		goto out;
-	}
-	(void)iour_policy__get_attr(pol, IOUR_POLICY_ATTR_COMPANION, &comp_val);
-	{
-		uint32_t target = IOUR_POLICY_TARGET_TASK;
-
-		(void)iour_policy__get_attr(pol, IOUR_POLICY_ATTR_TARGET, &target);
-		if (target != IOUR_POLICY_TARGET_TASK) {
-			cli_msg("%s: the policy restricts one ring (target ring); run applies "
-				"task policies only", path);
-			rc = CLI_POLICY;
-			goto out;
-		}
-	}
 	err = iour_policy__plan(pol, NULL, &plan);
 	if (err) {
-		cli_fail(err, "planning the policy for the running kernel");
+		rc = cli_fail(err, "planning the policy for the running kernel");
 		goto out;
 	}
-	if (iour_plan__info(plan, &info) == 0 && broker && info.level < 4 && info.ring_steps &&
-	    !(info.flags & IOUR_PLAN_INFO_REFUSED)) {
+	if (run_wants_broker(plan, ra.broker)) {
 		/* Before task restrictions: the ring broker. */
 		x.broker = true;
-		if (companion >= 0)
+		if (ra.companion >= 0)
 			cli_msg("--companion applies with --broker=off only; the broker serves "
 				"restricted rings");
 		rc = existing_rings(x.mode, &x.rings);
-		if (rc)
-			goto out;
-		rc = run_broker(plan, argv + optind, quiet, comp_val, &x);
+		if (!rc)
+			rc = run_broker(plan, argv + optind, ra.quiet, comp_val, &x);
 		goto out;
 	}
 	rc = existing_rings(x.mode, &x.rings);
 	if (rc)
 		goto out;
-	rc = CLI_FAIL;
-	err = iour_plan__apply_task(plan, &ao, &rep);
-	if (err == -IOUR_ERRNO__UNSUPPORTED) {
-		cli_msg("the running kernel cannot enforce the policy exactly, and its "
-			"compatibility level is hard; not running '%s'", argv[optind]);
+	rc = run_apply_task(plan, argv[optind], ra.quiet, comp_val, &x);
+	if (rc)
 		goto out;
-	}
-	if (err) {
-		cli_fail(err, "applying the policy");
-		if (rep && err == -IOUR_ERRNO__PARTIAL)
-			cli_msg("part of the policy took effect; not running '%s'", argv[optind]);
-		goto out;
-	}
-	if (!quiet)
-		run_report(rep, comp_val, &x);
-	iour_report__free(rep);
 	iour_plan__free(plan);
 	iour_policy__free(pol);
 	execvp(argv[optind], argv + optind);
@@ -575,7 +624,6 @@ int cmd_run(int argc, char **argv)
 	cli_fail(-err, "cannot execute '%s'", argv[optind]);
 	return err == ENOENT ? 127 : 126;
 out:
-	iour_report__free(rep);
 	iour_plan__free(plan);
 	iour_policy__free(pol);
 	return rc;
