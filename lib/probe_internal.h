@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel probe's internals, shared with other modules (limits for
- * clamping) and with the tests (raw answers and their interpretation).
+ * The kernel probe's internals, shared between its two halves (probe.c
+ * asks and caches, probe_interpret.c decides), with other modules (limits
+ * for clamping) and with the tests (raw answers and their interpretation).
  * Not installed.
  */
 #ifndef IOUR_LIB_PROBE_INTERNAL_H
@@ -91,9 +92,9 @@ IOUR_INTERNAL int iour__probe_resource_err(const struct iour__probe_raw *raw);
 IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
 
 /*
- * Interpret raw answers: fill the full-size *f (f->sz is set to
- * sizeof(*f)) and the real kernel limits *lim (which ignore the forced
- * level; zero when unknown).
+ * Interpret raw answers (probe_interpret.c): fill the full-size *f (f->sz
+ * is set to sizeof(*f)) and the real kernel limits *lim (which ignore the
+ * forced level; zero when unknown).
  */
 IOUR_INTERNAL void iour__probe_interpret(const struct iour__probe_raw *raw, struct iour_features *f,
 					 struct iour__kernel_limits *lim);
