@@ -16,6 +16,8 @@
  * 4. steps: the registrations in the order the kernel requires (no_new_privs,
  *    classic set, filters with DENY_REST on the last, enable), then the
  *    status and the compatibility verdict.
+ * Passes 1 to 3 are in lib/plan_choose.c, pass 4 and the report's verdicts
+ * here; lib/plan_access.c reads a finished plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +41,29 @@ const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen)
 
 /* ---- plan construction ---- */
 
+struct emit {
+	const struct iour_ruleset *eff;
+	const uint32_t *pdu, *fflags;
+	int last_filter;
+	bool deny_rest;
+	bool via_filters; /* no classic set possible: deny through programs */
+	struct iour__clamp *clamp;
+	bool enforcing; /* out: a restricting step was emitted */
+	bool loosened;  /* out: something could not be expressed */
+};
+
 struct builder {
 	const struct iour_policy *p;
 	const struct iour__kernel *kern;
 	struct iour_plan *plan;
 	uint32_t cap;
 	int err;
+	/* What iour__plan_build()'s steps hand on to each other. */
+	struct iour__choice c;    /* passes 1 to 3 */
+	struct iour__clamp clamp; /* what the classic sets left out */
+	struct emit em;           /* the rules of the side being emitted */
+	bool enforcing;           /* a step that restricts is planned */
+	uint64_t blind;           /* fd -1 register opcodes the seccomp guard denies */
 };
 
 static struct iour__step *add_step(struct builder *b, uint32_t side, uint32_t op, uint32_t call_op,
@@ -235,291 +254,9 @@ static void blind_note(struct iour_report *r, uint64_t blind)
 			 names);
 }
 
-/* Pass 1: the policy's meaning per request opcode.  `mentioned` marks the
- * opcodes the policy names (classic list or filter). */
-static void compute_intent(const struct iour_policy *p, uint8_t *intent, bool *mentioned)
-{
-	const struct iour_ruleset *rs = p->rs;
-	bool listed_only = rs && rs->sqe_restricted;
-	uint32_t op;
-
-	for (op = 0; op < IOUR__NOPCODES; op++) {
-		const struct iour_prog *pp = p->progs[op];
-
-		mentioned[op] = pp || (listed_only && iour__bm_test(&rs->sqe_ops, op));
-		if (listed_only && !iour__bm_test(&rs->sqe_ops, op))
-			intent[op] = IOUR__V_DENY;
-		else if (pp)
-			intent[op] = pp->kind == IOUR_PROG_FILTER       ? IOUR__V_FILTER :
-				     pp->kind == IOUR_PROG_ALWAYS_ALLOW ? IOUR__V_ALLOW :
-									  IOUR__V_DENY;
-		else if (listed_only)
-			intent[op] = IOUR__V_ALLOW;
-		else
-			intent[op] =
-				p->attr[IOUR_POLICY_ATTR_DEFAULT] == IOUR_POLICY_DEFAULT_ALLOW ?
-					IOUR__V_ALLOW :
-					IOUR__V_DENY;
-	}
-}
-
-static void note(struct iour_report *r, uint32_t kind, uint32_t reason, uint32_t op,
-		 const char *fmt, const char *arg)
-{
-	iour__report_add(r, kind, reason, op, UINT32_MAX, 0, fmt, arg);
-}
-
-/*
- * Does a SOCKET program's verdict depend on bits of the payload's type word
- * above the socket type (SOCK_NONBLOCK, SOCK_CLOEXEC)?  Forward dataflow on
- * A (cBPF jumps only forward): the type word loaded at offset 20 is "raw"
- * until an AND with a mask within 0xf; any other use of a raw A (compare,
- * arithmetic, TAX, ST, RET A) counts as reading the flags.  Conservative:
- * true when unsure.
- */
-static bool reads_socket_flags(const struct iour_insn *in, size_t cnt)
-{
-	uint8_t raw[KBPF_MAXINSNS + 1];
-	size_t i;
-
-	if (cnt > KBPF_MAXINSNS)
-		return true;
-	memset(raw, 0, cnt + 1);
-	for (i = 0; i < cnt; i++) {
-		uint16_t c = in[i].code;
-		bool a = raw[i] != 0, na = a;
-
-		switch (KBPF_CLASS(c)) {
-		case KBPF_LD:
-			na = KBPF_MODE(c) == KBPF_ABS && in[i].k == IOUR_CTX_OFF_SOCKET_TYPE;
-			break;
-		case KBPF_ALU:
-			if (a && !(KBPF_OP(c) == KBPF_AND && KBPF_SRC(c) == KBPF_K &&
-				   (in[i].k & ~0xfU) == 0))
-				return true;
-			na = false;
-			break;
-		case KBPF_MISC:
-			if (a && KBPF_MISCOP(c) == KBPF_TAX)
-				return true;
-			if (KBPF_MISCOP(c) == KBPF_TXA)
-				na = false;
-			break;
-		case KBPF_ST:
-		case KBPF_RET:
-			if (a && (KBPF_CLASS(c) == KBPF_ST || KBPF_RVAL(c) == KBPF_A))
-				return true;
-			break;
-		case KBPF_JMP:
-			if (KBPF_OP(c) == KBPF_JA) {
-				if (i + 1 + in[i].k <= cnt)
-					raw[i + 1 + in[i].k] |= a;
-				continue;
-			}
-			if (a)
-				return true;
-			raw[i + 1 + in[i].jt <= cnt ? i + 1 + in[i].jt : cnt] |= a;
-			raw[i + 1 + in[i].jf <= cnt ? i + 1 + in[i].jf : cnt] |= a;
-			continue;
-		default: /* LDX, STX: A unchanged */
-			break;
-		}
-		if (KBPF_CLASS(c) != KBPF_RET)
-			raw[i + 1] |= na;
-	}
-	return false;
-}
-
-/* Pass 3 for one filtered opcode: can the path run its program? */
-static uint8_t degrade(struct builder *b, uint32_t op, bool filters, uint32_t *pdu_out,
-		       uint32_t *flags_out)
-{
-	const struct iour_prog *pp = b->p->progs[op];
-	const struct iour__kernel *kern = b->kern;
-	struct iour_report *r = &b->plan->rep;
-	bool open = b->p->attr[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] == IOUR_POLICY_FALLBACK_OPEN;
-	char tmp[24];
-	const char *name = iour__op_label(op, tmp, sizeof(tmp));
-	uint32_t k = kern->pdu[op];
-	uint32_t need = 0, nprogs = 0;
-
-	if (!filters) {
-		if (open)
-			note(r, IOUR_DECISION_LOOSENED, IOUR_REASON_NO_FILTERS, op,
-			     "%s: argument rules dropped, opcode allowed unconditionally "
-			     "(no argument filters on this kernel path; fallback open)",
-			     name);
-		else
-			note(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_NO_FILTERS, op,
-			     "%s: argument rules cannot be enforced, opcode denied "
-			     "(no argument filters on this kernel path; fallback closed)",
-			     name);
-		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
-	}
-	for (const struct iour_prog *q = pp; q; q = q->next) {
-		need = q->pdu_size > need ? q->pdu_size : need;
-		nprogs++;
-	}
-	if (nprogs > 1)
-		iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE, op, UINT32_MAX,
-				 (int32_t)nprogs,
-				 "%s: the deny-list is split across %u stacked filters (all must "
-				 "allow)",
-				 name, nprogs);
-	if (need > k) {
-		iour__report_add(r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
-				 IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
-				 "%s: the program reads %u payload bytes but the kernel fills %u; "
-				 "opcode %s (fallback %s)",
-				 name, need, k, open ? "allowed unconditionally" : "denied",
-				 open ? "open" : "closed");
-		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
-	}
-	if (op == KIO_OP_SOCKET && kern->sock_flags_hidden) {
-		bool reads = false;
-
-		for (const struct iour_prog *q = pp; q; q = q->next)
-			reads = reads || reads_socket_flags(q->insns, q->cnt);
-		if (reads) {
-			iour__report_add(
-				r, open ? IOUR_DECISION_LOOSENED : IOUR_DECISION_TIGHTENED,
-				IOUR_REASON_NO_PAYLOAD, op, UINT32_MAX, (int32_t)k,
-				"%s: the program decides on SOCK_NONBLOCK or SOCK_CLOEXEC, "
-				"which this kernel leaves out of the payload's type; opcode %s "
-				"(fallback %s)",
-				name, open ? "allowed unconditionally" : "denied",
-				open ? "open" : "closed");
-			return open ? IOUR__V_ALLOW : IOUR__V_DENY;
-		}
-	}
-	*pdu_out = need;
-	if (need == k) {
-		*flags_out = KIO_BPF_FILTER_SZ_STRICT;
-	} else {
-		*flags_out = 0;
-		iour__report_add(r, IOUR_DECISION_NEGOTIATED, IOUR_REASON_NONE, op, UINT32_MAX,
-				 (int32_t)k,
-				 "%s: the program reads the first %u of the kernel's %u payload "
-				 "bytes; registered without SZ_STRICT",
-				 name, need, k);
-	}
-	return IOUR__V_FILTER;
-}
-
-/* Mechanism choices of pass 2. */
-struct mech {
-	bool task;      /* task restrictions / task filters */
-	bool ring;      /* ring part: classic set on a disabled ring (+ filters) */
-	bool companion; /* seccomp companion */
-	bool filters;   /* argument filters available on the chosen path */
-};
-
-static void choose(struct builder *b, struct mech *m, bool restricts)
-{
-	const struct iour__kernel *kern = b->kern;
-	const struct iour_policy *p = b->p;
-	struct iour_report *r = &b->plan->rep;
-
-	memset(m, 0, sizeof(*m));
-	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING) {
-		if (!kern->io_uring) {
-			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING,
-			     IOUR_DECISION_NO_OPCODE,
-			     "%s: io_uring is not available to this caller", kern->name);
-			return;
-		}
-		if (!kern->ring_restrict) {
-			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_RING_RESTRICTIONS,
-			     IOUR_DECISION_NO_OPCODE,
-			     "%s: the kernel cannot restrict rings (Linux 5.10+ needed)",
-			     kern->name);
-			return;
-		}
-		m->ring = true;
-		m->filters = kern->ring_bpf;
-		return;
-	}
-	if (kern->task_restrict) {
-		m->task = true;
-		m->filters = kern->task_bpf;
-		return;
-	}
-	if (kern->ring_restrict) {
-		m->ring = true;
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_NO_TASK_RESTRICTIONS,
-		     IOUR_DECISION_NO_OPCODE,
-		     "%s: no task restrictions (Linux 7.0+ needed); only rings created "
-		     "through this library are restricted",
-		     kern->name);
-	} else {
-		iour__report_add(r, IOUR_DECISION_DROPPED,
-				 kern->io_uring ? IOUR_REASON_NO_RING_RESTRICTIONS :
-						  IOUR_REASON_NO_IO_URING,
-				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, 0, "%s: %s", kern->name,
-				 kern->io_uring ? "the kernel cannot restrict io_uring "
-						  "(Linux 5.10+ needed)" :
-						  "io_uring is not available to this caller");
-	}
-	/* Degrade closed (the default): a policy that restricts something,
-	 * for a task the kernel cannot restrict, blocks io_uring_setup. */
-	if (p->attr[IOUR_POLICY_ATTR_COMPANION] != IOUR_POLICY_COMPANION_NONE && restricts)
-		m->companion = true;
-}
-
-static bool flags_open(const struct iour_ruleset *rs)
-{
-	return rs->flags_allowed == KIO_SQE_VALID_FLAGS && rs->flags_required == 0;
-}
-
-/* The classic set the kernel should hold for the achieved verdicts. */
-static void effective_ruleset(const struct iour_policy *p, const uint8_t *achieved,
-			      uint32_t op_last, struct iour_ruleset *eff)
-{
-	uint32_t op;
-
-	memset(eff, 0, sizeof(*eff));
-	eff->flags_decided = true;
-	eff->flags_allowed = KIO_SQE_VALID_FLAGS;
-	if (p->rs) {
-		eff->reg_ops = p->rs->reg_ops;
-		eff->reg_restricted = p->rs->reg_restricted;
-		eff->flags_allowed = p->rs->flags_allowed | p->rs->flags_required;
-		eff->flags_required = p->rs->flags_required;
-	}
-	for (op = 0; op < op_last && op < IOUR__NOPCODES; op++) {
-		if (achieved[op] == IOUR__V_DENY)
-			eff->sqe_restricted = true;
-		else
-			iour__bm_set(&eff->sqe_ops, op);
-	}
-}
-
-/*
- * Lint: what the set does not seal (doc/security.md, section 2).  A ring
- * that requires IOSQE_FIXED_FILE still gets new files through MSG_RING
- * (IORING_MSG_SEND_FD) on any ring that can name its descriptor, and a set
- * that allows MSG_RING lets its requests do that to other rings.
- */
-static void fixed_file_notes(struct iour_report *r, const struct iour_ruleset *eff,
-			     const uint8_t *achieved, uint32_t op_last)
-{
-	if (eff->flags_required & IOUR_SQE_FIXED_FILE)
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_FIXED_FILES, IOUR_DECISION_NO_OPCODE, "%s",
-		     "requiring IOSQE_FIXED_FILE does not seal the fixed-file table: MSG_RING "
-		     "(IORING_MSG_SEND_FD) on any ring that can name the ring's descriptor "
-		     "installs new files; deny MSG_RING on those rings, or never hand the "
-		     "descriptor out");
-	if (eff->sqe_restricted && IOUR_OP_MSG_RING < op_last &&
-	    achieved[IOUR_OP_MSG_RING] != IOUR__V_DENY)
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_FIXED_FILES, IOUR_OP_MSG_RING, "%s",
-		     "MSG_RING is allowed: requests can install their ring's registered files "
-		     "into the fixed-file table of any ring whose descriptor they can name, so "
-		     "no such ring's file set is sealed");
-}
-
 static bool ruleset_gates(const struct iour_ruleset *eff)
 {
-	return eff->sqe_restricted || eff->reg_restricted || !flags_open(eff);
+	return eff->sqe_restricted || eff->reg_restricted || !iour__flags_open(eff);
 }
 
 static void report_clamp(struct builder *b, const bool *mentioned, const struct iour__clamp *c)
@@ -547,19 +284,6 @@ static void report_clamp(struct builder *b, const bool *mentioned, const struct 
 					 n ? n : "?", op, b->kern->reg_last);
 		}
 	}
-}
-
-/* Does the policy restrict anything at all? */
-static bool policy_restricts(const struct iour_policy *p, const uint8_t *intent, uint32_t op_last)
-{
-	uint32_t op;
-
-	if (p->rs && (p->rs->reg_restricted || !flags_open(p->rs)))
-		return true;
-	for (op = 0; op < op_last; op++)
-		if (intent[op] != IOUR__V_ALLOW)
-			return true;
-	return false;
 }
 
 static void plan_free_steps(struct iour_plan *pl)
@@ -596,17 +320,6 @@ void iour_plan__free(struct iour_plan *plan)
 
 static const struct iour_insn deny_insn[1] = { { KBPF_RET | KBPF_K, 0, 0, 0 } };
 
-struct emit {
-	const struct iour_ruleset *eff;
-	const uint32_t *pdu, *fflags;
-	int last_filter;
-	bool deny_rest;
-	bool via_filters; /* no classic set possible: deny through programs */
-	struct iour__clamp *clamp;
-	bool enforcing; /* out: a restricting step was emitted */
-	bool loosened;  /* out: something could not be expressed */
-};
-
 /*
  * The rules for one side (task: fd -1, or a ring): the classic set, then
  * the filters.  When the side already holds a classic set (a task that
@@ -630,20 +343,22 @@ static void emit_rules(struct builder *b, uint32_t side, struct emit *e)
 			e->enforcing = true;
 		}
 	} else {
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED, IOUR_DECISION_NO_OPCODE,
-		     "%s",
-		     side == IOUR_STEP_TASK ?
-			     "the task already has io_uring restrictions: denied opcodes are "
-			     "closed by filters that stack on them" :
-			     "new rings inherit the task's classic set: denied opcodes are "
-			     "closed by ring filters that stack on it");
-		if (e->eff->reg_restricted || !flags_open(e->eff)) {
+		iour__plan_note(
+			r, IOUR_DECISION_NOTE, IOUR_REASON_ALREADY_RESTRICTED,
+			IOUR_DECISION_NO_OPCODE, "%s",
+			side == IOUR_STEP_TASK ?
+				"the task already has io_uring restrictions: denied opcodes are "
+				"closed by filters that stack on them" :
+				"new rings inherit the task's classic set: denied opcodes are "
+				"closed by ring filters that stack on it");
+		if (e->eff->reg_restricted || !iour__flags_open(e->eff)) {
 			e->loosened = true;
-			note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NOT_EXPRESSIBLE,
-			     IOUR_DECISION_NO_OPCODE, "%s",
-			     "register-opcode and SQE-flag rules need a classic set, which "
-			     "cannot be registered again; only the restrictions already in "
-			     "place apply to them");
+			iour__plan_note(
+				r, IOUR_DECISION_DROPPED, IOUR_REASON_NOT_EXPRESSIBLE,
+				IOUR_DECISION_NO_OPCODE, "%s",
+				"register-opcode and SQE-flag rules need a classic set, which "
+				"cannot be registered again; only the restrictions already in "
+				"place apply to them");
 		}
 	}
 	for (op = 0; op < op_last; op++) {
@@ -737,234 +452,226 @@ static void allow_task_filters(struct iour_report *r, struct iour_ruleset *eff,
 			 "add denials (the task and its rings may register more of them)");
 }
 
-int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *kern,
-		     struct iour_plan **out)
+/* A new plan for `p` on `kern`: the kernel, the attributes, an empty report. */
+static struct iour_plan *plan_new(const struct iour_policy *p, const struct iour__kernel *kern)
 {
-	struct builder b = { .p = p, .kern = kern };
-	struct iour_plan *pl;
-	struct iour_report *r;
-	struct iour_ruleset eff;
-	struct iour__clamp clamp;
-	bool mentioned[IOUR__NOPCODES];
-	uint32_t pdu[IOUR__NOPCODES] = { 0 }, fflags[IOUR__NOPCODES] = { 0 };
-	struct mech m;
-	struct emit em = { 0 };
-	bool loosened = false, tightened = false, restricts, any_filter = false, deny_rest;
-	bool enforcing_step = false, nnp_needed = false;
-	uint64_t blind = 0;
-	int last_filter = -1;
-	uint32_t op, op_last;
+	struct iour_plan *pl = iour__calloc(1, sizeof(*pl));
 
-	if (!p || !kern || !out)
-		return -EINVAL;
-	op_last = kern->op_last < IOUR__NOPCODES ? kern->op_last : IOUR__NOPCODES;
-	pl = iour__calloc(1, sizeof(*pl));
 	if (!pl)
-		return -ENOMEM;
-	b.plan = pl;
-	r = &pl->rep;
-	iour__report_init(r);
-	r->flags |= IOUR_REPORT_PLANNED;
+		return NULL;
+	iour__report_init(&pl->rep);
+	pl->rep.flags |= IOUR_REPORT_PLANNED;
 	pl->kernel = *kern;
 	memcpy(pl->attr, p->attr, sizeof(pl->attr));
 	pl->target = p->attr[IOUR_POLICY_ATTR_TARGET];
-	memset(&clamp, 0, sizeof(clamp));
+	return pl;
+}
 
-	/* 1. intent */
-	compute_intent(p, pl->intent, mentioned);
-	restricts = policy_restricts(p, pl->intent, op_last ? op_last : IOUR__NOPCODES);
+/*
+ * no_new_privs first, when the steps `need` it and the task has neither it
+ * nor surely CAP_SYS_ADMIN; `noted` says so in the report.  -EACCES when
+ * the policy does not let the plan set it and the task lacks the
+ * capability (doc/design.md, "Policies, plans, the executor and reports":
+ * ordering).
+ */
+static int plan_nnp(struct builder *b, bool need, bool noted)
+{
+	const struct iour__kernel *kern = b->kern;
+	struct iour_report *r = &b->plan->rep;
 
-	for (op = 0; op < IOUR__NOPCODES; op++) {
-		char tmp[24];
-
-		if (p->progs[op] && p->rs && p->rs->sqe_restricted &&
-		    !iour__bm_test(&p->rs->sqe_ops, op))
-			note(r, IOUR_DECISION_NOTE, IOUR_REASON_SHADOWED, op,
-			     "%s: the classic allow-list does not list this opcode, so it is "
-			     "denied and its argument rules are never used",
-			     iour__op_label(op, tmp, sizeof(tmp)));
+	if (!need || kern->priv == IOUR__PRIV_YES || kern->nnp)
+		return 0;
+	if (b->p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
+		add_nnp(b);
+		r->flags |= IOUR_REPORT_NNP_SET;
+		if (noted)
+			iour__plan_note(r, IOUR_DECISION_NOTE, IOUR_REASON_NNP,
+					IOUR_DECISION_NO_OPCODE, "%s",
+					"no_new_privs is set first (the task path needs it or "
+					"CAP_SYS_ADMIN); it is inherited and survives execve");
+	} else if (kern->priv == IOUR__PRIV_NO) {
+		return -EACCES;
 	}
+	return 0;
+}
 
-	/* 2. mechanism */
-	choose(&b, &m, restricts);
+/* Pass 4 on the task path: no_new_privs, the task's classic set, its
+ * filters, the seccomp guard last (doc/design.md, "Policies, plans, the
+ * executor and reports": ordering). */
+static int plan_task(struct builder *b)
+{
+	const struct iour__kernel *kern = b->kern;
+	struct iour__choice *c = &b->c;
+	struct iour_report *r = &b->plan->rep;
+	bool classic = ruleset_gates(&c->eff);
+	int rc;
 
-	/* 3. achieved verdicts on the chosen path */
-	for (op = 0; op < IOUR__NOPCODES; op++) {
-		uint8_t v = pl->intent[op];
-
-		if (op >= op_last) {
-			pl->achieved[op] = IOUR__V_DENY; /* the kernel cannot run it */
-			continue;
-		}
-		if (v == IOUR__V_FILTER && (m.task || m.ring))
-			v = degrade(&b, op, m.filters, &pdu[op], &fflags[op]);
-		pl->achieved[op] = v;
-		if (v == IOUR__V_FILTER) {
-			any_filter = true;
-			last_filter = (int)op;
-		}
-		if (!(m.task || m.ring))
-			continue;
-		if (pl->intent[op] == IOUR__V_FILTER && v == IOUR__V_ALLOW)
-			loosened = true;
-		if (pl->intent[op] != IOUR__V_DENY && v == IOUR__V_DENY)
-			tightened = true;
+	rc = plan_nnp(b, classic || c->any_filter, true);
+	if (rc)
+		return rc;
+	b->em.via_filters = classic && kern->task_restricted;
+	if (b->em.via_filters && !kern->task_bpf)
+		return -EPERM; /* A classic task set can be registered only once. */
+	if (c->any_filter && !b->em.via_filters && kern->task_gates_filters)
+		allow_task_filters(r, &c->eff, kern);
+	emit_rules(b, IOUR_STEP_TASK, &b->em);
+	/* Last, so that the plan's own fd -1 registrations go through.
+	 * BPF_FILTER stays allowed where the plan registers filters:
+	 * 7.3.4's set lists it then (allow_task_filters()), and a
+	 * filter can only add denials. */
+	if (!kern->task_gates_filters) {
+		b->blind = iour__effects_blind_unlisted(&c->eff, kern->reg_last);
+		if (c->any_filter && !b->em.via_filters)
+			b->blind &= ~(1ULL << KIO_REGISTER_BPF_FILTER);
 	}
-	effective_ruleset(p, pl->achieved, op_last, &eff);
-	if (m.task || m.ring)
-		fixed_file_notes(r, &eff, pl->achieved, op_last);
-	/* DENY_REST on the last filter when every other opcode is denied: a
-	 * second, independent closing of every opcode without a filter. */
-	deny_rest = any_filter;
-	for (op = 0; op < op_last && deny_rest; op++)
-		if (pl->achieved[op] == IOUR__V_ALLOW)
-			deny_rest = false;
+	if (b->blind) {
+		add_guard(b, 0, b->blind);
+		blind_note(r, b->blind);
+	}
+	b->enforcing = b->em.enforcing;
+	c->loosened |= b->em.loosened;
+	b->plan->n_task = b->plan->nsteps;
+	r->mechanism = b->enforcing ? IOUR_MECH_TASK : IOUR_MECH_NONE;
+	iour__plan_note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE,
+			"%s",
+			"rings that exist already, and rings of other existing threads, are "
+			"not affected");
+	return 0;
+}
 
-	/* 4. steps */
-	em.eff = &eff;
-	em.pdu = pdu;
-	em.fflags = fflags;
-	em.last_filter = last_filter;
-	em.deny_rest = deny_rest;
-	em.clamp = &clamp;
-	if (m.task) {
-		bool classic = ruleset_gates(&eff);
+/* Pass 4 for a task the kernel cannot restrict: the seccomp companion makes
+ * io_uring_setup fail, as a guard when fd -1 register calls need closing
+ * too (doc/design.md, "Policies, plans, the executor and reports":
+ * degradation is always reported). */
+static int plan_companion(struct builder *b)
+{
+	const struct iour__kernel *kern = b->kern;
+	struct iour__choice *c = &b->c;
+	struct iour_report *r = &b->plan->rep;
+	uint32_t e = b->p->attr[IOUR_POLICY_ATTR_COMPANION] == IOUR_POLICY_COMPANION_EPERM ? EPERM :
+											     ENOSYS;
+	int rc;
 
-		nnp_needed = (classic || any_filter) && kern->priv != IOUR__PRIV_YES && !kern->nnp;
-		if (nnp_needed) {
-			if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
-				add_nnp(&b);
-				r->flags |= IOUR_REPORT_NNP_SET;
-				note(r, IOUR_DECISION_NOTE, IOUR_REASON_NNP,
-				     IOUR_DECISION_NO_OPCODE, "%s",
-				     "no_new_privs is set first (the task path needs it or "
-				     "CAP_SYS_ADMIN); it is inherited and survives execve");
-			} else if (kern->priv == IOUR__PRIV_NO) {
-				iour_plan__free(pl);
-				return -EACCES;
-			}
-		}
-		em.via_filters = classic && kern->task_restricted;
-		if (em.via_filters && !kern->task_bpf) {
-			/* A classic task set can be registered only once. */
-			iour_plan__free(pl);
-			return -EPERM;
-		}
-		if (any_filter && !em.via_filters && kern->task_gates_filters)
-			allow_task_filters(r, &eff, kern);
-		emit_rules(&b, IOUR_STEP_TASK, &em);
-		/* Last, so that the plan's own fd -1 registrations go through.
-		 * BPF_FILTER stays allowed where the plan registers filters:
-		 * 7.3.4's set lists it then (allow_task_filters()), and a
-		 * filter can only add denials. */
-		if (!kern->task_gates_filters) {
-			blind = iour__effects_blind_unlisted(&eff, kern->reg_last);
-			if (any_filter && !em.via_filters)
-				blind &= ~(1ULL << KIO_REGISTER_BPF_FILTER);
-		}
-		if (blind) {
-			add_guard(&b, 0, blind);
-			blind_note(r, blind);
-		}
-		enforcing_step = em.enforcing;
-		loosened |= em.loosened;
-		pl->n_task = pl->nsteps;
-		r->mechanism = enforcing_step ? IOUR_MECH_TASK : IOUR_MECH_NONE;
-		note(r, IOUR_DECISION_NOTE, IOUR_REASON_EXISTING_RINGS, IOUR_DECISION_NO_OPCODE,
-		     "%s",
-		     "rings that exist already, and rings of other existing threads, are "
-		     "not affected");
+	rc = plan_nnp(b, true, false);
+	if (rc)
+		return rc;
+	b->blind = iour__effects_blind_unlisted(&c->eff, kern->reg_last);
+	if (b->blind) {
+		add_guard(b, e, b->blind);
+		blind_note(r, b->blind);
 	} else {
-		if (m.companion) {
-			uint32_t e =
-				p->attr[IOUR_POLICY_ATTR_COMPANION] == IOUR_POLICY_COMPANION_EPERM ?
-					EPERM :
-					ENOSYS;
-
-			nnp_needed = kern->priv != IOUR__PRIV_YES && !kern->nnp;
-			if (nnp_needed) {
-				if (p->attr[IOUR_POLICY_ATTR_NNP] == IOUR_POLICY_NNP_SET) {
-					add_nnp(&b);
-					r->flags |= IOUR_REPORT_NNP_SET;
-				} else if (kern->priv == IOUR__PRIV_NO) {
-					iour_plan__free(pl);
-					return -EACCES;
-				}
-			}
-			blind = iour__effects_blind_unlisted(&eff, kern->reg_last);
-			if (blind) {
-				add_guard(&b, e, blind);
-				blind_note(r, blind);
-			} else {
-				add_companion(&b, e);
-			}
-			r->mechanism |= IOUR_MECH_COMPANION;
-			enforcing_step = true;
-			tightened = true;
-			iour__report_add(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_COMPANION,
-					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)e,
-					 "io_uring_setup fails with %s for the task and its "
-					 "descendants (seccomp companion); rings created before "
-					 "keep working",
-					 e == EPERM ? "EPERM" : "ENOSYS");
-		}
-		pl->n_task = pl->nsteps;
-		if (m.ring) {
-			em.via_filters = kern->ring_busy && ruleset_gates(&eff);
-			if (em.via_filters && !kern->ring_bpf) {
-				/* The inherited set makes RESTRICTIONS fail (EBUSY). */
-				em.via_filters = false;
-				iour_plan__free(pl);
-				return -EBUSY;
-			}
-			emit_rules(&b, IOUR_STEP_RING, &em);
-			add_step(&b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS,
-				 KIO_REGISTER_ENABLE_RINGS, 0);
-			pl->has_ring_part = true;
-			loosened |= em.loosened;
-			if (em.enforcing) {
-				enforcing_step = true;
-				if (!em.via_filters && ruleset_gates(&eff))
-					r->mechanism |= IOUR_MECH_RING_DISABLED;
-				if (any_filter || em.via_filters)
-					r->mechanism |= IOUR_MECH_RING;
-			}
-			if (pl->target == IOUR_POLICY_TARGET_TASK) {
-				r->flags |= IOUR_REPORT_RING_ONLY;
-				if (!m.companion)
-					loosened = true;
-			}
-		}
+		add_companion(b, e);
 	}
-	if (m.task || m.ring || m.companion) {
+	r->mechanism |= IOUR_MECH_COMPANION;
+	b->enforcing = true;
+	c->tightened = true;
+	iour__report_add(r, IOUR_DECISION_TIGHTENED, IOUR_REASON_COMPANION, IOUR_DECISION_NO_OPCODE,
+			 UINT32_MAX, (int32_t)e,
+			 "io_uring_setup fails with %s for the task and its "
+			 "descendants (seccomp companion); rings created before "
+			 "keep working",
+			 e == EPERM ? "EPERM" : "ENOSYS");
+	return 0;
+}
+
+/* Pass 4 on the ring path: the classic set on the disabled ring, the ring
+ * filters, ENABLE_RINGS last (doc/design.md, "Policies, plans, the
+ * executor and reports": ordering). */
+static int plan_ring(struct builder *b)
+{
+	const struct iour__kernel *kern = b->kern;
+	struct iour__choice *c = &b->c;
+	struct iour_plan *pl = b->plan;
+	struct iour_report *r = &pl->rep;
+
+	b->em.via_filters = kern->ring_busy && ruleset_gates(&c->eff);
+	if (b->em.via_filters && !kern->ring_bpf) {
+		/* The inherited set makes RESTRICTIONS fail (EBUSY). */
+		b->em.via_filters = false;
+		return -EBUSY;
+	}
+	emit_rules(b, IOUR_STEP_RING, &b->em);
+	add_step(b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS, KIO_REGISTER_ENABLE_RINGS, 0);
+	pl->has_ring_part = true;
+	c->loosened |= b->em.loosened;
+	if (b->em.enforcing) {
+		b->enforcing = true;
+		if (!b->em.via_filters && ruleset_gates(&c->eff))
+			r->mechanism |= IOUR_MECH_RING_DISABLED;
+		if (c->any_filter || b->em.via_filters)
+			r->mechanism |= IOUR_MECH_RING;
+	}
+	if (pl->target == IOUR_POLICY_TARGET_TASK) {
+		r->flags |= IOUR_REPORT_RING_ONLY;
+		if (!c->m.companion)
+			c->loosened = true;
+	}
+	return 0;
+}
+
+/* Pass 4: the steps of the chosen paths, task steps before ring steps;
+ * -EACCES, -EPERM or -EBUSY when a path cannot take them. */
+static int plan_steps(struct builder *b)
+{
+	struct iour__choice *c = &b->c;
+	int rc;
+
+	b->em.eff = &c->eff;
+	b->em.pdu = c->pdu;
+	b->em.fflags = c->fflags;
+	b->em.last_filter = c->last_filter;
+	b->em.deny_rest = c->deny_rest;
+	b->em.clamp = &b->clamp;
+	if (c->m.task)
+		return plan_task(b);
+	if (c->m.companion) {
+		rc = plan_companion(b);
+		if (rc)
+			return rc;
+	}
+	b->plan->n_task = b->plan->nsteps;
+	return c->m.ring ? plan_ring(b) : 0;
+}
+
+/* The effect notes: what the planned steps leave reachable (lib/effects.c;
+ * doc/security.md, 2.1). */
+static void plan_effects(struct builder *b)
+{
+	const struct iour__mech *m = &b->c.m;
+	struct iour_plan *pl = b->plan;
+
+	if (m->task || m->ring || m->companion) {
 		struct iour__effect_in ein = {
 			.achieved = pl->achieved,
-			.eff = &eff,
-			.op_last = op_last,
-			.reg_last = kern->reg_last,
-			.rings = m.task || m.ring,
-			.no_new_rings = m.companion,
-			.blind_gated = m.task && kern->task_gates_filters,
-			.blind_denied = blind,
+			.eff = &b->c.eff,
+			.op_last = b->c.op_last,
+			.reg_last = b->kern->reg_last,
+			.rings = m->task || m->ring,
+			.no_new_rings = m->companion,
+			.blind_gated = m->task && b->kern->task_gates_filters,
+			.blind_denied = b->blind,
 			.blind_reached = pl->target == IOUR_POLICY_TARGET_TASK,
 		};
 
-		if (iour__effects_report(r, &ein) && (m.task || m.ring) && !m.companion)
-			loosened = true;
+		if (iour__effects_report(&pl->rep, &ein) && (m->task || m->ring) && !m->companion)
+			b->c.loosened = true;
 	}
-	if (b.err) {
-		iour_plan__free(pl);
-		return b.err;
-	}
-	if (m.task || m.ring)
-		report_clamp(&b, mentioned, &clamp);
+}
 
-	/* Status. */
-	if (!restricts && (m.task || m.ring)) {
+/* The report's status and its LOOSENED and TIGHTENED flags (doc/design.md,
+ * "Policies, plans, the executor and reports": degradation). */
+static void plan_status(struct builder *b)
+{
+	const struct iour__mech *m = &b->c.m;
+	struct iour_plan *pl = b->plan;
+	struct iour_report *r = &pl->rep;
+	bool restricts = b->c.restricts, loosened = b->c.loosened, tightened = b->c.tightened;
+
+	if (!restricts && (m->task || m->ring)) {
 		r->status = IOUR_STATUS_FULLY;
 		loosened = tightened = false;
 		r->flags &= ~IOUR_REPORT_RING_ONLY;
-	} else if (!enforcing_step) {
+	} else if (!b->enforcing) {
 		r->status = IOUR_STATUS_NOT_ENFORCED;
 		loosened = restricts;
 	} else if (loosened || tightened || (r->flags & IOUR_REPORT_RING_ONLY)) {
@@ -976,52 +683,87 @@ int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *ker
 		r->flags |= IOUR_REPORT_LOOSENED;
 	if (tightened)
 		r->flags |= IOUR_REPORT_TIGHTENED;
-	if (pl->target == IOUR_POLICY_TARGET_TASK && !m.task && restricts)
-		task_without_task_path(pl, m.companion);
-
-	/* Compatibility level. */
-	if (r->status != IOUR_STATUS_FULLY &&
-	    p->attr[IOUR_POLICY_ATTR_COMPAT] != IOUR_POLICY_COMPAT_BEST_EFFORT) {
-		bool hard = p->attr[IOUR_POLICY_ATTR_COMPAT] == IOUR_POLICY_COMPAT_HARD;
-
-		bool ring_part = pl->has_ring_part && !hard;
-
-		plan_free_steps(pl);
-		pl->has_ring_part = false;
-		pl->refused = hard;
-		if (ring_part) {
-			/* A ring created disabled must still be enabled. */
-			b.cap = 0;
-			add_step(&b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS,
-				 KIO_REGISTER_ENABLE_RINGS, 0);
-			pl->has_ring_part = true;
-		}
-		r->status = IOUR_STATUS_NOT_ENFORCED;
-		r->mechanism = IOUR_MECH_NONE;
-		r->flags = IOUR_REPORT_PLANNED | (restricts ? IOUR_REPORT_LOOSENED : 0);
-		pl->ring_rep = false;
-		note(r, IOUR_DECISION_DROPPED,
-		     hard ? IOUR_REASON_COMPAT_HARD : IOUR_REASON_COMPAT_SOFT,
-		     IOUR_DECISION_NO_OPCODE, "%s",
-		     hard ? "the kernel cannot enforce the policy exactly and the policy "
-			    "requires it: nothing will be applied (hard requirement)" :
-			    "the kernel cannot enforce the policy exactly: nothing is applied "
-			    "(soft requirement, all or nothing)");
-	}
-	if (b.err) {
-		iour_plan__free(pl);
-		return b.err;
-	}
-	r->steps_total = (uint32_t)pl->nsteps;
-	if (r->oom) {
-		iour_plan__free(pl);
-		return -ENOMEM;
-	}
-	*out = pl;
-	return 0;
+	if (pl->target == IOUR_POLICY_TARGET_TASK && !m->task && restricts)
+		task_without_task_path(pl, m->companion);
 }
 
-/* ---- public planning entry and getters ---- */
+/* The compatibility level: SOFT and HARD turn a plan that is not fully
+ * enforced into one that applies nothing (a ring part still enables its
+ * ring; doc/design.md, "Policies, plans, the executor and reports"). */
+static void plan_compat(struct builder *b)
+{
+	struct iour_plan *pl = b->plan;
+	struct iour_report *r = &pl->rep;
+	bool restricts = b->c.restricts, hard, ring_part;
+
+	if (r->status == IOUR_STATUS_FULLY ||
+	    b->p->attr[IOUR_POLICY_ATTR_COMPAT] == IOUR_POLICY_COMPAT_BEST_EFFORT)
+		return;
+	hard = b->p->attr[IOUR_POLICY_ATTR_COMPAT] == IOUR_POLICY_COMPAT_HARD;
+	ring_part = pl->has_ring_part && !hard;
+	plan_free_steps(pl);
+	pl->has_ring_part = false;
+	pl->refused = hard;
+	if (ring_part) {
+		/* A ring created disabled must still be enabled. */
+		b->cap = 0;
+		add_step(b, IOUR_STEP_RING, IOUR_STEP_ENABLE_RINGS, KIO_REGISTER_ENABLE_RINGS, 0);
+		pl->has_ring_part = true;
+	}
+	r->status = IOUR_STATUS_NOT_ENFORCED;
+	r->mechanism = IOUR_MECH_NONE;
+	r->flags = IOUR_REPORT_PLANNED | (restricts ? IOUR_REPORT_LOOSENED : 0);
+	pl->ring_rep = false;
+	iour__plan_note(r, IOUR_DECISION_DROPPED,
+			hard ? IOUR_REASON_COMPAT_HARD : IOUR_REASON_COMPAT_SOFT,
+			IOUR_DECISION_NO_OPCODE, "%s",
+			hard ? "the kernel cannot enforce the policy exactly and the policy "
+			       "requires it: nothing will be applied (hard requirement)" :
+			       "the kernel cannot enforce the policy exactly: nothing is applied "
+			       "(soft requirement, all or nothing)");
+}
+
+/* The planner: passes 1 to 3 (plan_choose.c), pass 4 (the steps), then
+ * the report's notes, status and compatibility verdict. */
+int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *kern,
+		     struct iour_plan **out)
+{
+	struct builder b = { .p = p, .kern = kern };
+	int rc;
+
+	if (!p || !kern || !out)
+		return -EINVAL;
+	b.plan = plan_new(p, kern);
+	if (!b.plan)
+		return -ENOMEM;
+	iour__plan_choose(p, kern, b.plan, &b.c);
+	rc = plan_steps(&b);
+	if (rc)
+		goto fail;
+	plan_effects(&b);
+	rc = b.err;
+	if (rc)
+		goto fail;
+	if (b.c.m.task || b.c.m.ring)
+		report_clamp(&b, b.c.mentioned, &b.clamp);
+	plan_status(&b);
+	plan_compat(&b);
+	rc = b.err;
+	if (rc)
+		goto fail;
+	b.plan->rep.steps_total = (uint32_t)b.plan->nsteps;
+	if (b.plan->rep.oom) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	*out = b.plan;
+	return 0;
+fail:
+	iour_plan__free(b.plan);
+	return rc;
+}
+
+/* ---- public planning entry ---- */
 
 /* Documented in include/iouring_restrict/plan.h */
 int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
@@ -1055,108 +797,4 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	if (rc)
 		return iour__err_public(rc, IOUR__ERRSET_POLICY_PLAN);
 	return iour__err_public(iour__plan_build(p, &t, out), IOUR__ERRSET_POLICY_PLAN);
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-int iour_plan__info(const struct iour_plan *plan, struct iour_plan_info *info)
-{
-	struct iour_plan_info v;
-	size_t n;
-
-	if (!plan || !info || info->sz < offsetof(struct iour_plan_info, target) + 4)
-		return -EINVAL;
-	memset(&v, 0, sizeof(v));
-	v.sz = info->sz;
-	v.target = plan->target;
-	v.level = plan->kernel.level;
-	v.op_last = plan->kernel.op_last;
-	v.reg_last = plan->kernel.reg_last;
-	v.split_gates = plan->kernel.split;
-	v.flags = (plan->kernel.origin == IOUR__KERNEL_FORCED ? IOUR_PLAN_INFO_FORCED : 0) |
-		  (plan->refused ? IOUR_PLAN_INFO_REFUSED : 0);
-	v.task_steps = (uint32_t)plan->n_task;
-	v.ring_steps = (uint32_t)(plan->nsteps - plan->n_task);
-	n = info->sz < sizeof(v) ? info->sz : sizeof(v);
-	memcpy(info, &v, n);
-	return 0;
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-int iour_plan__step_cnt(const struct iour_plan *plan)
-{
-	if (!plan)
-		return -EINVAL;
-	return (int)plan->nsteps;
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-int iour_plan__step(const struct iour_plan *plan, size_t i, struct iour_plan_step *out)
-{
-	struct iour_plan_step v;
-	const struct iour__step *s;
-	size_t n;
-
-	if (!plan || !out || out->sz < offsetof(struct iour_plan_step, side) + 4)
-		return -EINVAL;
-	if (i >= plan->nsteps)
-		return -ERANGE;
-	s = &plan->steps[i];
-	memset(&v, 0, sizeof(v));
-	v.sz = out->sz;
-	v.side = s->side;
-	v.op = s->op;
-	v.call_op = s->call_op;
-	v.nr_args = s->nr_args;
-	v.opcode = s->opcode;
-	v.arg_len = (uint32_t)s->arg_len;
-	v.insn_cnt = (uint32_t)s->insn_cnt;
-	v.entries = s->entries;
-	n = out->sz < sizeof(v) ? out->sz : sizeof(v);
-	memcpy(out, &v, n);
-	return 0;
-}
-
-/*
- * Two-call sizing of step `i`'s `n` items of `size` bytes at `src`: with
- * `buf` NULL, `*cnt` receives `n`; else they are copied if `*cnt` is
- * enough (-ERANGE and the needed count otherwise).
- */
-static int step_copy(const struct iour_plan *plan, size_t i, const void *src, size_t n, size_t size,
-		     void *buf, size_t *cnt)
-{
-	if (!plan || !cnt)
-		return -EINVAL;
-	if (i >= plan->nsteps)
-		return -ERANGE;
-	if (buf && *cnt < n) {
-		*cnt = n;
-		return -ERANGE;
-	}
-	if (buf && n)
-		memcpy(buf, src, n * size);
-	*cnt = n;
-	return 0;
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *buf, size_t *len)
-{
-	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
-
-	return step_copy(plan, i, s ? s->arg : NULL, s ? s->arg_len : 0, 1, buf, len);
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
-			  size_t *cnt)
-{
-	const struct iour__step *s = plan && i < plan->nsteps ? &plan->steps[i] : NULL;
-
-	return step_copy(plan, i, s ? s->insns : NULL, s ? s->insn_cnt : 0, sizeof(*buf), buf, cnt);
-}
-
-/* Documented in include/iouring_restrict/plan.h */
-const struct iour_report *iour_plan__report(const struct iour_plan *plan)
-{
-	return plan ? &plan->rep : NULL;
 }

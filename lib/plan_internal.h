@@ -68,9 +68,51 @@ struct iour_plan {
 IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *k,
 				   struct iour_plan **out);
 
+/* The planner's kernel paths (pass 2). */
+struct iour__mech {
+	bool task;      /* task restrictions / task filters */
+	bool ring;      /* ring part: classic set on a disabled ring (+ filters) */
+	bool companion; /* seccomp companion */
+	bool filters;   /* argument filters available on the chosen path */
+};
+
+/* What passes 1 to 3 decided (plan_choose.c), for pass 4 (plan.c). */
+struct iour__choice {
+	uint32_t op_last;               /* the kernel's IORING_OP_LAST, at most IOUR__NOPCODES */
+	bool mentioned[IOUR__NOPCODES]; /* opcodes the policy names (classic list or filter) */
+	bool restricts;                 /* the policy restricts anything at all */
+	struct iour__mech m;
+	uint32_t pdu[IOUR__NOPCODES];    /* payload bytes a filtered opcode's programs read */
+	uint32_t fflags[IOUR__NOPCODES]; /* KIO_BPF_FILTER_* flags of its registrations */
+	struct iour_ruleset eff;         /* the classic set for the achieved verdicts */
+	bool any_filter;
+	int last_filter; /* the last filtered opcode, -1 = none */
+	bool deny_rest;  /* DENY_REST goes on the last filter */
+	bool loosened, tightened;
+};
+
+/* Passes 1 to 3 for `pl` (kernel, attributes and report set up): intent,
+ * mechanism and achieved verdicts, every difference recorded in pl->rep. */
+IOUR_INTERNAL void iour__plan_choose(const struct iour_policy *p, const struct iour__kernel *k,
+				     struct iour_plan *pl, struct iour__choice *c);
+
+/* Does a classic set leave the SQE flags as the kernel does without one? */
+static inline bool iour__flags_open(const struct iour_ruleset *rs)
+{
+	return rs->flags_allowed == KIO_SQE_VALID_FLAGS && rs->flags_required == 0;
+}
+
 /* Leave out the ring part's final ENABLE_RINGS step (for ring.h's
  * IOUR_RING_APPLY_NO_ENABLE: the caller enables the ring later). */
 IOUR_INTERNAL void iour__plan_drop_enable(struct iour_plan *pl);
+
+/* Record a decision that names no step and has no value; `fmt` takes one
+ * string, `arg`. */
+static inline void iour__plan_note(struct iour_report *r, uint32_t kind, uint32_t reason,
+				   uint32_t op, const char *fmt, const char *arg)
+{
+	iour__report_add(r, kind, reason, op, UINT32_MAX, 0, fmt, arg);
+}
 
 /* Do steps [first, end) of `pl` mean on kernel `k` what the plan says?
  * 0, or -IOUR_ERRNO__KERNEL_MISMATCH with the reason in `why` (the rules
