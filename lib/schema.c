@@ -18,8 +18,8 @@ static const struct iour__schema_payload payloads[] = {
 /* clang-format off */
 static const struct iour__schema_field fields[] = {
 #define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
-	{ (name), (id), IOUR__SG_##group, IOUR__SK_##kind, (prefix),                             \
-	  (off), (bytes), IOUR__SO_##order, (mask), (valid), (label) },
+	{ (name), (prefix), (mask), (valid), (label), (id), IOUR__SG_##group,                     \
+	  IOUR__SK_##kind, (off), (bytes), IOUR__SO_##order },
 #include "schema.def"
 };
 /* clang-format on */

@@ -48,18 +48,18 @@ struct iour__schema_payload {
 };
 
 struct iour__schema_field {
-	const char *name; /* dotted, as policy files and the CLI write it */
-	uint32_t id;      /* IOUR_FIELD_* */
-	enum iour__schema_group group;
-	enum iour__schema_kind kind;
+	const char *name;   /* dotted, as policy files and the CLI write it */
 	const char *prefix; /* of its named constants; NULL: numbers only */
 	/* Its slot in the filter context (lib/schema.def, doc/kernel.md 4.3). */
-	uint32_t off;   /* byte offset */
-	uint32_t bytes; /* 1, 2 or 4 (within one word), 8 or 16 */
-	enum iour__schema_order order;
 	uint64_t mask;     /* the slot's bits that are the field; 0: all */
 	uint64_t valid;    /* the bits a value may have; 0: not a number */
 	const char *label; /* the disassembler's name of the slot's words */
+	uint32_t id;       /* IOUR_FIELD_* */
+	enum iour__schema_group group;
+	enum iour__schema_kind kind;
+	uint32_t off;   /* byte offset */
+	uint32_t bytes; /* 1, 2 or 4 (within one word), 8 or 16 */
+	enum iour__schema_order order;
 };
 
 /* The table's rows, in table order; NULL past the end. */
