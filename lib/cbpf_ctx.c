@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "cbpf_internal.h"
+#include "iouring_restrict/filter.h"
 #include "schema.h"
 
 /* force_o_largefile(): true on every 64-bit kernel. */
@@ -42,29 +43,47 @@
  * (doc/kernel.md 4.3), not the 28 bytes of today's struct. */
 #define KIO_SIN6_LEN_RFC2133 24U
 
+/* The payload sizes and where each field sits: lib/schema.def. */
 uint8_t iour__ctx_pdu_size(uint32_t opcode)
 {
-	switch (opcode) {
-	case KIO_OP_SOCKET:
-		return KIO_PDU_SOCKET;
-	case KIO_OP_OPENAT:
-	case KIO_OP_OPENAT2:
-		return KIO_PDU_OPEN;
-	case KIO_OP_CONNECT:
-		return KIO_PDU_CONNECT;
+	const struct iour__schema_payload *pl = iour__schema_payload_of(opcode);
+
+	return pl ? (uint8_t)pl->pdu_size : 0;
+}
+
+void iour__ctx_put(uint8_t *ctx, uint32_t field, uint64_t v)
+{
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+	uint32_t v32 = (uint32_t)v;
+	uint16_t v16 = (uint16_t)v;
+
+	if (!f)
+		return;
+	switch (f->bytes) {
+	case 1:
+		ctx[f->off] = (uint8_t)v;
+		break;
+	case 2:
+		memcpy(ctx + f->off, &v16, sizeof(v16));
+		break;
+	case 4:
+		memcpy(ctx + f->off, &v32, sizeof(v32));
+		break;
+	case 8:
+		memcpy(ctx + f->off, &v, sizeof(v));
+		break;
 	default:
-		return 0;
+		break;
 	}
 }
 
-static void put32(uint8_t *ctx, size_t off, uint32_t v)
+/* A network-order field's bytes, copied as they are. */
+static void copy_field(uint8_t *ctx, uint32_t field, const uint8_t *src)
 {
-	memcpy(ctx + off, &v, sizeof(v));
-}
+	const struct iour__schema_field *f = iour__schema_field_of(field);
 
-static void put64(uint8_t *ctx, size_t off, uint64_t v)
-{
-	memcpy(ctx + off, &v, sizeof(v));
+	if (f)
+		memcpy(ctx + f->off, src, f->bytes);
 }
 
 /* Documented in include/iouring_restrict/cbpf.h */
@@ -75,23 +94,26 @@ int iour_ctx_generic(uint8_t *ctx, size_t len, uint32_t opcode, uint32_t sqe_fla
 	    (sqe_flags & ~KIO_SQE_VALID_FLAGS))
 		return -EINVAL;
 	memset(ctx, 0, IOUR_CTX_SIZE);
-	put64(ctx, IOUR_CTX_OFF_USER_DATA, user_data);
+	iour__ctx_put(ctx, IOUR_FIELD_USER_DATA, user_data);
 	ctx[IOUR_CTX_OFF_OPCODE] = (uint8_t)opcode;
-	ctx[IOUR_CTX_OFF_SQE_FLAGS] = (uint8_t)sqe_flags;
+	iour__ctx_put(ctx, IOUR_FIELD_SQE_FLAGS, sqe_flags);
 	ctx[IOUR_CTX_OFF_PDU_SIZE] = iour__ctx_pdu_size(opcode);
 	return 0;
 }
 
-/* A context iour_ctx_generic() made for one of the given opcodes; on
- * success the payload is zeroed, as the kernel does before filling it. */
-static int payload_begin(uint8_t *ctx, size_t len, uint32_t op1, uint32_t op2)
+/* A context iour_ctx_generic() made for an opcode whose payload holds the
+ * group's fields; on success the payload is zeroed, as the kernel does
+ * before filling it. */
+static int payload_begin(uint8_t *ctx, size_t len, enum iour__schema_group group)
 {
+	const struct iour__schema_payload *pl;
 	uint8_t op;
 
 	if (!ctx || len != IOUR_CTX_SIZE)
 		return -EINVAL;
 	op = ctx[IOUR_CTX_OFF_OPCODE];
-	if ((op != op1 && op != op2) || ctx[IOUR_CTX_OFF_PDU_SIZE] != iour__ctx_pdu_size(op))
+	pl = iour__schema_payload_of(op);
+	if (!pl || pl->group != group || ctx[IOUR_CTX_OFF_PDU_SIZE] != iour__ctx_pdu_size(op))
 		return -EINVAL;
 	memset(ctx + IOUR_CTX_OFF_PDU, 0, IOUR_CTX_SIZE - IOUR_CTX_OFF_PDU);
 	return 0;
@@ -100,13 +122,13 @@ static int payload_begin(uint8_t *ctx, size_t len, uint32_t op1, uint32_t op2)
 /* Documented in include/iouring_restrict/cbpf.h */
 int iour_ctx_socket(uint8_t *ctx, size_t len, uint32_t family, uint32_t type, uint32_t protocol)
 {
-	int rc = payload_begin(ctx, len, KIO_OP_SOCKET, KIO_OP_SOCKET);
+	int rc = payload_begin(ctx, len, IOUR__SG_SOCKET);
 
 	if (rc)
 		return rc;
-	put32(ctx, IOUR_CTX_OFF_SOCKET_FAMILY, family);
-	put32(ctx, IOUR_CTX_OFF_SOCKET_TYPE, type);
-	put32(ctx, IOUR_CTX_OFF_SOCKET_PROTOCOL, protocol);
+	iour__ctx_put(ctx, IOUR_FIELD_SOCKET_FAMILY, family);
+	iour__ctx_put(ctx, IOUR_FIELD_SOCKET_TYPE_RAW, type);
+	iour__ctx_put(ctx, IOUR_FIELD_SOCKET_PROTOCOL, protocol);
 	return 0;
 }
 
@@ -133,15 +155,15 @@ int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode, uint6
 	}
 	/* OPENAT2 takes struct open_how from the caller unchanged (its
 	 * checks run at issue time, after the filter). */
-	rc = payload_begin(ctx, len, KIO_OP_OPENAT, KIO_OP_OPENAT2);
+	rc = payload_begin(ctx, len, IOUR__SG_OPEN);
 	if (rc)
 		return rc;
 	/* __io_openat_prep(): O_LARGEFILE added unless O_PATH. */
 	if (KIO_FORCE_LARGEFILE && !(flags & O_PATH))
 		flags |= KIO_O_LARGEFILE;
-	put64(ctx, IOUR_CTX_OFF_OPEN_FLAGS, flags);
-	put64(ctx, IOUR_CTX_OFF_OPEN_MODE, mode);
-	put64(ctx, IOUR_CTX_OFF_OPEN_RESOLVE, resolve);
+	iour__ctx_put(ctx, IOUR_FIELD_OPEN_FLAGS, flags);
+	iour__ctx_put(ctx, IOUR_FIELD_OPEN_MODE, mode);
+	iour__ctx_put(ctx, IOUR_FIELD_OPEN_RESOLVE, resolve);
 	return 0;
 }
 
@@ -154,23 +176,23 @@ int iour_ctx_connect(uint8_t *ctx, size_t len, const void *addr, uint32_t addr_l
 
 	if ((!addr && addr_len > 0) || addr_len > KIO_SOCKADDR_STORAGE)
 		return -EINVAL;
-	rc = payload_begin(ctx, len, KIO_OP_CONNECT, KIO_OP_CONNECT);
+	rc = payload_begin(ctx, len, IOUR__SG_CONNECT);
 	if (rc)
 		return rc;
 	if (addr_len < sizeof(sa_family_t))
 		return 0;
 	memcpy(&family, a, sizeof(family));
-	put32(ctx, IOUR_CTX_OFF_CONNECT_FAMILY, family);
+	iour__ctx_put(ctx, IOUR_FIELD_CONNECT_FAMILY, family);
 	if (family == AF_INET && addr_len >= sizeof(struct sockaddr_in)) {
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT, a + offsetof(struct sockaddr_in, sin_port),
-		       2);
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR, a + offsetof(struct sockaddr_in, sin_addr),
-		       4);
+		copy_field(ctx, IOUR_FIELD_CONNECT_PORT,
+			   a + offsetof(struct sockaddr_in, sin_port));
+		copy_field(ctx, IOUR_FIELD_CONNECT_ADDR4,
+			   a + offsetof(struct sockaddr_in, sin_addr));
 	} else if (family == AF_INET6 && addr_len >= KIO_SIN6_LEN_RFC2133) {
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_PORT,
-		       a + offsetof(struct sockaddr_in6, sin6_port), 2);
-		memcpy(ctx + IOUR_CTX_OFF_CONNECT_ADDR,
-		       a + offsetof(struct sockaddr_in6, sin6_addr), 16);
+		copy_field(ctx, IOUR_FIELD_CONNECT_PORT,
+			   a + offsetof(struct sockaddr_in6, sin6_port));
+		copy_field(ctx, IOUR_FIELD_CONNECT_ADDR6,
+			   a + offsetof(struct sockaddr_in6, sin6_addr));
 	}
 	return 0;
 }

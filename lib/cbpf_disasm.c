@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "cbpf_internal.h"
+#include "iouring_restrict/filter.h"
+#include "schema.h"
 
 /* struct seccomp_data and the SECCOMP_RET_* actions (linux/seccomp.h),
  * spelt here so that the listing does not depend on the build's headers. */
@@ -59,11 +61,26 @@ static const char *half(uint32_t k, uint32_t base)
 	return (k == base) == LO_FIRST ? "lo" : "hi";
 }
 
-/* The name of the context word at byte k (k < 40, k % 4 == 0). */
+/* The name of the context word at byte k (k < 40, k % 4 == 0): the label
+ * of the first field of every opcode or of the opcode's payload
+ * (lib/schema.def) whose slot the word overlaps, else the header's. */
 static void field_name(char *dst, size_t len, uint32_t opcode, uint32_t k)
 {
-	if (k < 8) {
-		snprintf(dst, len, "user_data.%s", half(k, 0));
+	const struct iour__schema_payload *pl = iour__schema_payload_of(opcode);
+	const struct iour__schema_field *f;
+	size_t i;
+
+	for (i = 0; (f = iour__schema_field_at(i)); i++) {
+		if (!f->label || k + 4 <= f->off || k >= f->off + f->bytes)
+			continue;
+		if (f->group != IOUR__SG_ANY && (!pl || pl->group != f->group))
+			continue;
+		if (f->bytes == 8)
+			snprintf(dst, len, "%s.%s", f->label, half(k, f->off));
+		else if (f->bytes == 16)
+			snprintf(dst, len, "%s[%u]", f->label, (k - f->off) / 4);
+		else
+			snprintf(dst, len, "%s", f->label);
 		return;
 	}
 	if (k == 8) {
@@ -73,37 +90,6 @@ static void field_name(char *dst, size_t len, uint32_t opcode, uint32_t k)
 	if (k == 12) {
 		snprintf(dst, len, "pad");
 		return;
-	}
-	switch (opcode) {
-	case KIO_OP_SOCKET:
-		if (k == IOUR_CTX_OFF_SOCKET_FAMILY)
-			snprintf(dst, len, "socket.family");
-		else if (k == IOUR_CTX_OFF_SOCKET_TYPE)
-			snprintf(dst, len, "socket.type");
-		else if (k == IOUR_CTX_OFF_SOCKET_PROTOCOL)
-			snprintf(dst, len, "socket.protocol");
-		else
-			break;
-		return;
-	case KIO_OP_OPENAT:
-	case KIO_OP_OPENAT2:
-		if (k < IOUR_CTX_OFF_OPEN_MODE)
-			snprintf(dst, len, "open.flags.%s", half(k, IOUR_CTX_OFF_OPEN_FLAGS));
-		else if (k < IOUR_CTX_OFF_OPEN_RESOLVE)
-			snprintf(dst, len, "open.mode.%s", half(k, IOUR_CTX_OFF_OPEN_MODE));
-		else
-			snprintf(dst, len, "open.resolve.%s", half(k, IOUR_CTX_OFF_OPEN_RESOLVE));
-		return;
-	case KIO_OP_CONNECT:
-		if (k == IOUR_CTX_OFF_CONNECT_FAMILY)
-			snprintf(dst, len, "connect.family");
-		else if (k == IOUR_CTX_OFF_CONNECT_PORT)
-			snprintf(dst, len, "connect.port");
-		else
-			snprintf(dst, len, "connect.addr[%u]", (k - IOUR_CTX_OFF_CONNECT_ADDR) / 4);
-		return;
-	default:
-		break;
 	}
 	snprintf(dst, len, "pdu+%u", k - IOUR_CTX_OFF_PDU);
 }

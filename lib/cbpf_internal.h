@@ -34,4 +34,9 @@ IOUR_INTERNAL uint32_t iour__cbpf_run_unchecked(const struct iour_insn *insns, c
  * opcodes without a payload, and for opcodes >= 65). */
 IOUR_INTERNAL uint8_t iour__ctx_pdu_size(uint32_t opcode);
 
+/* Stores v, in host byte order, in the slot of the filter context that
+ * lib/schema.def gives the field (1, 2, 4 or 8 bytes; nothing for an
+ * unknown field or a 16-byte one). */
+IOUR_INTERNAL void iour__ctx_put(uint8_t *ctx, uint32_t field, uint64_t v);
+
 #endif /* IOUR_LIB_CBPF_INTERNAL_H */

@@ -14,8 +14,6 @@
 #include "filter_internal.h"
 #include "schema.h"
 
-#define SOCK_TYPE_FLAG_BITS ((uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC))
-
 /* Request opcodes with a payload, and their fields: lib/schema.def
  * (doc/kernel.md 4.3). */
 uint32_t iour__opcode_pdu_size(uint32_t opcode)
@@ -38,41 +36,18 @@ bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
 	return pl && pl->group == f->group;
 }
 
-/* The bits a value of the field may have; 0 for an unknown field. */
+/* The bits a value of the field may have; 0 for an unknown field and
+ * for connect.addr6, which is not a number: lib/schema.def. */
 uint64_t iour__field_valid_bits(uint32_t field)
 {
-	switch (field) {
-	case IOUR_FIELD_USER_DATA:
-	case IOUR_FIELD_OPEN_FLAGS:
-	case IOUR_FIELD_OPEN_MODE:
-	case IOUR_FIELD_OPEN_RESOLVE:
-		return UINT64_MAX;
-	case IOUR_FIELD_SQE_FLAGS:
-		return KIO_SQE_VALID_FLAGS;
-	case IOUR_FIELD_SOCKET_FAMILY:
-	case IOUR_FIELD_SOCKET_TYPE_RAW:
-	case IOUR_FIELD_SOCKET_PROTOCOL:
-	case IOUR_FIELD_CONNECT_ADDR4:
-		return UINT32_MAX;
-	case IOUR_FIELD_SOCKET_TYPE:
-		return 0xf;
-	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
-		return SOCK_TYPE_FLAG_BITS;
-	case IOUR_FIELD_OPEN_ACCMODE:
-		return 3;
-	case IOUR_FIELD_CONNECT_FAMILY:
-	case IOUR_FIELD_CONNECT_PORT:
-		return 0xffff;
-	case IOUR_FIELD_CONNECT_ADDR6:
-		return 0; /* not a number; prefixes only */
-	default:
-		return 0;
-	}
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+
+	return f ? f->valid : 0;
 }
 
 static bool field_known(uint32_t field)
 {
-	return field == IOUR_FIELD_CONNECT_ADDR6 || iour__field_valid_bits(field) != 0;
+	return iour__schema_field_of(field) != NULL;
 }
 
 static bool in_valid(uint64_t v, uint64_t valid)

@@ -9,102 +9,61 @@
 #include <sys/socket.h>
 
 #include "filter_map.h"
+#include "schema.h"
 
 /* ---- field layout --------------------------------------------------------- */
+/*
+ * Where a field sits comes from its row of the request schema
+ * (lib/schema.def); the loads follow doc/kernel.md 4.4: 32-bit words in
+ * native byte order, network-order fields in memory order.
+ */
 void iour__fm_field_layout(uint32_t field, bool be, struct layout *L)
 {
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+
 	memset(L, 0, sizeof(*L));
 	L->width = 32;
 	L->wmask = UINT32_MAX;
 	L->maxv = UINT32_MAX;
-	switch (field) {
-	case IOUR_FIELD_USER_DATA:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_USER_DATA;
-		break;
-	case IOUR_FIELD_OPEN_FLAGS:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_FLAGS;
-		break;
-	case IOUR_FIELD_OPEN_MODE:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_MODE;
-		break;
-	case IOUR_FIELD_OPEN_RESOLVE:
-		L->width = 64;
-		L->maxv = UINT64_MAX;
-		L->off = IOUR_CTX_OFF_OPEN_RESOLVE;
-		break;
-	case IOUR_FIELD_SQE_FLAGS:
-		/* byte 9: bits 8..15 of the word at 8 (LE), bits 16..23 (BE) */
-		L->off = 8;
-		L->shift = be ? 16 : 8;
-		L->wmask = 0xffU << L->shift;
-		L->need_and = true;
-		L->maxv = 0xff;
-		break;
-	case IOUR_FIELD_SOCKET_FAMILY:
-		L->off = IOUR_CTX_OFF_SOCKET_FAMILY;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		L->wmask = 0xf;
-		L->need_and = true;
-		L->maxv = 0xf;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE_FLAGS:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		L->wmask = SOCK_NONBLOCK | SOCK_CLOEXEC;
-		L->need_and = true;
-		L->maxv = L->wmask;
-		break;
-	case IOUR_FIELD_SOCKET_TYPE_RAW:
-		L->off = IOUR_CTX_OFF_SOCKET_TYPE;
-		break;
-	case IOUR_FIELD_SOCKET_PROTOCOL:
-		L->off = IOUR_CTX_OFF_SOCKET_PROTOCOL;
-		break;
-	case IOUR_FIELD_OPEN_ACCMODE:
-		/* the low word of open.flags */
-		L->off = IOUR_CTX_OFF_OPEN_FLAGS + (be ? 4 : 0);
-		L->wmask = 3;
-		L->need_and = true;
-		L->maxv = 3;
-		break;
-	case IOUR_FIELD_CONNECT_FAMILY:
-		L->off = IOUR_CTX_OFF_CONNECT_FAMILY;
-		L->maxv = 0xffff; /* sa_family_t, zero-extended */
-		break;
-	case IOUR_FIELD_CONNECT_PORT:
-		/* be16 followed by two zero pad bytes */
-		L->off = IOUR_CTX_OFF_CONNECT_PORT;
-		L->network = true;
-		L->netbytes = 2;
-		L->maxv = 0xffff;
-		if (be) {
-			L->shift = 16;
-			L->wmask = 0xffff0000U;
-		} else {
-			L->swap = 16;
-			L->wmask = 0xffff;
-		}
-		break;
-	case IOUR_FIELD_CONNECT_ADDR4:
-		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
-		L->network = true;
-		L->netbytes = 4;
-		L->swap = be ? 0 : 32;
-		L->guard = AF_INET;
-		break;
-	case IOUR_FIELD_CONNECT_ADDR6:
+	if (!f)
+		return;
+	L->off = f->off;
+	if (f->bytes == 16) {
 		L->width = 128;
-		L->off = IOUR_CTX_OFF_CONNECT_ADDR;
-		L->guard = AF_INET6;
-		break;
+	} else if (f->bytes == 8 && f->mask && f->mask <= UINT32_MAX) {
+		/* bits of the low word of a u64 (open.accmode of open.flags) */
+		L->off = f->off + (be ? 4 : 0);
+		L->wmask = (uint32_t)f->mask;
+		L->need_and = true;
+		L->maxv = f->mask;
+	} else if (f->bytes == 8) {
+		L->width = 64;
+		L->maxv = f->valid;
+	} else {
+		/* 1, 2 or 4 bytes within one word: value = (word & wmask) >> shift */
+		uint32_t pos = (f->off & 3) * 8, nbits = f->bytes * 8;
+		uint32_t be_shift = 32 - pos - nbits;
+		uint64_t ones = ((uint64_t)1 << nbits) - 1;
+
+		L->off = f->off & ~3U;
+		if (f->order == IOUR__SO_NET) {
+			L->network = true;
+			L->netbytes = f->bytes;
+			if (!be && nbits > 8)
+				L->swap = nbits; /* swapped at run time, in place */
+			else
+				L->shift = be_shift;
+		} else {
+			L->shift = be ? be_shift : pos;
+		}
+		L->wmask = (uint32_t)((f->mask ? f->mask : ones) << L->shift);
+		L->need_and = f->mask != 0;
+		L->maxv = f->mask ? f->mask : f->valid;
 	}
+	if (f->kind == IOUR__SK_ADDR4)
+		L->guard = AF_INET;
+	else if (f->kind == IOUR__SK_ADDR6)
+		L->guard = AF_INET6;
 }
 
 /* The raw word a network-order field's value v appears as. */

@@ -47,7 +47,8 @@ struct fdef {
 
 /* The fields, for both loading and saving: lib/schema.def. */
 static const struct fdef fields[] = {
-#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix) { (name), (id), V_##kind, (prefix) },
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
+	{ (name), (id), V_##kind, (prefix) },
 #include "schema.def"
 };
 

@@ -3,6 +3,7 @@
  * The request schema (lib/schema.def) as arrays, and lookups over them.
  */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/probe.h"
@@ -14,11 +15,14 @@ static const struct iour__schema_payload payloads[] = {
 #include "schema.def"
 };
 
+/* clang-format off */
 static const struct iour__schema_field fields[] = {
-#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix) \
-	{ (name), (id), IOUR__SG_##group, IOUR__SK_##kind, (prefix) },
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
+	{ (name), (prefix), (mask), (valid), (label), (id), IOUR__SG_##group,                     \
+	  IOUR__SK_##kind, (off), (bytes), IOUR__SO_##order },
 #include "schema.def"
 };
+/* clang-format on */
 
 const struct iour__schema_payload *iour__schema_payload_at(size_t i)
 {

@@ -34,6 +34,12 @@ enum iour__schema_kind {
 	IOUR__SK_ADDR6,
 };
 
+/* The byte order of a field's slot in the filter context. */
+enum iour__schema_order {
+	IOUR__SO_HOST,
+	IOUR__SO_NET,
+};
+
 struct iour__schema_payload {
 	uint32_t opcode;
 	enum iour__schema_group group;
@@ -42,11 +48,18 @@ struct iour__schema_payload {
 };
 
 struct iour__schema_field {
-	const char *name; /* dotted, as policy files and the CLI write it */
-	uint32_t id;      /* IOUR_FIELD_* */
+	const char *name;   /* dotted, as policy files and the CLI write it */
+	const char *prefix; /* of its named constants; NULL: numbers only */
+	/* Its slot in the filter context (lib/schema.def, doc/kernel.md 4.3). */
+	uint64_t mask;     /* the slot's bits that are the field; 0: all */
+	uint64_t valid;    /* the bits a value may have; 0: not a number */
+	const char *label; /* the disassembler's name of the slot's words */
+	uint32_t id;       /* IOUR_FIELD_* */
 	enum iour__schema_group group;
 	enum iour__schema_kind kind;
-	const char *prefix; /* of its named constants; NULL: numbers only */
+	uint32_t off;   /* byte offset */
+	uint32_t bytes; /* 1, 2 or 4 (within one word), 8 or 16 */
+	enum iour__schema_order order;
 };
 
 /* The table's rows, in table order; NULL past the end. */
