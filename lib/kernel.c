@@ -28,6 +28,11 @@ static const struct {
 	[IOUR_LEVEL_CONNECT] = { IOUR_KVER(7, 2), "Linux 7.2" },
 };
 
+uint32_t iour__kernel_level_kver(uint32_t level)
+{
+	return level <= IOUR_LEVEL_MAX ? level_kernels[level].kver : 0;
+}
+
 int iour__kernel_for_level(uint32_t level, struct iour__kernel *k)
 {
 	const struct iour__schema_payload *pl;

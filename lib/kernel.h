@@ -54,6 +54,8 @@ struct iour__kernel {
 
 /* The representative kernel of a feature level (0..5), as forced. */
 IOUR_INTERNAL int iour__kernel_for_level(uint32_t level, struct iour__kernel *k);
+/* The representative kernel of a feature level, IOUR_KVER(); 0 for none. */
+IOUR_INTERNAL uint32_t iour__kernel_level_kver(uint32_t level);
 
 /* A kernel from probe results (iour_probe() or an emulated kernel's):
  * 0, -EINVAL (a field iour_probe() cannot give), -E2BIG (size). */

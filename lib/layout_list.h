@@ -236,6 +236,31 @@
 	F(iour_export_opts, reg_last) \
 	F(iour_export_opts, flags) \
 	F(iour_export_opts, clamp) \
+	S(iour_payload_info) \
+	F(iour_payload_info, sz) \
+	F(iour_payload_info, group) \
+	F(iour_payload_info, opcode) \
+	F(iour_payload_info, pdu_size) \
+	F(iour_payload_info, level) \
+	F(iour_payload_info, since) \
+	S(iour_field_info) \
+	F(iour_field_info, sz) \
+	F(iour_field_info, name) \
+	F(iour_field_info, group) \
+	F(iour_field_info, prefix) \
+	F(iour_field_info, mask) \
+	F(iour_field_info, valid) \
+	F(iour_field_info, id) \
+	F(iour_field_info, kind) \
+	F(iour_field_info, offset) \
+	F(iour_field_info, size) \
+	F(iour_field_info, order) \
+	S(iour_const_info) \
+	F(iour_const_info, sz) \
+	F(iour_const_info, name) \
+	F(iour_const_info, ns) \
+	F(iour_const_info, value) \
+	F(iour_const_info, since) \
 	S(iour_verify_req) \
 	F(iour_verify_req, sz) \
 	F(iour_verify_req, opcode) \

@@ -60,7 +60,7 @@ struct cdef {
 /* Constants by namespace prefix: lib/schema.def (the CLI reads the same).
  * The first name of a value is the one saving writes. */
 static const struct cdef constants[] = {
-#define IOUR_SCHEMA_CONST(name, value) { (name), (uint64_t)(value) },
+#define IOUR_SCHEMA_CONST(name, value, since) { (name), (uint64_t)(value) },
 #include "schema.def"
 };
 

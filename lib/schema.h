@@ -20,10 +20,9 @@
 
 /* Which fields a payload holds. */
 enum iour__schema_group {
-	IOUR__SG_ANY,
-	IOUR__SG_SOCKET,
-	IOUR__SG_OPEN,
-	IOUR__SG_CONNECT,
+#define IOUR_SCHEMA_GROUP(group, name) IOUR__SG_##group,
+#include "schema.def"
+	IOUR__SG__COUNT
 };
 
 /* How a field's value is written. */
@@ -62,9 +61,23 @@ struct iour__schema_field {
 	enum iour__schema_order order;
 };
 
+/* A named constant (lib/schema.def). */
+struct iour__schema_const {
+	const char *name;
+	uint64_t value;
+	uint32_t since; /* IOUR_KVER; 0: older than io_uring */
+};
+
 /* The table's rows, in table order; NULL past the end. */
 IOUR_INTERNAL const struct iour__schema_payload *iour__schema_payload_at(size_t i);
 IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_at(size_t i);
+IOUR_INTERNAL const struct iour__schema_const *iour__schema_const_at(size_t i);
+
+/* The dotted prefix of a group's fields ("socket"; "" for ANY). */
+IOUR_INTERNAL const char *iour__schema_group_name(enum iour__schema_group g);
+/* The namespace of a constant: the longest field prefix that starts its
+ * name ("AF_"), or NULL if no field takes it. */
+IOUR_INTERNAL const char *iour__schema_const_ns(const char *name);
 
 /* The payload row of an opcode, or NULL if the kernel does not filter it. */
 IOUR_INTERNAL const struct iour__schema_payload *iour__schema_payload_of(uint32_t opcode);

@@ -23,6 +23,7 @@
 #include "ruleset.h"
 #include "cbpf.h"
 #include "filter.h"
+#include "schema.h"
 #include "probe.h"
 #include "ring.h"
 #include "companion.h"

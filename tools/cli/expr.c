@@ -135,7 +135,7 @@ struct constant {
 
 /* The constants, shared with policy files: lib/schema.def. */
 static const struct constant constants[] = {
-#define IOUR_SCHEMA_CONST(name, value) { (name), (uint64_t)(value) },
+#define IOUR_SCHEMA_CONST(name, value, since) { (name), (uint64_t)(value) },
 #include "../../lib/schema.def"
 };
 
