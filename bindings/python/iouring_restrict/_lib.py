@@ -129,6 +129,15 @@ iour_request_verdict = _decl("iour_request_verdict", [("sz", sz), ("verdict", u3
 iour_group_info = _decl("iour_group_info", [("sz", sz), ("name", c_char_p), ("help", c_char_p),
                                             ("source", c_char_p), ("nops", u32),
                                             ("nregister_ops", u32)])
+iour_payload_info = _decl("iour_payload_info", [("sz", sz), ("group", c_char_p), ("opcode", u32),
+                                                ("pdu_size", u32), ("level", u32),
+                                                ("since", u32)])
+iour_field_info = _decl("iour_field_info", [("sz", sz), ("name", c_char_p), ("group", c_char_p),
+                                            ("prefix", c_char_p), ("mask", u64),
+                                            ("valid", u64), ("id", u32), ("kind", u32),
+                                            ("offset", u32), ("size", u32), ("order", u32)])
+iour_const_info = _decl("iour_const_info", [("sz", sz), ("name", c_char_p), ("ns", c_char_p),
+                                            ("value", u64), ("since", u32)])
 
 
 _INT_TYPES = (c_uint8, c_uint16, c_uint32, c_uint64, c_int32, c_int, c_uint, c_size_t,
@@ -356,6 +365,17 @@ FUNCS = {
     "iour_group_count": (c_int, []),
     "iour_group_get": (c_int, [c_size_t, POINTER(iour_group_info)]),
     "iour_group_find": (c_int, [c_char_p]),
+    "iour_payload_count": (c_int, []),
+    "iour_payload_get": (c_int, [c_size_t, POINTER(iour_payload_info)]),
+    "iour_payload_find": (c_int, [u32]),
+    "iour_field_count": (c_int, []),
+    "iour_field_get": (c_int, [c_size_t, POINTER(iour_field_info)]),
+    "iour_field_find": (c_int, [c_char_p]),
+    "iour_field_index": (c_int, [u32]),
+    "iour_field_applies": (c_int, [u32, u32]),
+    "iour_const_count": (c_int, []),
+    "iour_const_get": (c_int, [c_size_t, POINTER(iour_const_info)]),
+    "iour_const_find": (c_int, [c_char_p]),
     "iour_group_opcodes": (c_int, [c_size_t, u32, POINTER(u32), c_size_t]),
     "iour_group_register_ops": (c_int, [c_size_t, u32, POINTER(u32), c_size_t]),
     # enforcement check

@@ -911,6 +911,43 @@ pub struct iour_group_info {
     pub nregister_ops: u32,
 }
 
+// ---- schema.h
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_payload_info {
+    pub sz: usize,
+    pub group: *const c_char,
+    pub opcode: u32,
+    pub pdu_size: u32,
+    pub level: u32,
+    pub since: u32,
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_field_info {
+    pub sz: usize,
+    pub name: *const c_char,
+    pub group: *const c_char,
+    pub prefix: *const c_char,
+    pub mask: u64,
+    pub valid: u64,
+    pub id: u32,
+    pub kind: u32,
+    pub offset: u32,
+    pub size: u32,
+    pub order: u32,
+}
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct iour_const_info {
+    pub sz: usize,
+    pub name: *const c_char,
+    pub ns: *const c_char,
+    pub value: u64,
+    pub since: u32,
+}
+
 // ---- layout.h
 
 /// One row of the library's layout table (`iour_abi_layout()`).
@@ -975,7 +1012,10 @@ zeroed_default!(iour_restriction, iour_insn, iour_verify_result, iour_layout_fie
     iour_policy_load_opts,
     iour_load_error,
     iour_request_verdict,
-    iour_group_info);
+    iour_group_info,
+    iour_payload_info,
+    iour_field_info,
+    iour_const_info);
 extern "C" {
 
     // ---- version.h
@@ -1295,6 +1335,20 @@ extern "C" {
     pub fn iour_group_count() -> c_int;
     pub fn iour_group_get(idx: usize, info: *mut iour_group_info) -> c_int;
     pub fn iour_group_find(name: *const c_char) -> c_int;
+
+    // ---- schema.h
+
+    pub fn iour_payload_count() -> c_int;
+    pub fn iour_payload_get(idx: usize, info: *mut iour_payload_info) -> c_int;
+    pub fn iour_payload_find(opcode: u32) -> c_int;
+    pub fn iour_field_count() -> c_int;
+    pub fn iour_field_get(idx: usize, info: *mut iour_field_info) -> c_int;
+    pub fn iour_field_find(name: *const c_char) -> c_int;
+    pub fn iour_field_index(id: u32) -> c_int;
+    pub fn iour_field_applies(id: u32, opcode: u32) -> c_int;
+    pub fn iour_const_count() -> c_int;
+    pub fn iour_const_get(idx: usize, info: *mut iour_const_info) -> c_int;
+    pub fn iour_const_find(name: *const c_char) -> c_int;
     pub fn iour_group_opcodes(idx: usize, kver: u32, ops: *mut u32, cap: usize) -> c_int;
     pub fn iour_group_register_ops(idx: usize, kver: u32, ops: *mut u32, cap: usize) -> c_int;
 }

@@ -73,6 +73,9 @@ fn rust_side() -> Rows {
         iour_load_error { sz, line, column, offset, path, message },
         iour_request_verdict { sz, verdict, reason, opcode, rule },
         iour_group_info { sz, name, help, source, nops, nregister_ops },
+        iour_payload_info { sz, group, opcode, pdu_size, level, since },
+        iour_field_info { sz, name, group, prefix, mask, valid, id, kind, offset, size, order },
+        iour_const_info { sz, name, ns, value, since },
         iour_layout_field { r#type, field, offset, size, align, resv },
     }
 }
