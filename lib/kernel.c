@@ -71,7 +71,6 @@ static bool features_in_range(const struct iour_features *f)
 	const uint32_t avails[] = { f->io_uring, f->ring_restrictions, f->query,
 				    f->probe,    f->blind_register,    f->task_restrictions,
 				    f->bpf_ring, f->bpf_task };
-	const uint32_t pdus[] = { f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect };
 	const uint64_t known = IOUR_FEATURES_FORCED | IOUR_FEATURES_FORCE_IGNORED |
 			       IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED |
 			       IOUR_FEATURES_SOCKET_FLAGS_HIDDEN |
@@ -86,9 +85,42 @@ static bool features_in_range(const struct iour_features *f)
 	for (i = 0; i < IOUR_ARRAY_SIZE(avails); i++)
 		if (avails[i] > IOUR_AVAIL_UNKNOWN)
 			return false;
-	for (i = 0; i < IOUR_ARRAY_SIZE(pdus); i++)
-		if (pdus[i] > UINT8_MAX)
+	return true;
+}
+
+/* Does the caller's struct reach pdu_size[] (a 1.1 caller)? */
+static bool features_have_pdu_array(const struct iour_features *f)
+{
+	return f->sz >= offsetof(struct iour_features, pdu_size) + sizeof(f->pdu_size);
+}
+
+/*
+ * The payload sizes of a description, per opcode (probe.h, pdu_size): from
+ * pdu_size[] when the caller's struct has it; the four opcodes with a 1.0
+ * field take theirs, which a caller built against 1.0 may have set alone,
+ * and their pdu_size[] entries must then be 0 or the same.  Every size is
+ * one iour_probe() can give: at most 255, and none for an opcode without a
+ * payload row in the request schema (lib/schema.def).  false if not.
+ */
+static bool features_pdus(const struct iour_features *f, uint8_t pdu[IOUR__NOPCODES])
+{
+	const bool array = features_have_pdu_array(f);
+	uint32_t op;
+
+	for (op = 0; op < IOUR__NOPCODES; op++) {
+		const uint32_t *n = iour__features_pdu_named(f, op);
+		const bool row = iour__schema_payload_of(op) != NULL;
+
+		if (n && *n > UINT8_MAX)
 			return false;
+		if (!array) {
+			pdu[op] = n && row ? (uint8_t)*n : 0;
+			continue;
+		}
+		if ((n && f->pdu_size[op] && *n != f->pdu_size[op]) || (!row && f->pdu_size[op]))
+			return false;
+		pdu[op] = n ? (uint8_t)*n : f->pdu_size[op];
+	}
 	return true;
 }
 
@@ -106,6 +138,8 @@ int iour__kernel_from_features(const struct iour_features *f, struct iour__kerne
 	if (!features_in_range(f))
 		return -EINVAL;
 	memset(k, 0, sizeof(*k));
+	if (!features_pdus(f, k->pdu))
+		return -EINVAL;
 	k->origin = IOUR__KERNEL_PROBED;
 	k->level = f->level;
 	k->io_uring = f->io_uring == IOUR_AVAIL_YES;
@@ -123,10 +157,6 @@ int iour__kernel_from_features(const struct iour_features *f, struct iour__kerne
 	k->priv = k->nnp || f->task_restrictions == IOUR_AVAIL_YES ? IOUR__PRIV_YES :
 		  f->task_restrictions == IOUR_AVAIL_NO_PRIV       ? IOUR__PRIV_NO :
 								     IOUR__PRIV_UNKNOWN;
-	k->pdu[KIO_OP_SOCKET] = (uint8_t)f->pdu_socket;
-	k->pdu[KIO_OP_OPENAT] = (uint8_t)f->pdu_openat;
-	k->pdu[KIO_OP_OPENAT2] = (uint8_t)f->pdu_openat2;
-	k->pdu[KIO_OP_CONNECT] = (uint8_t)f->pdu_connect;
 	k->sock_flags_hidden = (f->flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN) != 0;
 	k->task_gates_filters = (f->flags & IOUR_FEATURES_TASK_SET_GATES_FILTERS) != 0;
 	snprintf(k->name, sizeof(k->name), "the described kernel (level %u%s)", k->level,
@@ -212,26 +242,9 @@ static void describe_pdus(uint32_t level, struct iour_features *f)
 	const struct iour__schema_payload *pl;
 	size_t i;
 
-	for (i = 0; (pl = iour__schema_payload_at(i)); i++) {
-		if (level < pl->level)
-			continue;
-		switch (pl->opcode) {
-		case KIO_OP_SOCKET:
-			f->pdu_socket = pl->pdu_size;
-			break;
-		case KIO_OP_OPENAT:
-			f->pdu_openat = pl->pdu_size;
-			break;
-		case KIO_OP_OPENAT2:
-			f->pdu_openat2 = pl->pdu_size;
-			break;
-		case KIO_OP_CONNECT:
-			f->pdu_connect = pl->pdu_size;
-			break;
-		default: /* no field of struct iour_features reports it */
-			break;
-		}
-	}
+	for (i = 0; (pl = iour__schema_payload_at(i)); i++)
+		if (level >= pl->level)
+			iour__features_set_pdu(f, pl->opcode, (uint8_t)pl->pdu_size);
 }
 
 /*
@@ -289,43 +302,16 @@ static void describe(uint32_t kver, struct iour_features *f)
 	describe_pdus(level, f);
 }
 
-/* The 8-byte fields of struct iour_features: a size ending inside one
- * does not reach it. */
-static bool inside_u64(size_t end)
-{
-	const size_t starts[] = { offsetof(struct iour_features, flags),
-				  offsetof(struct iour_features, feature_flags),
-				  offsetof(struct iour_features, setup_flags),
-				  offsetof(struct iour_features, enter_flags),
-				  offsetof(struct iour_features, sqe_flags) };
-	const size_t ops = offsetof(struct iour_features, supported_ops);
-	size_t i;
-
-	for (i = 0; i < IOUR_ARRAY_SIZE(starts); i++)
-		if (end == starts[i] + 4)
-			return true;
-	return end > ops && end < ops + sizeof(((struct iour_features *)0)->supported_ops) &&
-	       (end - ops) % 8 == 4;
-}
-
 /* Documented in include/iouring_restrict/probe.h */
 int iour_kernel_describe(uint32_t kver, struct iour_features *out)
 {
 	struct iour_features f;
-	size_t sz, n;
 
 	if (!out || out->sz < offsetof(struct iour_features, kernel_level) ||
 	    out->sz > IOUR_OPTS_MAX_SZ)
 		return -EINVAL;
-	sz = out->sz;
 	describe(kver, &f);
-	/* The fields that fit in sz, whole (every field is 4 or 8 bytes on
-	 * a 4-byte boundary), as iour_probe() copies them. */
-	n = sz < sizeof(f) ? sz & ~(size_t)3 : sizeof(f);
-	if (n < sizeof(f) && inside_u64(n))
-		n -= 4;
-	memcpy((char *)out + sizeof(size_t), (const char *)&f + sizeof(size_t), n - sizeof(size_t));
-	if (sz > sizeof(f))
-		memset((char *)out + sizeof(f), 0, sz - sizeof(f));
+	/* The fields that fit in sz, whole, as iour_probe() copies them. */
+	iour__features_copy_out(&f, out);
 	return 0;
 }

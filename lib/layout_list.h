@@ -183,6 +183,7 @@
 	F(iour_features, pdu_connect) \
 	F(iour_features, child_signal) \
 	F(iour_features, pad) \
+	F(iour_features, pdu_size) \
 	S(iour_probe_opts) \
 	F(iour_probe_opts, sz) \
 	F(iour_probe_opts, flags) \

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/cbpf.h"
+#include "iouring_restrict/schema.h"
 #include "miniring.h"
 #include "probe_internal.h"
 #include "sys.h"
@@ -40,13 +41,6 @@
 
 /* PROBE buffer for 256 opcodes, without a struct holding a flexible array. */
 #define PROBE_BUF_SZ (sizeof(struct kio_probe) + 256 * sizeof(struct kio_probe_op))
-
-static const uint32_t pdu_opcodes[IOUR__PDU_N] = {
-	[IOUR__PDU_SOCKET] = KIO_OP_SOCKET,
-	[IOUR__PDU_OPENAT] = KIO_OP_OPENAT,
-	[IOUR__PDU_OPENAT2] = KIO_OP_OPENAT2,
-	[IOUR__PDU_CONNECT] = KIO_OP_CONNECT,
-};
 
 static int32_t setup_ring(uint32_t flags)
 {
@@ -80,21 +74,23 @@ static void probe_opcodes(int fd, struct iour__probe_raw *raw)
 }
 
 /*
- * Filter payload sizes: a filter registration with SZ_STRICT and an
+ * Filter payload sizes, one per payload of the request schema
+ * (lib/schema.def): a filter registration with SZ_STRICT and an
  * impossible pdu_size fails with -EMSGSIZE before anything is installed,
- * and the kernel writes its own size back.
+ * and the kernel writes its own size back (doc/kernel.md 4.2).
  */
 static void probe_pdu(int fd, struct iour__probe_raw *raw)
 {
 	/* BPF_RET|BPF_K 0: never read, the size check fails first. */
 	uint64_t insn = KBPF_RET;
+	const struct iour__schema_payload *pl;
 	struct kio_bpf b;
-	int i;
+	size_t i;
 
-	for (i = 0; i < IOUR__PDU_N; i++) {
+	for (i = 0; i < IOUR__PDU_N && (pl = iour__schema_payload_at(i)); i++) {
 		memset(&b, 0, sizeof(b));
 		b.cmd_type = KIO_BPF_CMD_FILTER;
-		b.filter.opcode = pdu_opcodes[i];
+		b.filter.opcode = pl->opcode;
 		b.filter.flags = KIO_BPF_FILTER_SZ_STRICT;
 		b.filter.filter_len = 1;
 		b.filter.pdu_size = 0xff;
@@ -103,6 +99,14 @@ static void probe_pdu(int fd, struct iour__probe_raw *raw)
 		if (raw->pdu_err[i] == -EMSGSIZE || raw->pdu_err[i] == 0)
 			raw->pdu[i] = b.filter.pdu_size;
 	}
+}
+
+/* The size probe_pdu() found for an opcode; 0 if it has no payload row. */
+static uint32_t raw_pdu_of(const struct iour__probe_raw *raw, uint32_t opcode)
+{
+	int i = iour_payload_find(opcode);
+
+	return i >= 0 && i < IOUR__PDU_N ? raw->pdu[i] : 0;
 }
 
 /*
@@ -264,7 +268,7 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 		raw->bpf_ring = (int32_t)iour__register(fd, KIO_REGISTER_BPF_FILTER, NULL, 1);
 		if (raw->bpf_ring == -EFAULT) {
 			probe_pdu(fd, raw);
-			if (raw->pdu[IOUR__PDU_SOCKET] >= KIO_PDU_SOCKET)
+			if (raw_pdu_of(raw, KIO_OP_SOCKET) >= KIO_PDU_SOCKET)
 				probe_socket_flags(raw);
 		}
 		raw->done |= IOUR__RAW_BPF_RING;
@@ -649,16 +653,20 @@ static const uint16_t feature_ends[] = {
 	FEND(pdu_connect),
 	FEND(child_signal),
 	FEND(pad),
+	FEND(pdu_size),
 };
-_Static_assert(FEND(pad) == sizeof(struct iour_features), "iour_features has trailing padding");
-_Static_assert(sizeof(struct iour_features) == 224, "iour_features layout changed");
+_Static_assert(FEND(pdu_size) == sizeof(struct iour_features),
+	       "iour_features has trailing padding");
+_Static_assert(offsetof(struct iour_features, pdu_size) == 224, "the 1.0 iour_features changed");
+_Static_assert(sizeof(struct iour_features) == 480, "iour_features layout changed");
 _Static_assert(offsetof(struct iour_features, feature_flags) % 8 == 0, "feature_flags alignment");
 _Static_assert(offsetof(struct iour_features, supported_ops) % 8 == 0, "supported_ops alignment");
 _Static_assert(offsetof(struct iour_features, supported_ops) == 144, "supported_ops offset");
 
 #define FEATURES_MAX_SZ 4096
 
-static void copy_out(const struct iour_features *src, struct iour_features *out)
+/* Documented in probe_internal.h */
+void iour__features_copy_out(const struct iour_features *src, struct iour_features *out)
 {
 	size_t sz = out->sz, n = 0, i;
 
@@ -698,14 +706,14 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 		const struct snapshot *s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
 
 		if (iour_likely(s != NULL)) {
-			copy_out(&s->f, out);
+			iour__features_copy_out(&s->f, out);
 			return 0;
 		}
 	}
 	r = probe_get(flags, &f, &lim);
 	if (r)
 		return iour__err_public(r, IOUR__ERRSET_PROBE);
-	copy_out(&f, out);
+	iour__features_copy_out(&f, out);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "ruleset_internal.h"
+#include "schema.h"
 #include "iouring_restrict/probe.h"
 
 /* Bits of iour__probe_raw::done: the steps the probe child completed. */
@@ -26,8 +27,9 @@
 #define IOUR__RAW_SOCK_FLAGS (1U << 10) /* SOCKET type flags seen by a filter */
 #define IOUR__RAW_TASK_GATE (1U << 11)  /* task set {ENABLE_RINGS}, then BPF_FILTER(NULL) */
 
-/* Payload-size probes, in this order. */
-enum { IOUR__PDU_SOCKET, IOUR__PDU_OPENAT, IOUR__PDU_OPENAT2, IOUR__PDU_CONNECT, IOUR__PDU_N };
+/* Payload-size probes: one per payload row of the request schema, in its
+ * order (lib/schema.def). */
+#define IOUR__PDU_N IOUR__SCHEMA_NPAYLOADS
 
 /*
  * The kernel's raw answers, exactly as the probe child saw them (each a
@@ -112,6 +114,20 @@ IOUR_INTERNAL int iour__probe_cached(struct iour_features *f, struct iour__kerne
 
 /* Number of probe children run by this process (for the caching tests). */
 IOUR_INTERNAL unsigned long iour__probe_runs(void);
+
+/* The field of struct iour_features that spelled an opcode's payload size
+ * in 1.0 (pdu_socket ...), or NULL for an opcode without one. */
+IOUR_INTERNAL const uint32_t *iour__features_pdu_named(const struct iour_features *f,
+						       uint32_t opcode);
+
+/* Record an opcode's payload size in *f: its pdu_size[] entry and, where
+ * it has one, its 1.0 field. */
+IOUR_INTERNAL void iour__features_set_pdu(struct iour_features *f, uint32_t opcode, uint8_t size);
+
+/* Copy *src to the caller's *out up to out->sz, as iour_probe() does:
+ * whole fields only, zeros past the struct this library knows. */
+IOUR_INTERNAL void iour__features_copy_out(const struct iour_features *src,
+					   struct iour_features *out);
 
 /* Does the feature exist, usable or not by this caller (IOUR_AVAIL_YES,
  * _NO_PRIV or _RESTRICTED)? */

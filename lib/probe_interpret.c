@@ -26,6 +26,37 @@ struct interp {
 	bool mismatch;   /* answers contradict each other */
 };
 
+/* Documented in probe_internal.h */
+const uint32_t *iour__features_pdu_named(const struct iour_features *f, uint32_t opcode)
+{
+	/* The 1.0 ABI's fields (include/iouring_restrict/probe.h); every
+	 * payload added since is in pdu_size[] only. */
+	switch (opcode) {
+	case KIO_OP_SOCKET:
+		return &f->pdu_socket;
+	case KIO_OP_OPENAT:
+		return &f->pdu_openat;
+	case KIO_OP_OPENAT2:
+		return &f->pdu_openat2;
+	case KIO_OP_CONNECT:
+		return &f->pdu_connect;
+	default:
+		return NULL;
+	}
+}
+
+/* Documented in probe_internal.h */
+void iour__features_set_pdu(struct iour_features *f, uint32_t opcode, uint8_t size)
+{
+	/* f is the caller's own, writable struct. */
+	uint32_t *named = (uint32_t *)(uintptr_t)iour__features_pdu_named(f, opcode);
+
+	if (opcode < IOUR_ARRAY_SIZE(f->pdu_size))
+		f->pdu_size[opcode] = size;
+	if (named)
+		*named = size;
+}
+
 bool iour__avail_present(uint32_t a)
 {
 	return a == IOUR_AVAIL_YES || a == IOUR_AVAIL_NO_PRIV || a == IOUR_AVAIL_RESTRICTED;
@@ -316,15 +347,14 @@ static void interp_payloads(struct interp *c)
 {
 	const struct iour__probe_raw *raw = c->raw;
 	struct iour_features *f = c->f;
-	int i;
+	const struct iour__schema_payload *pl;
+	size_t i;
 
 	if (f->bpf_ring == IOUR_AVAIL_YES) {
-		uint32_t *pdu[IOUR__PDU_N] = { &f->pdu_socket, &f->pdu_openat, &f->pdu_openat2,
-					       &f->pdu_connect };
-
-		for (i = 0; i < IOUR__PDU_N; i++)
-			if (raw->pdu_err[i] == -EMSGSIZE || raw->pdu_err[i] == 0)
-				*pdu[i] = raw->pdu[i];
+		for (i = 0; i < IOUR__PDU_N && (pl = iour__schema_payload_at(i)); i++)
+			if ((raw->pdu_err[i] == -EMSGSIZE || raw->pdu_err[i] == 0) &&
+			    raw->pdu[i] <= UINT8_MAX)
+				iour__features_set_pdu(f, pl->opcode, (uint8_t)raw->pdu[i]);
 		if ((raw->done & IOUR__RAW_SOCK_FLAGS) && raw->sock_flags != -EACCES)
 			f->flags |= IOUR_FEATURES_SOCKET_FLAGS_HIDDEN;
 	}
@@ -333,10 +363,24 @@ static void interp_payloads(struct interp *c)
 	}
 }
 
+/* Does *f have every payload of the request schema that kernels of @level
+ * fill, at least as large as the schema's (lib/schema.def)? */
+static bool payloads_of_level(const struct iour_features *f, uint32_t level)
+{
+	const struct iour__schema_payload *pl;
+	size_t i;
+
+	for (i = 0; (pl = iour__schema_payload_at(i)); i++)
+		if (pl->level <= level && f->pdu_size[pl->opcode] < pl->pdu_size)
+			return false;
+	return true;
+}
+
 /* The level the kernel offers (doc/kernel.md 6.5). */
 static uint32_t offered_level(const struct interp *c)
 {
 	const struct iour_features *f = c->f;
+	uint32_t level;
 
 	if (!c->usable)
 		return IOUR_LEVEL_NONE;
@@ -345,12 +389,13 @@ static uint32_t offered_level(const struct interp *c)
 	if (f->query != IOUR_AVAIL_YES)
 		return IOUR_LEVEL_RING;
 	if (!(iour__avail_present(f->task_restrictions) && iour__avail_present(f->bpf_ring) &&
-	      iour__avail_present(f->bpf_task) && f->pdu_socket >= KIO_PDU_SOCKET &&
-	      f->pdu_openat >= KIO_PDU_OPEN && f->pdu_openat2 >= KIO_PDU_OPEN))
+	      iour__avail_present(f->bpf_task) && payloads_of_level(f, IOUR_LEVEL_TASK_BPF)))
 		return IOUR_LEVEL_QUERY;
-	if (f->pdu_connect < KIO_PDU_CONNECT)
-		return IOUR_LEVEL_TASK_BPF;
-	return IOUR_LEVEL_CONNECT;
+	/* Above 7.0, a level is the payloads its kernels added. */
+	for (level = IOUR_LEVEL_TASK_BPF; level < IOUR_LEVEL_MAX; level++)
+		if (!payloads_of_level(f, level + 1))
+			break;
+	return level;
 }
 
 /* IOUR_FEATURE_LEVEL: only ever lower (doc/kernel.md 6.5). */
@@ -408,8 +453,13 @@ static void interp_limits(struct interp *c, struct iour__kernel_limits *lim)
 /* A forced level: drop everything above `level` (doc/kernel.md 6.5). */
 static void force_level(struct iour_features *f, uint32_t level)
 {
-	if (level < IOUR_LEVEL_CONNECT)
-		f->pdu_connect = 0;
+	const struct iour__schema_payload *pl;
+	size_t i;
+
+	/* Payloads newer than the level (lib/schema.def). */
+	for (i = 0; (pl = iour__schema_payload_at(i)); i++)
+		if (pl->level > level)
+			iour__features_set_pdu(f, pl->opcode, 0);
 	if (level < IOUR_LEVEL_TASK_BPF) {
 		f->task_restrictions = IOUR_AVAIL_NO;
 		f->task_restrictions_err = 0;
@@ -417,7 +467,6 @@ static void force_level(struct iour_features *f, uint32_t level)
 		f->bpf_ring_err = 0;
 		f->bpf_task = IOUR_AVAIL_NO;
 		f->bpf_task_err = 0;
-		f->pdu_socket = f->pdu_openat = f->pdu_openat2 = 0;
 	}
 	if (level < IOUR_LEVEL_QUERY) {
 		f->query = IOUR_AVAIL_NO;

@@ -39,6 +39,15 @@ enum iour__schema_order {
 	IOUR__SO_NET,
 };
 
+/* The number of payload rows: each row adds one to a sum. */
+/* NOLINTBEGIN(bugprone-macro-parentheses): "+ 1" is a term of that sum. */
+enum {
+	IOUR__SCHEMA_NPAYLOADS = 0
+#define IOUR_SCHEMA_PAYLOAD(op, group, pdu, level) +1
+#include "schema.def"
+};
+/* NOLINTEND(bugprone-macro-parentheses) */
+
 struct iour__schema_payload {
 	uint32_t opcode;
 	enum iour__schema_group group;

@@ -87,7 +87,9 @@ struct iour_plan_opts {
 	/** If not NULL, plan for the kernel these probe results describe (as
 	 *  filled by iour_probe(), possibly on another machine) instead of
 	 *  probing; not together with #IOUR_PLAN_FORCE_LEVEL.  Its `sz` must
-	 *  cover at least `pdu_connect`.  Only read during the call. */
+	 *  cover at least `pdu_connect`; when it also covers
+	 *  iour_features::pdu_size, the payload sizes of opcodes without a
+	 *  named field are read from that array.  Only read during the call. */
 	const struct iour_features *features;
 };
 /** @brief The last field of struct iour_plan_opts, up to which the library reads
@@ -118,7 +120,10 @@ struct iour_plan_opts {
  *         iour_probe() gives (a level above #IOUR_LEVEL_MAX, an enum
  *         iour_avail or enum iour_limits_source value outside the enum,
  *         unknown flags, split_gates above 1, a payload size above 255,
- *         no_new_privs, seccomp_mode or sysctl_disabled out of range), or
+ *         no_new_privs, seccomp_mode or sysctl_disabled out of range; when
+ *         `sz` covers iour_features::pdu_size, a size there for an opcode
+ *         without a payload in the request schema, or a non-zero entry
+ *         there that differs from its opcode's named payload field), or
  *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes

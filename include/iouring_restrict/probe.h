@@ -14,8 +14,9 @@
  *   supported, the ring-less ("blind") register path (6.13+);
  * - task-level restrictions and classic-BPF filters on the ring and task
  *   paths (7.0+), including "supported, but no_new_privs is missing";
- * - the filter payload size the kernel uses for SOCKET, OPENAT, OPENAT2 and
- *   CONNECT (CONNECT from 7.2).
+ * - the filter payload size the kernel uses for each opcode of the
+ *   library's request schema (include/iouring_restrict/schema.h): SOCKET,
+ *   OPENAT, OPENAT2, and CONNECT from 7.2.
  *
  * **No side effects on the caller.** Every probe that creates a ring or
  * touches the task path runs in a short-lived child created with fork(2);
@@ -294,18 +295,39 @@ struct iour_features {
 	/** Raw `register(-1, IORING_REGISTER_BPF_FILTER, NULL, 1)`: -EFAULT
 	 *  (supported), -EACCES (no_new_privs missing), -EINVAL. */
 	int32_t bpf_task_err;
-	/** Filter payload size of IORING_OP_SOCKET (12 on 7.0+), 0 if none. */
+	/** Filter payload size of IORING_OP_SOCKET (12 on 7.0+), 0 if none;
+	 *  the 1.0 spelling of `pdu_size[IORING_OP_SOCKET]`. */
 	uint32_t pdu_socket;
-	/** Filter payload size of IORING_OP_OPENAT (24 on 7.0+), 0 if none. */
+	/** Filter payload size of IORING_OP_OPENAT (24 on 7.0+), 0 if none;
+	 *  the 1.0 spelling of `pdu_size[IORING_OP_OPENAT]`. */
 	uint32_t pdu_openat;
-	/** Filter payload size of IORING_OP_OPENAT2 (24 on 7.0+), 0 if none. */
+	/** Filter payload size of IORING_OP_OPENAT2 (24 on 7.0+), 0 if none;
+	 *  the 1.0 spelling of `pdu_size[IORING_OP_OPENAT2]`. */
 	uint32_t pdu_openat2;
-	/** Filter payload size of IORING_OP_CONNECT (24 on 7.2+), 0 if none. */
+	/** Filter payload size of IORING_OP_CONNECT (24 on 7.2+), 0 if none;
+	 *  the 1.0 spelling of `pdu_size[IORING_OP_CONNECT]`. */
 	uint32_t pdu_connect;
 	/** The signal that killed the probe child, or 0. */
 	int32_t child_signal;
 	/** Reserved; always 0. */
 	uint32_t pad;
+	/** The filter payload size of every request opcode, indexed by the
+	 *  opcode: the bytes the kernel fills after the filter context's
+	 *  header (doc/kernel.md 4.3), 0 for an opcode it fills none for or
+	 *  that the library's request schema has no payload for
+	 *  (iour_payload_count() lists those it has).  Filled for every
+	 *  payload of the schema, so a payload added in a later version needs
+	 *  no new field; the four fields above repeat the sizes of theirs.
+	 *
+	 *  Read by planning (iour_plan_opts::features) when the caller's `sz`
+	 *  covers the array: every entry must then be 0 for an opcode the
+	 *  schema has no payload for, and the four opcodes with a named field
+	 *  above take their size from it (a struct built by hand against 1.0
+	 *  sets only those), so their entries here must be 0 or the same size
+	 *  (-EINVAL otherwise).  A smaller `sz` is read through the named
+	 *  fields alone.
+	 *  @since 1.1 */
+	uint8_t pdu_size[256];
 };
 
 /** @name Flags of iour_probe_opts::flags

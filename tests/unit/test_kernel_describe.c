@@ -154,6 +154,10 @@ Test(kernel_describe, agrees_with_emulated_probe)
 		SAME(pdu_openat2);
 		SAME(pdu_connect);
 #undef SAME
+		for (uint32_t op = 0; op < 256; op++)
+			cr_expect_eq(d.pdu_size[op], p.pdu_size[op],
+				     "emulated %#x: pdu_size[%u] described %u, probed %u",
+				     cases[i].kver, op, d.pdu_size[op], p.pdu_size[op]);
 	}
 }
 
@@ -204,4 +208,165 @@ Test(kernel_describe, output_sizes)
 		     0);
 	for (size_t i = sizeof(full); i < sizeof(buf); i++)
 		cr_expect_eq(buf[i], 0, "byte %zu past the struct", i);
+}
+
+/* The payload of every opcode (iour_features::pdu_size), against
+ * doc/kernel.md 4.3's sizes for each level: SOCKET 12, OPENAT and
+ * OPENAT2 24 from 7.0, CONNECT 24 from 7.2; every other opcode none.  The
+ * array agrees with the 1.0 fields and with the schema's payload rows. */
+Test(kernel_describe, payload_array_per_level)
+{
+	const struct {
+		uint32_t kver, socket, open, connect;
+	} cases[] = {
+		{ IOUR_KVER(5, 10), 0, 0, 0 },  { IOUR_KVER(6, 18), 0, 0, 0 },
+		{ IOUR_KVER(7, 0), 12, 24, 0 }, { IOUR_KVER(7, 1), 12, 24, 0 },
+		{ IOUR_KVER(7, 2), 12, 24, 24 }, { IOUR_KVER(8, 0), 12, 24, 24 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iour_features f = describe(cases[i].kver);
+		int filled = 0;
+
+		for (uint32_t op = 0; op < 256; op++) {
+			uint32_t want = op == IOUR_OP_SOCKET			     ? cases[i].socket
+					: op == IOUR_OP_OPENAT || op == IOUR_OP_OPENAT2 ? cases[i].open
+					: op == IOUR_OP_CONNECT			     ? cases[i].connect
+											     : 0;
+
+			cr_expect_eq(f.pdu_size[op], want, "case %zu: opcode %u has %u", i, op,
+				     f.pdu_size[op]);
+			filled += f.pdu_size[op] != 0;
+		}
+		cr_expect_eq(f.pdu_size[IOUR_OP_SOCKET], f.pdu_socket, "case %zu", i);
+		cr_expect_eq(f.pdu_size[IOUR_OP_OPENAT], f.pdu_openat, "case %zu", i);
+		cr_expect_eq(f.pdu_size[IOUR_OP_OPENAT2], f.pdu_openat2, "case %zu", i);
+		cr_expect_eq(f.pdu_size[IOUR_OP_CONNECT], f.pdu_connect, "case %zu", i);
+		/* Each schema row whose level the kernel has, at its size. */
+		for (int r = 0; r < iour_payload_count(); r++) {
+			struct iour_payload_info pl = { .sz = sizeof(pl) };
+
+			cr_assert_eq(iour_payload_get((size_t)r, &pl), 0);
+			cr_expect_eq(f.pdu_size[pl.opcode],
+				     cases[i].kver >= pl.since ? pl.pdu_size : 0, "case %zu row %d",
+				     i, r);
+			filled -= cases[i].kver >= pl.since;
+		}
+		cr_expect_eq(filled, 0, "case %zu: entries beyond the schema's rows", i);
+	}
+}
+
+/* A caller built against 1.0 passes the 1.0 size: the array is neither
+ * written nor read, whatever its bytes hold. */
+Test(kernel_describe, payload_array_old_size_callers)
+{
+	const size_t old_sz = offsetof(struct iour_features, pdu_size);
+	const struct iour_features full = describe(IOUR_KVER(7, 2));
+	struct iour_features f;
+	struct iour_policy *p = NULL;
+	IOUR_OPTS(iour_plan_opts, o, .features = &f);
+	struct iour_plan *plan = NULL;
+
+	cr_assert_eq(old_sz, 224, "the 1.0 struct's size");
+	memset(&f, 0xa5, sizeof(f));
+	f.sz = old_sz;
+	cr_assert_eq(iour_kernel_describe(IOUR_KVER(7, 2), &f), 0);
+	cr_expect_eq(f.pdu_connect, 24);
+	cr_expect_eq(memcmp((char *)&f + sizeof(size_t), (const char *)&full + sizeof(size_t),
+			    old_sz - sizeof(size_t)),
+		     0, "the 1.0 fields as for a full struct");
+	for (size_t i = 0; i < sizeof(f.pdu_size); i++)
+		cr_expect_eq(f.pdu_size[i], 0xa5, "pdu_size[%zu] written past sz", i);
+	/* Ending inside the array: no part of it written. */
+	f.sz = old_sz + 100;
+	cr_assert_eq(iour_kernel_describe(IOUR_KVER(7, 2), &f), 0);
+	cr_expect_eq(f.pdu_size[IOUR_OP_SOCKET], 0xa5, "part of the array written");
+	/* Planning reads the named fields; the junk past sz is not looked at. */
+	f.sz = old_sz;
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_expect_eq(iour_policy__plan(p, &o, &plan), 0);
+	iour_plan__free(plan);
+	iour_policy__free(p);
+}
+
+/* How many CONNECT decisions of a plan say the kernel's payload is too
+ * short; -errno if planning fails. */
+static int connect_no_payload(const struct iour_features *f)
+{
+	/* Reads the first word of the address: 28 bytes of the context. */
+	static const struct iour_insn allow[] = { { 0x20 /* LD|W|ABS */, 0, 0, 24 },
+						  { 0x06 /* RET|K */, 0, 0, 1 } };
+	IOUR_OPTS(iour_plan_opts, o, .features = f);
+	struct iour_policy *p = NULL;
+	struct iour_plan *plan = NULL;
+	const struct iour_report *r;
+	struct iour_decision d = { .sz = sizeof(d) };
+	struct iour_ruleset *rs = NULL;
+	int rc, n = 0;
+
+	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+	cr_assert_eq(iour_ruleset__deny_all_sqe_ops(rs), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, IOUR_OP_CONNECT), 0);
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	iour_ruleset__free(rs);
+	cr_assert_eq(iour_policy__set_attr(p, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING), 0);
+	cr_assert_eq(iour_policy__set_prog(p, IOUR_OP_CONNECT, allow, 2, 24), 0);
+	rc = iour_policy__plan(p, &o, &plan);
+	if (rc == 0) {
+		r = iour_plan__report(plan);
+		for (int i = 0; i < iour_report__decision_cnt(r); i++) {
+			cr_assert_eq(iour_report__decision(r, (size_t)i, &d), 0);
+			n += d.opcode == IOUR_OP_CONNECT && d.reason == IOUR_REASON_NO_PAYLOAD;
+		}
+	}
+	iour_plan__free(plan);
+	iour_policy__free(p);
+	return rc ? rc : n;
+}
+
+/* What planning makes of the two spellings of a size: the 1.0 field wins
+ * where the array's entry is 0 (a struct built by hand against 1.0); any
+ * other disagreement, and a size for an opcode the schema gives no
+ * payload, is refused with -EINVAL (include/iouring_restrict/plan.h). */
+Test(kernel_describe, payload_array_read_by_planning)
+{
+	const struct iour_features full = describe(IOUR_KVER(7, 2));
+	struct iour_features f;
+
+	cr_expect_eq(connect_no_payload(&full), 0, "7.2 fills CONNECT's 24 bytes");
+	f = describe(IOUR_KVER(7, 0));
+	cr_expect_eq(connect_no_payload(&f), 1, "7.0 has no CONNECT payload");
+	/* Built by hand, 1.0 style: named field only. */
+	f = full;
+	f.pdu_size[IOUR_OP_CONNECT] = 0;
+	cr_expect_eq(connect_no_payload(&f), 0, "the named field read");
+	f.pdu_connect = 0;
+	cr_expect_eq(connect_no_payload(&f), 1, "both 0: no payload");
+	/* The same with a 1.0-sized struct. */
+	f = full;
+	f.sz = offsetof(struct iour_features, pdu_size);
+	f.pdu_connect = 0;
+	cr_expect_eq(connect_no_payload(&f), 1, "old size: the named field decides");
+	/* Disagreements. */
+	f = full;
+	f.pdu_connect = 0;
+	cr_expect_eq(connect_no_payload(&f), -EINVAL, "array 24, named 0");
+	f = full;
+	f.pdu_size[IOUR_OP_CONNECT] = 16;
+	cr_expect_eq(connect_no_payload(&f), -EINVAL, "array 16, named 24");
+	f = full;
+	f.pdu_socket = 300;
+	cr_expect_eq(connect_no_payload(&f), -EINVAL, "a named size above 255");
+	/* Sizes for opcodes without a payload row. */
+	for (uint32_t op = 0; op < 256; op++) {
+		if (iour_payload_find(op) >= 0)
+			continue;
+		f = full;
+		f.pdu_size[op] = 8;
+		cr_expect_eq(connect_no_payload(&f), -EINVAL, "a payload for opcode %u", op);
+		/* Not read when the struct is a 1.0 one. */
+		f.sz = offsetof(struct iour_features, pdu_size);
+		cr_expect_eq(connect_no_payload(&f), 0, "old size, opcode %u", op);
+	}
 }

@@ -751,7 +751,7 @@ Test(probe, resource_errors_in_raw_answers)
 	cr_assert_eq(iour__probe_resource_err(&r), -ENOMEM);
 	r.range = 0;
 	r.done |= IOUR__RAW_BPF_RING;
-	r.pdu_err[IOUR__PDU_CONNECT] = -EAGAIN;
+	r.pdu_err[iour_payload_find(KIO_OP_CONNECT)] = -EAGAIN;
 	cr_assert_eq(iour__probe_resource_err(&r), -EAGAIN);
 }
 
@@ -908,9 +908,15 @@ static struct iour__probe_raw gen(uint32_t op_last, int32_t rdis, int32_t enable
 	r.range = range_reg ? 0 : -EBUSY;
 	r.range_reg_last = range_reg;
 	if (bpf_ring == -EFAULT) {
-		r.pdu_err[0] = r.pdu_err[1] = r.pdu_err[2] = r.pdu_err[3] = -EMSGSIZE;
-		r.pdu[0] = 12;
-		r.pdu[1] = r.pdu[2] = 24;
+		/* 7.0's payloads (the schema's rows of its level); the later
+		 * ones -EMSGSIZE with K = 0, as 7.0 answers for any opcode. */
+		for (int i = 0; i < iour_payload_count(); i++) {
+			struct iour_payload_info pl = { .sz = sizeof(pl) };
+
+			cr_assert_eq(iour_payload_get((size_t)i, &pl), 0);
+			r.pdu_err[i] = -EMSGSIZE;
+			r.pdu[i] = pl.level <= IOUR_LEVEL_TASK_BPF ? pl.pdu_size : 0;
+		}
 	}
 	return r;
 }
@@ -1024,7 +1030,7 @@ Test(probe, emulated_forced_levels_on_7_2_answers)
 	struct iour__kernel_limits lim;
 	int lv;
 
-	r.pdu[3] = 24;
+	r.pdu[iour_payload_find(KIO_OP_CONNECT)] = 24;
 	for (lv = -2; lv <= 9; lv++) {
 		r.force = lv;
 		iour__probe_interpret(&r, &f, &lim);
@@ -1033,8 +1039,14 @@ Test(probe, emulated_forced_levels_on_7_2_answers)
 			cr_assert_eq(f.level, 5);
 			cr_assert_eq(!!(f.flags & IOUR_FEATURES_FORCE_IGNORED), lv == -2 || lv > 5);
 			cr_assert_eq(f.pdu_connect, 24);
+			cr_assert_eq(f.pdu_size[KIO_OP_CONNECT], 24);
+			cr_assert_eq(f.pdu_size[KIO_OP_SOCKET], 12);
 			continue;
 		}
+		/* The array follows the forced level too. */
+		cr_assert_eq(f.pdu_size[KIO_OP_CONNECT], 0);
+		cr_assert_eq(f.pdu_size[KIO_OP_SOCKET], lv >= 4 ? 12 : 0);
+		cr_assert_eq(f.pdu_size[KIO_OP_OPENAT2], lv >= 4 ? 24 : 0);
 		cr_assert_eq(f.level, (uint32_t)lv);
 		cr_assert(f.flags & IOUR_FEATURES_FORCED);
 		cr_assert_eq(f.pdu_connect, 0);

@@ -70,6 +70,17 @@ Test(probe_emulated, emulated_generations_end_to_end)
 		cr_expect_eq(f.pdu_socket, c->pdu_socket, "emulated %s: pdu_socket %u", c->name,
 			     f.pdu_socket);
 		cr_expect_eq(f.pdu_connect, c->pdu_connect, "emulated %s", c->name);
+		/* Every opcode's payload (doc/kernel.md 4.3), the same sizes. */
+		for (uint32_t op = 0; op < 256; op++) {
+			uint32_t want = op == IOUR_OP_SOCKET ? c->pdu_socket
+					: op == IOUR_OP_CONNECT ? c->pdu_connect
+					: op == IOUR_OP_OPENAT || op == IOUR_OP_OPENAT2
+						? (c->bpf_ring == Y ? 24 : 0)
+						: 0;
+
+			cr_expect_eq(f.pdu_size[op], want, "emulated %s: pdu_size[%u] %u", c->name,
+				     op, f.pdu_size[op]);
+		}
 		cr_expect_eq(f.flags & (IOUR_FEATURES_MISMATCH | IOUR_FEATURES_CHILD_DIED), 0,
 			     "emulated %s: flags %#llx", c->name, (unsigned long long)f.flags);
 		if (c->level >= IOUR_LEVEL_RING) {

@@ -163,6 +163,16 @@ static void j_str(struct json *j, const char *k, const char *v)
 	j_str_raw(v);
 }
 
+/* A payload's opcode as the probe prints it: "SOCKET" (the request schema,
+ * include/iouring_restrict/schema.h, lists the payloads). */
+static const char *payload_name(uint32_t op, char *buf, size_t len)
+{
+	if (iour_opcode_name(op))
+		return iour_opcode_name(op);
+	snprintf(buf, len, "%u", op);
+	return buf;
+}
+
 static int op_supported(const struct iour_features *f, uint32_t op)
 {
 	return op < 256 && ((f->supported_ops[op / 64] >> (op % 64)) & 1);
@@ -240,10 +250,13 @@ static void print_json(const struct iour_features *f, const char *release)
 	j_str(&j, "bpf_task", avail_token(f->bpf_task));
 	j_int(&j, "bpf_task_err", f->bpf_task_err);
 	j_open(&j, "pdu_size", '{');
-	j_u64(&j, "SOCKET", f->pdu_socket);
-	j_u64(&j, "OPENAT", f->pdu_openat);
-	j_u64(&j, "OPENAT2", f->pdu_openat2);
-	j_u64(&j, "CONNECT", f->pdu_connect);
+	for (int i = 0; i < iour_payload_count(); i++) {
+		struct iour_payload_info pl = { .sz = sizeof(pl) };
+
+		if (iour_payload_get((size_t)i, &pl) == 0)
+			j_u64(&j, payload_name(pl.opcode, name, sizeof(name)),
+			      f->pdu_size[pl.opcode & 0xff]);
+	}
 	j_close(&j, '}');
 	j_int(&j, "child_signal", f->child_signal);
 	j_close(&j, '}');
@@ -297,8 +310,16 @@ static void print_text(const struct iour_features *f, const char *release)
 	printf("task restrictions %s\n", iour_avail_str(f->task_restrictions));
 	printf("BPF filters       ring path %s, task path %s\n", iour_avail_str(f->bpf_ring),
 	       iour_avail_str(f->bpf_task));
-	printf("filter payloads   SOCKET %u, OPENAT %u, OPENAT2 %u, CONNECT %u bytes\n",
-	       f->pdu_socket, f->pdu_openat, f->pdu_openat2, f->pdu_connect);
+	printf("filter payloads  ");
+	for (int i = 0; i < iour_payload_count(); i++) {
+		struct iour_payload_info pl = { .sz = sizeof(pl) };
+		char name[16];
+
+		if (iour_payload_get((size_t)i, &pl) == 0)
+			printf("%s %s %u", i ? "," : "", payload_name(pl.opcode, name, sizeof(name)),
+			       f->pdu_size[pl.opcode & 0xff]);
+	}
+	printf(" bytes\n");
 	printf("socket flags      %s\n",
 	       f->flags & IOUR_FEATURES_SOCKET_FLAGS_HIDDEN
 		       ? "hidden: the SOCKET payload's type has no NONBLOCK/CLOEXEC (rules on "

@@ -67,7 +67,7 @@ iour_features = _decl("iour_features", [
     ("task_restrictions", u32), ("task_restrictions_err", i32), ("bpf_ring", u32),
     ("bpf_ring_err", i32), ("bpf_task", u32), ("bpf_task_err", i32), ("pdu_socket", u32),
     ("pdu_openat", u32), ("pdu_openat2", u32), ("pdu_connect", u32), ("child_signal", i32),
-    ("pad", u32)])
+    ("pad", u32), ("pdu_size", u8 * 256)])
 iour_plan_opts = _decl("iour_plan_opts", [("sz", sz), ("flags", u32), ("level", u32),
                                           ("features", POINTER(iour_features))])
 iour_plan_info = _decl("iour_plan_info", [("sz", sz), ("target", u32), ("level", u32),

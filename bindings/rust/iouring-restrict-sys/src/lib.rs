@@ -615,6 +615,8 @@ pub struct iour_features {
     pub pdu_connect: u32,
     pub child_signal: i32,
     pub pad: u32,
+    /// Filter payload size per request opcode (since 1.1).
+    pub pdu_size: [u8; 256],
 }
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

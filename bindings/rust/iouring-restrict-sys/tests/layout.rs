@@ -46,7 +46,7 @@ fn rust_side() -> Rows {
         iour_ring_report { sz, registered, enabled, nr_entries, op_last, reg_last, split_gates, n_clamped_sqe_ops, n_clamped_register_ops, clamped_sqe_ops, clamped_register_ops },
         iour_ring_apply_opts { sz, flags, report },
         iour_ring_create_opts { sz, flags, report },
-        iour_features { sz, level, kernel_level, flags, io_uring, setup_err, sysctl_disabled, sysctl_group, seccomp_mode, no_new_privs, ring_restrictions, r_disabled_err, ring_register_err, enable_rings_err, op_last, reg_last, limits_source, split_gates, query, query_err, nr_query_opcodes, probe, feature_flags, setup_flags, enter_flags, sqe_flags, probe_err, probe_last_op, nr_supported_ops, blind_register, supported_ops, task_restrictions, task_restrictions_err, bpf_ring, bpf_ring_err, bpf_task, bpf_task_err, pdu_socket, pdu_openat, pdu_openat2, pdu_connect, child_signal, pad },
+        iour_features { sz, level, kernel_level, flags, io_uring, setup_err, sysctl_disabled, sysctl_group, seccomp_mode, no_new_privs, ring_restrictions, r_disabled_err, ring_register_err, enable_rings_err, op_last, reg_last, limits_source, split_gates, query, query_err, nr_query_opcodes, probe, feature_flags, setup_flags, enter_flags, sqe_flags, probe_err, probe_last_op, nr_supported_ops, blind_register, supported_ops, task_restrictions, task_restrictions_err, bpf_ring, bpf_ring_err, bpf_task, bpf_task_err, pdu_socket, pdu_openat, pdu_openat2, pdu_connect, child_signal, pad, pdu_size },
         iour_probe_opts { sz, flags },
         iour_insn { code, jt, jf, k },
         iour_validate_info { sz, insn, reason },
