@@ -336,3 +336,37 @@ Test(cli_prove, policy_file_filters_are_proved)
 	cr_assert_not_null(strstr(r.out, "2 proved, 0 counterexamples"), "%s", r.out);
 	prun_free(&r);
 }
+
+/* Every name a saved policy may write for a number field is one the
+ * prover reads (scripts/check-schema-docs.py keeps its list equal to the
+ * library's table): families and protocols added after the first list
+ * (AF_XDP, AF_MCTP, IPPROTO_MPTCP) included. */
+Test(cli_prove, saved_constant_names_are_read)
+{
+	static const char *const rules[] = {
+		"{ \"field\": \"socket.family\", \"op\": \"in\", \"values\": [44, 45] }",
+		"{ \"field\": \"socket.protocol\", \"op\": \"==\", \"value\": 262 }",
+	};
+	char path[] = "/tmp/iour-prove-names-XXXXXX";
+	struct prun r;
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		int fd = mkstemp(path);
+		FILE *o;
+
+		cr_assert_geq(fd, 0);
+		o = fdopen(fd, "w");
+		cr_assert_not_null(o);
+		fprintf(o,
+			"{ \"version\": 1, \"defaultAction\": \"deny\", \"entries\": [ { \"names\": "
+			"[\"SOCKET\"], \"action\": \"allow\", \"args\": [ %s ] } ] }\n",
+			rules[i]);
+		cr_assert_eq(fclose(o), 0);
+		prove(&r, NULL, path, NULL);
+		unlink(path);
+		strcpy(path, "/tmp/iour-prove-names-XXXXXX");
+		cr_expect_eq(r.status, 0, "rule %zu: status %d\n%s%s", i, r.status, r.out, r.err);
+		cr_expect_not_null(strstr(r.out, "SOCKET: proved"), "rule %zu: %s%s", i, r.out, r.err);
+		prun_free(&r);
+	}
+}
