@@ -78,14 +78,17 @@ test-valgrind: uring-try
 # ---- generated lists: the bindings' opcode, register-opcode, SQE-flag and
 # field lists are written from the library's tables (lib/names.c,
 # lib/schema.def) by scripts/gen-bindings.py, which compiles and runs
-# scripts/gen-bindings.c against the static library.  `make generate`
-# rewrites them; check-generate (part of check-cli, so of make check) fails
+# scripts/gen-bindings.c against the static library; doc/policy.schema.json's
+# field enum by scripts/check-schema-docs.py (checked by check-docs).
+# `make generate` rewrites them; check-generate (part of check-cli, so of make check) fails
 # if regenerating would change a committed file.  It compares in memory,
 # not with git, so it works in a tarball too.
 .PHONY: generate check-generate
-generate: $(STATIC_LIB)
+generate: $(STATIC_LIB) $(SHARED_LIB) $(SHARED_DEV)
 	$(call msg,GEN,bindings (scripts/gen-bindings.py))
 	$(Q)python3 scripts/gen-bindings.py --build $(O) --cc $(CC) --cflags '$(CPPFLAGS) $(EXTRA_CFLAGS)'
+	$(call msg,GEN,doc/policy.schema.json (scripts/check-schema-docs.py --write))
+	$(Q)python3 scripts/check-schema-docs.py --build $(O) --write
 
 check-generate: $(STATIC_LIB)
 	$(call msg,GEN,bindings (check: regenerating changes nothing))

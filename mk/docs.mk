@@ -17,8 +17,15 @@
 #   check-errsets  the error sets of lib/errsets.def equal the codes each
 #                  function's header comment documents after @return
 #                  (scripts/check-errsets.py)
-#   check-docs     check-man, check-tutorial and check-errsets (the step of
-#                  `make check`)
+#   check-schema-docs  the lists of fields, constants and payloads that
+#                  doc/cli.md (so the iour-restrict(1) pages),
+#                  doc/policy-files.md, doc/iouring-restrict.7.md and
+#                  tools/prove/iour-prove write by hand agree with the
+#                  library's request schema, and doc/policy.schema.json's
+#                  field enum is what `make generate` writes
+#                  (scripts/check-schema-docs.py)
+#   check-docs     check-man, check-tutorial, check-errsets and
+#                  check-schema-docs (the step of `make check`)
 
 MANDIR ?= $(prefix)/share/man
 MAN_HDRS := $(sort $(wildcard include/iouring_restrict/*.h))
@@ -37,7 +44,7 @@ MAN3_NAMES = $(shell python3 scripts/gen-man3.py --list $(MAN_HDRS))
 TUTORIAL_SRCS := $(sort $(wildcard examples/tutorial/*.c))
 TUTORIAL := $(patsubst examples/tutorial/%.c,$(O)/examples/tutorial/%,$(TUTORIAL_SRCS))
 
-.PHONY: man check-man tutorial check-tutorial check-errsets check-docs
+.PHONY: man check-man tutorial check-tutorial check-errsets check-schema-docs check-docs
 
 man: $(MAN3_STAMP) $(MAN1_PAGES) $(MAN7_PAGES)
 
@@ -85,4 +92,9 @@ check-errsets:
 	$(Q)$(NEED) python3:python3
 	$(Q)python3 scripts/check-errsets.py --cc '$(CC)' .
 
-check-docs: check-man check-tutorial check-errsets
+check-schema-docs: $(SHARED_LIB) $(SHARED_DEV)
+	$(Q)$(NEED) python3:python3
+	$(call msg,CHECK,schema lists of the docs (scripts/check-schema-docs.py))
+	$(Q)python3 scripts/check-schema-docs.py --build $(O)
+
+check-docs: check-man check-tutorial check-errsets check-schema-docs
