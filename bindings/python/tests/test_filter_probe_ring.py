@@ -62,10 +62,15 @@ def test_kernel_describe_from_the_tables():
     f = ir.kernel_describe(ir.kver(7, 2))
     assert f.feature_level is ir.FeatureLevel.CONNECT
     assert (f.pdu_socket, f.pdu_openat, f.pdu_connect) == (12, 24, 24)
+    # Every opcode's payload, indexed by opcode (1.1): the same sizes, no others.
+    assert len(f.pdu_size) == 256
+    assert {op: n for op, n in enumerate(f.pdu_size) if n} == {
+        ir.Op.SOCKET: 12, ir.Op.OPENAT: 24, ir.Op.OPENAT2: 24, ir.Op.CONNECT: 24}
     assert f.avail("task_restrictions") is ir.Avail.NO_PRIV
     assert f.op_last == len(ir.opcodes_up_to(ir.kver(7, 2)))
     old = ir.kernel_describe(ir.kver(6, 1))
     assert old.feature_level is ir.FeatureLevel.RING and old.pdu_socket == 0
+    assert not any(old.pdu_size)
     assert ir.kernel_describe(ir.kver(5, 0)).feature_level is ir.FeatureLevel.NONE
     with pytest.raises((OverflowError, ValueError)):
         ir.kernel_describe(-1)

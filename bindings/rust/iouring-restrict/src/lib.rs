@@ -115,6 +115,10 @@ pub fn probe() -> Result<sys::iour_features> {
 /// let f = iouring_restrict::kernel_describe(7, 2).unwrap();
 /// assert_eq!(f.level, 5);
 /// assert_eq!((f.pdu_socket, f.pdu_connect), (12, 24));
+/// // Every opcode's payload, indexed by opcode (since 1.1).
+/// let connect = iouring_restrict::sys::IOUR_OP_CONNECT as usize;
+/// assert_eq!(f.pdu_size[connect], 24);
+/// assert_eq!(f.pdu_size.iter().filter(|&&n| n != 0).count(), 4);
 /// assert_eq!(iouring_restrict::kernel_describe(6, 1).unwrap().pdu_socket, 0);
 /// ```
 pub fn kernel_describe(major: u16, minor: u8) -> Result<sys::iour_features> {
