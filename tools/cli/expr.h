@@ -6,7 +6,7 @@
  * assignments of `sim --ctx` ("family=AF_INET,type=SOCK_STREAM"), turned
  * into a 40-byte filter context with the iour_ctx_*() builders.
  *
- * The grammar is in cli_help_rules (expr.c) and doc/cli.md.
+ * The grammar is in cli_help_rules() (expr.c) and doc/cli.md.
  */
 #ifndef IOUR_CLI_EXPR_H
 #define IOUR_CLI_EXPR_H
@@ -57,8 +57,5 @@ int expr_build_ctx(const char *text, uint32_t opcode, uint8_t ctx[IOUR_CTX_SIZE]
  * under the failing position.  @what names the option ("--allow").
  */
 void expr_report(const char *what, const char *text, const struct expr_error *err);
-
-/* The opcodes with a payload, and their fields, for messages and help. */
-const char *expr_fields_of(uint32_t opcode);
 
 #endif /* IOUR_CLI_EXPR_H */
