@@ -110,6 +110,31 @@ const struct iour__schema_field *iour__schema_field_named(const char *name)
 	return NULL;
 }
 
+/* Copies @len bytes of @s to @buf at @at, as far as @cap allows. */
+static void put_clamped(char *buf, size_t cap, size_t at, const char *s, size_t len)
+{
+	if (at < cap)
+		memcpy(buf + at, s, at + len < cap ? len : cap - at);
+}
+
+size_t iour__schema_field_names(char *buf, size_t cap)
+{
+	size_t i, n = 0, len;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++) {
+		if (i) {
+			put_clamped(buf, cap, n, ", ", 2);
+			n += 2;
+		}
+		len = strlen(fields[i].name);
+		put_clamped(buf, cap, n, fields[i].name, len);
+		n += len;
+	}
+	if (cap)
+		buf[n < cap ? n : cap - 1] = '\0';
+	return n;
+}
+
 uint32_t iour__schema_max_pdu(void)
 {
 	uint32_t m = 0;
