@@ -656,8 +656,12 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 	f = find_field(fname);
 	if (!f) {
 		char names[IOUR__SCHEMA_FIELD_NAMES_SIZE];
+		size_t n = iour__schema_field_names(names, sizeof(names), false);
 
-		iour__schema_field_names(names, sizeof(names));
+		/* every name if the message holds them, else the groups */
+		if (strlen(fname) + n + sizeof("unknown field \"\" (fields: )") >
+		    IOUR_LOAD_ERROR_MSG)
+			iour__schema_field_names(names, sizeof(names), true);
 		return iour__pf_fail(l, "unknown field \"%s\" (fields: %s)", fname, names);
 	}
 	iour__pf_pop(l);

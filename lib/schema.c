@@ -117,17 +117,34 @@ static void put_clamped(char *buf, size_t cap, size_t at, const char *s, size_t 
 		memcpy(buf + at, s, at + len < cap ? len : cap - at);
 }
 
-size_t iour__schema_field_names(char *buf, size_t cap)
+size_t iour__schema_field_names(char *buf, size_t cap, bool grouped)
 {
-	size_t i, n = 0, len;
+	const char *name, *gname = "";
+	size_t i, k, n = 0, len;
 
 	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++) {
-		if (i) {
+		name = fields[i].name;
+		len = strlen(name);
+		if (grouped && fields[i].group != IOUR__SG_ANY) {
+			/* once per group, at its first field */
+			for (k = 0; k < i && fields[k].group != fields[i].group; k++)
+				;
+			if (k < i)
+				continue;
+			gname = iour__schema_group_name(fields[i].group);
+			len = strlen(gname) + 2;
+			name = NULL;
+		}
+		if (n) {
 			put_clamped(buf, cap, n, ", ", 2);
 			n += 2;
 		}
-		len = strlen(fields[i].name);
-		put_clamped(buf, cap, n, fields[i].name, len);
+		if (name) {
+			put_clamped(buf, cap, n, name, len);
+		} else {
+			put_clamped(buf, cap, n, gname, len - 2);
+			put_clamped(buf, cap, n + len - 2, ".*", 2);
+		}
 		n += len;
 	}
 	if (cap)

@@ -94,8 +94,10 @@ enum {
 };
 /* Writes the dotted names of every field, ", "-separated, in table order
  * ("user_data, sqe_flags, socket.family, ...") into @buf, truncated to
- * @cap; returns the length of the whole list. */
-IOUR_INTERNAL size_t iour__schema_field_names(char *buf, size_t cap);
+ * @cap; returns the length of the whole list.  @grouped: each payload
+ * group's fields as one "group.*" ("user_data, sqe_flags, socket.*, ..."),
+ * for a message that must be short. */
+IOUR_INTERNAL size_t iour__schema_field_names(char *buf, size_t cap, bool grouped);
 /* The largest payload any opcode has. */
 IOUR_INTERNAL uint32_t iour__schema_max_pdu(void);
 

@@ -230,15 +230,43 @@ Test(policyfile, unknown_field_lists_the_schema)
 Test(policyfile, schema_field_names_sized_from_the_table)
 {
 	char full[IOUR__SCHEMA_FIELD_NAMES_SIZE], small[16];
-	size_t n = iour__schema_field_names(full, sizeof(full));
+	size_t n = iour__schema_field_names(full, sizeof(full), false);
 
 	cr_assert_eq(strlen(full), n);
 	cr_assert_lt(n, sizeof(full));
 	cr_assert(!strncmp(full, "user_data, sqe_flags, ", 22), "%s", full);
 	memset(small, 'x', sizeof(small));
-	cr_assert_eq(iour__schema_field_names(small, sizeof(small)), n);
+	cr_assert_eq(iour__schema_field_names(small, sizeof(small), false), n);
 	cr_assert_str_eq(small, "user_data, sqe_");
-	cr_assert_eq(iour__schema_field_names(NULL, 0), n);
+	cr_assert_eq(iour__schema_field_names(NULL, 0, false), n);
+	n = iour__schema_field_names(full, sizeof(full), true);
+	cr_assert_eq(strlen(full), n);
+	cr_assert(!strncmp(full, "user_data, sqe_flags, socket.*, open.*, connect.*", 50), "%s",
+		  full);
+}
+
+/* A message too long for the error record's IOUR_LOAD_ERROR_MSG bytes
+ * (the name it quotes is long) names the fields by group rather than
+ * being cut: it still ends with the list's ')'. */
+Test(policyfile, unknown_field_message_is_never_cut)
+{
+	char name[160], text[512];
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *p = NULL;
+	size_t n;
+
+	memset(name, 'z', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "{\"entries\":[{\"names\":[\"socket\"],\"action\":\"allow\","
+		 "\"args\":[{\"field\":\"%s\",\"op\":\"==\",\"value\":1}]}]}",
+		 name);
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), NULL, &p, &e), -EBADMSG);
+	n = strlen(e.message);
+	cr_assert_lt(n, sizeof(e.message) - 1, "cut: %s", e.message);
+	cr_assert_eq(e.message[n - 1], ')', "%s", e.message);
+	cr_assert(strstr(e.message, "(fields: user_data, sqe_flags, socket.*, open.*, connect.*"),
+		  "%s", e.message);
 }
 
 Test(policyfile, load_api_errors)
