@@ -88,6 +88,8 @@ check sim-slot-width 2 "value does not fit the 32-bit field" \
 check help-fields 0 "  FTRUNCATE (7.2+)   mode, length" $T help rules
 check help-namespaces 0 "mode: PMODE_*" $T help rules
 check help-contexts 0 "  FTRUNCATE          mode, length" $T help rules
+check help-filter-op 0 "OPENAT2, CONNECT, FTRUNCATE, or any other" $T filter --help
+check help-check-ctx 0 "FTRUNCATE mode, length." $T check --help
 
 # ---- policy files through the tool
 check policy-check-allow 0 "rule: 1" $T check $POL --op FTRUNCATE mode=PMODE_GROW length=10 \

@@ -151,6 +151,8 @@ static bool has_word(const char *text, const char *word)
 	return false;
 }
 
+static bool owns_slot(size_t idx, const struct iour_field_info *fi);
+
 /* A value a rule may compare the field with. */
 static const char *some_value(const struct iour_field_info *fi)
 {
@@ -164,29 +166,93 @@ static const char *some_value(const struct iour_field_info *fi)
 	}
 }
 
+/* The part of @text from @from up to @to (exclusive), in a new string. */
+static char *part(const char *text, const char *from, const char *to)
+{
+	const char *a = strstr(text, from), *b;
+
+	cr_assert_not_null(a, "no '%s' in: %s", from, text);
+	b = strstr(a, to);
+	cr_assert_not_null(b, "no '%s' after '%s' in: %s", to, from, text);
+	return strndup(a, (size_t)(b - a));
+}
+
+/* help rules lists the fields and opcodes in its "Fields" section, the
+ * namespaces in its "Each field takes" paragraph and the context keys in
+ * its "Contexts" section. */
 Test(cli_schema, help_rules_names_the_schema)
 {
 	const char *argv[] = { "iour-restrict", "help", "rules", NULL };
+	char ns[64], *fields, *spaces, *ctx;
 	struct iour_payload_info pi;
 	struct iour_field_info fi;
 	struct out o;
-	char ns[64];
 	size_t i;
 
 	tool();
 	o = run(argv);
 	cr_assert_eq(o.status, 0, "%s", o.text);
+	fields = part(o.text, "\nFields (", "\n\n");
+	spaces = part(o.text, "\nEach field takes", "\n\n");
+	ctx = part(o.text, "\nContexts of", "Fields not given");
 	for (i = 0; field_at(i, &fi); i++) {
-		cr_expect(has_word(o.text, bare(&fi)), "help rules does not name %s", fi.name);
+		cr_expect(has_word(fields, bare(&fi)), "Fields does not name %s", fi.name);
 		if (fi.prefix) {
 			snprintf(ns, sizeof(ns), "%s*", fi.prefix);
-			cr_expect(strstr(o.text, ns), "help rules does not name %s", ns);
+			cr_expect(strstr(spaces, ns), "help rules does not name %s", ns);
 		}
+		if (owns_slot(i, &fi))
+			cr_expect(has_word(ctx, bare(&fi)), "Contexts does not name %s", fi.name);
 	}
-	for (i = 0; payload_at(i, &pi); i++)
-		cr_expect(has_word(o.text, iour_opcode_name(pi.opcode)),
-			  "help rules does not name opcode %s", iour_opcode_name(pi.opcode));
+	for (i = 0; payload_at(i, &pi); i++) {
+		cr_expect(has_word(fields, iour_opcode_name(pi.opcode)),
+			  "Fields does not name opcode %s", iour_opcode_name(pi.opcode));
+		cr_expect(has_word(ctx, iour_opcode_name(pi.opcode)),
+			  "Contexts does not name opcode %s", iour_opcode_name(pi.opcode));
+	}
+	free(fields);
+	free(spaces);
+	free(ctx);
 	free(o.text);
+}
+
+/* The other help texts that list what the schema holds: the opcodes of
+ * filter's and sim's --op, and check's context fields. */
+Test(cli_schema, command_help_names_the_schema)
+{
+	const char *cmds[] = { "filter", "sim", "check" };
+	struct iour_payload_info pi;
+	struct iour_field_info fi;
+	struct out o;
+	size_t c, i;
+
+	tool();
+	for (c = 0; c < 3; c++) {
+		const char *argv[] = { "iour-restrict", cmds[c], "--help", NULL };
+
+		char *from, *to;
+
+		o = run(argv);
+		cr_assert_eq(o.status, 0, "%s", o.text);
+		/* the part that lists them, not the whole text */
+		from = strstr(o.text, c == 2 ? "The request is described" : "--op OPCODE");
+		cr_assert_not_null(from, "%s", o.text);
+		to = strstr(from, c == 2 ? "Fields not given" : "required");
+		cr_assert_not_null(to, "%s", o.text);
+		*to = '\0';
+		memmove(o.text, from, strlen(from) + 1);
+		for (i = 0; payload_at(i, &pi); i++)
+			cr_expect(has_word(o.text, iour_opcode_name(pi.opcode)),
+				  "%s --help does not name %s", cmds[c],
+				  iour_opcode_name(pi.opcode));
+		for (i = 0; field_at(i, &fi); i++)
+			cr_expect(fi.group[0] || has_word(o.text, fi.name),
+				  "%s --help does not name %s", cmds[c], fi.name);
+		for (i = 0; c == 2 && field_at(i, &fi); i++)
+			cr_expect(!owns_slot(i, &fi) || has_word(o.text, bare(&fi)),
+				  "check --help does not name %s", fi.name);
+		free(o.text);
+	}
 }
 
 Test(cli_schema, dotted_bare_and_uppercase_names_resolve)

@@ -651,15 +651,15 @@ void expr_report(const char *what, const char *text, const struct expr_error *er
 
 /* ---- help */
 
-void expr_put_wrapped(FILE *out, const char *label, const char *text)
+void expr_put_wrapped(FILE *out, size_t margin, const char *label, const char *text)
 {
-	size_t indent = label ? HELP_MARGIN : 0, avail = HELP_WIDTH - indent, j;
+	size_t indent = label ? margin : 0, avail = HELP_WIDTH - indent, j;
 	const char *s = text;
 
-	if (label && strlen(label) + 3 > HELP_MARGIN)
+	if (label && strlen(label) + 3 > margin)
 		fprintf(out, "  %s\n%*s", label, (int)indent, "");
 	else if (label)
-		fprintf(out, "  %-*s", (int)(HELP_MARGIN - 2), label);
+		fprintf(out, "  %-*s", (int)(margin - 2), label);
 	while (strlen(s) > avail) {
 		/* the last end of a word that fits; a longer word stands alone */
 		for (j = avail; j > 0 && !(s[j] == ' ' && s[j - 1] != ' '); j--)
@@ -774,7 +774,7 @@ static void help_fields(FILE *out, const char *label, const char *group)
 		field_note(i, &fi, note, sizeof(note));
 		expr_cat(text, sizeof(text), "%s%s%s", text[0] ? ", " : "", expr_bare(&fi), note);
 	}
-	expr_put_wrapped(out, label, text);
+	expr_put_wrapped(out, HELP_MARGIN, label, text);
 }
 
 /* A list of names (static strings of the schema), each once. */
@@ -855,7 +855,46 @@ static void help_namespaces(FILE *out)
 	for (i = 0; i < bits.n; i++)
 		expr_cat(text, sizeof(text), "%s%s", i ? ", " : "", bits.v[i]);
 	expr_cat(text, sizeof(text), "); for several values of any other field write 'in {A, B}'.");
-	expr_put_wrapped(out, NULL, text);
+	expr_put_wrapped(out, 0, NULL, text);
+}
+
+void expr_any_fields(char *buf, size_t cap)
+{
+	struct iour_field_info fi;
+	struct names any = { .n = 0 };
+	size_t i;
+
+	for (i = 0; field_at(i, &fi); i++)
+		if (!fi.group[0])
+			names_add(&any, expr_bare(&fi));
+	buf[0] = '\0';
+	cat_joined(buf, cap, &any);
+}
+
+/* The --op line of `filter --help` and `sim --help`: the opcodes with a
+ * payload, in table order. */
+static void help_filter_op(FILE *out)
+{
+	struct iour_payload_info pi;
+	char text[512] = "the request opcode to filter (", any[128];
+	size_t i;
+
+	for (i = 0; payload_at(i, &pi); i++)
+		expr_cat(text, sizeof(text), "%s, ", iour_opcode_name(pi.opcode));
+	expr_any_fields(any, sizeof(any));
+	expr_cat(text, sizeof(text), "or any other for %s only); required", any);
+	expr_put_wrapped(out, 25, "--op OPCODE", text);
+}
+
+int expr_help_part(const char *name, size_t len, FILE *out)
+{
+	if (len == 9 && !strncmp(name, "filter-op", len))
+		help_filter_op(out);
+	else if (len == 9 && !strncmp(name, "check-ctx", len))
+		expr_ctx_help_check(out);
+	else
+		return -1;
+	return 0;
 }
 
 static const char help_head[] =

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <iouring_restrict/iouring_restrict.h>
 
@@ -57,5 +58,13 @@ int expr_build_ctx(const char *text, uint32_t opcode, uint8_t ctx[IOUR_CTX_SIZE]
  * under the failing position.  @what names the option ("--allow").
  */
 void expr_report(const char *what, const char *text, const struct expr_error *err);
+
+/*
+ * expr_help_part() writes a part of a help text that lists what the request
+ * schema holds ("filter-op": the --op line of filter and sim; "check-ctx":
+ * check's paragraph on FIELD=VALUE).  cli_help() calls it for each line
+ * "@{NAME}" of a help text.  Returns 0, or -1 for an unknown NAME.
+ */
+int expr_help_part(const char *name, size_t len, FILE *out);
 
 #endif /* IOUR_CLI_EXPR_H */

@@ -423,7 +423,7 @@ static void help_keys(FILE *out, const char *label, const char *group)
 	}
 	if (b)
 		expr_cat(text, sizeof(text), "%s", b->trailer);
-	expr_put_wrapped(out, label, text);
+	expr_put_wrapped(out, 21, label, text);
 }
 
 void expr_ctx_help(FILE *out)
@@ -452,4 +452,49 @@ void expr_ctx_help(FILE *out)
 		help_keys(out, label, pi.group);
 	}
 	fputs("Fields not given are 0.\n", out);
+}
+
+/* `check --help`'s paragraph on its FIELD=VALUE assignments: the keys of
+ * every opcode, then each payload's, by its opcodes. */
+void expr_ctx_help_check(FILE *out)
+{
+	char text[1024] = "The request is described by FIELD=VALUE assignments, as the "
+			  "contexts of 'sim' ('iour-restrict help rules'): ";
+	struct iour_payload_info pi, o;
+	char any[128];
+	struct kv v;
+	size_t i, k, j;
+
+	expr_any_fields(any, sizeof(any));
+	expr_cat(text, sizeof(text), "%s for every opcode", any);
+	for (i = 0;; i++) {
+		memset(&pi, 0, sizeof(pi));
+		pi.sz = sizeof(pi);
+		if (iour_payload_get(i, &pi))
+			break;
+		for (k = 0; k < i; k++) {
+			memset(&o, 0, sizeof(o));
+			o.sz = sizeof(o);
+			if (!iour_payload_get(k, &o) && !strcmp(o.group, pi.group))
+				break;
+		}
+		if (k < i)
+			continue;
+		expr_cat(text, sizeof(text), "; ");
+		for (k = i;; k++) {
+			memset(&o, 0, sizeof(o));
+			o.sz = sizeof(o);
+			if (iour_payload_get(k, &o))
+				break;
+			if (!strcmp(o.group, pi.group))
+				expr_cat(text, sizeof(text), "%s%s", k == i ? "" : "/",
+					 iour_opcode_name(o.opcode));
+		}
+		keys_of(pi.group, &v);
+		for (j = 0, k = 0; j < v.n; j++)
+			if (!v.k[j].any)
+				expr_cat(text, sizeof(text), "%s%s", k++ ? ", " : " ", v.k[j].f.name);
+	}
+	expr_cat(text, sizeof(text), ".  Fields not given are 0.");
+	expr_put_wrapped(out, 0, NULL, text);
 }

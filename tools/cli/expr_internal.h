@@ -72,13 +72,19 @@ bool expr_owns_slot(size_t idx);
  * with " (7.2+)" if @since and the kernels that filter them are newer than
  * those of the first payloads. */
 void expr_group_label(const char *group, bool since, char *buf, size_t cap);
-/* Writes @label in a 19-column margin (or nothing) and @text wrapped
- * under it, as the help texts are laid out. */
-void expr_put_wrapped(FILE *out, const char *label, const char *text);
+/* Writes "  " and @label in a @margin-column margin (or, without a label,
+ * nothing) and @text wrapped beside and under it, as the help texts are
+ * laid out. */
+void expr_put_wrapped(FILE *out, size_t margin, const char *label, const char *text);
+/* "a", "a and b", "a, b and c": the bare names of the fields of every
+ * opcode, for help. */
+void expr_any_fields(char *buf, size_t cap);
 /* Appends to a string buffer, never past @cap. */
 void expr_cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The context part of `help rules` (expr_ctx.c). */
+/* The context part of `help rules`, and the paragraph of `check --help`
+ * on its FIELD=VALUE assignments (expr_ctx.c). */
 void expr_ctx_help(FILE *out);
+void expr_ctx_help_check(FILE *out);
 
 #endif /* IOUR_CLI_EXPR_INTERNAL_H */
