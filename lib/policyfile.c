@@ -654,14 +654,16 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 	if (want_string(l, json_object_get(o, "field"), "a field name", &fname))
 		return -EBADMSG;
 	f = find_field(fname);
-	if (!f)
-		return iour__pf_fail(
-			l,
-			"unknown field \"%s\" (fields: user_data, sqe_flags, socket.family, "
-			"socket.type, socket.type_flags, socket.type_raw, socket.protocol, "
-			"open.flags, open.accmode, open.mode, open.resolve, connect.family, "
-			"connect.port, connect.addr4, connect.addr6)",
-			fname);
+	if (!f) {
+		char names[IOUR__SCHEMA_FIELD_NAMES_SIZE];
+		size_t n = iour__schema_field_names(names, sizeof(names), false);
+
+		/* every name if the message holds them, else the groups */
+		if (strlen(fname) + n + sizeof("unknown field \"\" (fields: )") >
+		    IOUR_LOAD_ERROR_MSG)
+			iour__schema_field_names(names, sizeof(names), true);
+		return iour__pf_fail(l, "unknown field \"%s\" (fields: %s)", fname, names);
+	}
 	iour__pf_pop(l);
 	c->field = f->field;
 	if (!json_object_get(o, "op"))

@@ -110,6 +110,48 @@ const struct iour__schema_field *iour__schema_field_named(const char *name)
 	return NULL;
 }
 
+/* Copies @len bytes of @s to @buf at @at, as far as @cap allows. */
+static void put_clamped(char *buf, size_t cap, size_t at, const char *s, size_t len)
+{
+	if (at < cap)
+		memcpy(buf + at, s, at + len < cap ? len : cap - at);
+}
+
+size_t iour__schema_field_names(char *buf, size_t cap, bool grouped)
+{
+	const char *name, *gname = "";
+	size_t i, k, n = 0, len;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++) {
+		name = fields[i].name;
+		len = strlen(name);
+		if (grouped && fields[i].group != IOUR__SG_ANY) {
+			/* once per group, at its first field */
+			for (k = 0; k < i && fields[k].group != fields[i].group; k++)
+				;
+			if (k < i)
+				continue;
+			gname = iour__schema_group_name(fields[i].group);
+			len = strlen(gname) + 2;
+			name = NULL;
+		}
+		if (n) {
+			put_clamped(buf, cap, n, ", ", 2);
+			n += 2;
+		}
+		if (name) {
+			put_clamped(buf, cap, n, name, len);
+		} else {
+			put_clamped(buf, cap, n, gname, len - 2);
+			put_clamped(buf, cap, n + len - 2, ".*", 2);
+		}
+		n += len;
+	}
+	if (cap)
+		buf[n < cap ? n : cap - 1] = '\0';
+	return n;
+}
+
 uint32_t iour__schema_max_pdu(void)
 {
 	uint32_t m = 0;

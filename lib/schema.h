@@ -93,6 +93,22 @@ IOUR_INTERNAL const struct iour__schema_payload *iour__schema_payload_of(uint32_
 /* A field's row by id or by dotted name, or NULL. */
 IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_of(uint32_t id);
 IOUR_INTERNAL const struct iour__schema_field *iour__schema_field_named(const char *name);
+/* The room iour__schema_field_names() needs: every dotted name, a ", "
+ * after each, and the NUL. */
+/* NOLINTBEGIN(bugprone-macro-parentheses): each row adds a term to a sum */
+enum {
+	IOUR__SCHEMA_FIELD_NAMES_SIZE = 1
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
+	+(sizeof(name) + 1)
+#include "schema.def"
+};
+/* NOLINTEND(bugprone-macro-parentheses) */
+/* Writes the dotted names of every field, ", "-separated, in table order
+ * ("user_data, sqe_flags, socket.family, ...") into @buf, truncated to
+ * @cap; returns the length of the whole list.  @grouped: each payload
+ * group's fields as one "group.*" ("user_data, sqe_flags, socket.*, ..."),
+ * for a message that must be short. */
+IOUR_INTERNAL size_t iour__schema_field_names(char *buf, size_t cap, bool grouped);
 /* The largest payload any opcode has. */
 IOUR_INTERNAL uint32_t iour__schema_max_pdu(void);
 

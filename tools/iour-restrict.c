@@ -86,7 +86,7 @@ static int help(int argc, char **argv)
 	if (argc > 2)
 		return cli_usage("help takes one topic");
 	if (!strcmp(argv[1], "rules"))
-		return cli_help(cli_help_rules);
+		return cli_help_rules();
 	c = find(argv[1]);
 	if (!c)
 		return cli_usage("no help for '%s' (a command or 'rules')", argv[1]);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "schema.h"
 
 #define OP_NOP 0
 #define OP_READ 22
@@ -188,6 +189,84 @@ Test(policyfile, load_errors)
 		cr_expect_eq(e.line, b->line, "case %zu: line %u", i, e.line);
 		cr_expect_eq(e.column, b->col, "case %zu: column %u", i, e.column);
 	}
+}
+
+/* The unknown-field message lists every field of the request schema, in
+ * its order, whole: the list written here from the public view
+ * (iouring_restrict/schema.h), not from the loader's own table. */
+Test(policyfile, unknown_field_lists_the_schema)
+{
+	static const char text[] = "{\"entries\":[{\"names\":[\"socket\"],\"action\":\"allow\","
+				   "\"args\":[{\"field\":\"bogus\",\"op\":\"==\",\"value\":1}]}]}";
+	char want[IOUR_LOAD_ERROR_MSG * 2] = "unknown field \"bogus\" (fields: ";
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *p = NULL;
+	size_t i;
+
+	for (i = 0; i < (size_t)iour_field_count(); i++) {
+		struct iour_field_info fi = { .sz = sizeof(fi) };
+
+		cr_assert_eq(iour_field_get(i, &fi), 0);
+		strcat(want, i ? ", " : "");
+		strcat(want, fi.name);
+	}
+	strcat(want, ")");
+	cr_assert_lt(strlen(want), sizeof(e.message), "the list outgrew the message");
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), NULL, &p, &e), -EBADMSG);
+	cr_assert_null(p);
+	cr_assert_str_eq(e.message, want);
+	cr_assert_str_eq(e.path, "entries[0].args[0].field");
+	/* the pinned text of this version's table */
+	cr_assert_str_eq(e.message,
+			 "unknown field \"bogus\" (fields: user_data, sqe_flags, socket.family, "
+			 "socket.type, socket.type_flags, socket.type_raw, socket.protocol, "
+			 "open.flags, open.accmode, open.mode, open.resolve, connect.family, "
+			 "connect.port, connect.addr4, connect.addr6)");
+}
+
+/* The list the message is written from: whole in a buffer of the size the
+ * table gives, cut (NUL-terminated, its true length returned) in a
+ * smaller one. */
+Test(policyfile, schema_field_names_sized_from_the_table)
+{
+	char full[IOUR__SCHEMA_FIELD_NAMES_SIZE], small[16];
+	size_t n = iour__schema_field_names(full, sizeof(full), false);
+
+	cr_assert_eq(strlen(full), n);
+	cr_assert_lt(n, sizeof(full));
+	cr_assert(!strncmp(full, "user_data, sqe_flags, ", 22), "%s", full);
+	memset(small, 'x', sizeof(small));
+	cr_assert_eq(iour__schema_field_names(small, sizeof(small), false), n);
+	cr_assert_str_eq(small, "user_data, sqe_");
+	cr_assert_eq(iour__schema_field_names(NULL, 0, false), n);
+	n = iour__schema_field_names(full, sizeof(full), true);
+	cr_assert_eq(strlen(full), n);
+	cr_assert(!strncmp(full, "user_data, sqe_flags, socket.*, open.*, connect.*", 50), "%s",
+		  full);
+}
+
+/* A message too long for the error record's IOUR_LOAD_ERROR_MSG bytes
+ * (the name it quotes is long) names the fields by group rather than
+ * being cut: it still ends with the list's ')'. */
+Test(policyfile, unknown_field_message_is_never_cut)
+{
+	char name[160], text[512];
+	struct iour_load_error e = { .sz = sizeof(e) };
+	struct iour_policy *p = NULL;
+	size_t n;
+
+	memset(name, 'z', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "{\"entries\":[{\"names\":[\"socket\"],\"action\":\"allow\","
+		 "\"args\":[{\"field\":\"%s\",\"op\":\"==\",\"value\":1}]}]}",
+		 name);
+	cr_assert_eq(iour_policy__load_json(text, strlen(text), NULL, &p, &e), -EBADMSG);
+	n = strlen(e.message);
+	cr_assert_lt(n, sizeof(e.message) - 1, "cut: %s", e.message);
+	cr_assert_eq(e.message[n - 1], ')', "%s", e.message);
+	cr_assert(strstr(e.message, "(fields: user_data, sqe_flags, socket.*, open.*, connect.*"),
+		  "%s", e.message);
 }
 
 Test(policyfile, load_api_errors)

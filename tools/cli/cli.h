@@ -149,6 +149,7 @@ extern const char cli_help_learn[];
 extern const char cli_help_merge[];
 extern const char cli_help_prove[];
 extern const char cli_help_agent[];
-extern const char cli_help_rules[];
+/* `iour-restrict help rules`, written from the request schema (expr.c). */
+int cli_help_rules(void);
 
 #endif /* IOUR_CLI_H */

@@ -18,9 +18,7 @@
 
 #define FILTER_OPTIONS_HELP \
 "Filter (see 'iour-restrict help rules' for the expression language):\n" \
-"  --op OPCODE            the request opcode to filter (SOCKET, OPENAT,\n" \
-"                         OPENAT2, CONNECT, or any other for user_data and\n" \
-"                         sqe_flags only); required\n" \
+"@{filter-op}\n" \
 "  --allow RULE           allow requests for which RULE holds; repeatable\n" \
 "  --deny RULE            deny requests for which RULE holds; repeatable.\n" \
 "                         Rules are tried in the order given; the first that\n" \

@@ -6,13 +6,14 @@
  * assignments of `sim --ctx` ("family=AF_INET,type=SOCK_STREAM"), turned
  * into a 40-byte filter context with the iour_ctx_*() builders.
  *
- * The grammar is in cli_help_rules (expr.c) and doc/cli.md.
+ * The grammar is in cli_help_rules() (expr.c) and doc/cli.md.
  */
 #ifndef IOUR_CLI_EXPR_H
 #define IOUR_CLI_EXPR_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <iouring_restrict/iouring_restrict.h>
 
@@ -58,7 +59,12 @@ int expr_build_ctx(const char *text, uint32_t opcode, uint8_t ctx[IOUR_CTX_SIZE]
  */
 void expr_report(const char *what, const char *text, const struct expr_error *err);
 
-/* The opcodes with a payload, and their fields, for messages and help. */
-const char *expr_fields_of(uint32_t opcode);
+/*
+ * expr_help_part() writes a part of a help text that lists what the request
+ * schema holds ("filter-op": the --op line of filter and sim; "check-ctx":
+ * check's paragraph on FIELD=VALUE).  cli_help() calls it for each line
+ * "@{NAME}" of a help text.  Returns 0, or -1 for an unknown NAME.
+ */
+int expr_help_part(const char *name, size_t len, FILE *out);
 
 #endif /* IOUR_CLI_EXPR_H */

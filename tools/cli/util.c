@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "expr.h"
 
 const char *cli_cmd;
 
@@ -130,7 +131,17 @@ int cli_getopt_error(int c, char **argv)
 
 int cli_help(const char *text)
 {
-	fputs(text, stdout);
+	const char *s = text, *nl, *end;
+
+	/* a line "@{NAME}": a part written from the request schema */
+	for (; *s; s = nl ? nl + 1 : s + strlen(s)) {
+		nl = strchr(s, '\n');
+		end = strchr(s, '}');
+		if (!strncmp(s, "@{", 2) && end && end + 1 == nl &&
+		    !expr_help_part(s + 2, (size_t)(end - s - 2), stdout))
+			continue;
+		fwrite(s, 1, nl ? (size_t)(nl - s + 1) : strlen(s), stdout);
+	}
 	return CLI_OK;
 }
 
