@@ -95,12 +95,14 @@ static bool features_have_pdu_array(const struct iour_features *f)
 }
 
 /*
- * The payload sizes of a description, per opcode (probe.h, pdu_size): from
- * pdu_size[] when the caller's struct has it; the four opcodes with a 1.0
- * field take theirs, which a caller built against 1.0 may have set alone,
- * and their pdu_size[] entries must then be 0 or the same.  Every size is
- * one iour_probe() can give: at most 255, and none for an opcode without a
- * payload row in the request schema (lib/schema.def).  false if not.
+ * The payload sizes of a description, per opcode (probe.h, pdu_size): the
+ * four opcodes with a 1.0 field take theirs and their pdu_size[] entries
+ * are not read, so code written against 1.0 that edits a named field of a
+ * probed description keeps meaning what it meant; every other opcode
+ * takes its pdu_size[] entry when the caller's struct has the array.
+ * Every size is one iour_probe() can give: at most 255, and none for an
+ * opcode without a payload row in the request schema (lib/schema.def).
+ * false if not.
  */
 static bool features_pdus(const struct iour_features *f, uint8_t pdu[IOUR__NOPCODES])
 {
@@ -117,7 +119,7 @@ static bool features_pdus(const struct iour_features *f, uint8_t pdu[IOUR__NOPCO
 			pdu[op] = n && row ? (uint8_t)*n : 0;
 			continue;
 		}
-		if ((n && f->pdu_size[op] && *n != f->pdu_size[op]) || (!row && f->pdu_size[op]))
+		if (!row && f->pdu_size[op])
 			return false;
 		pdu[op] = n ? (uint8_t)*n : f->pdu_size[op];
 	}

@@ -122,8 +122,7 @@ struct iour_plan_opts {
  *         unknown flags, split_gates above 1, a payload size above 255,
  *         no_new_privs, seccomp_mode or sysctl_disabled out of range; when
  *         `sz` covers iour_features::pdu_size, a size there for an opcode
- *         without a payload in the request schema, or a non-zero entry
- *         there that differs from its opcode's named payload field), or
+ *         without a payload in the request schema), or
  *         the policy allows request
  *         opcodes while its classic part left SQE flags undecided in a
  *         way the kernel cannot express; -E2BIG (unknown non-zero bytes

@@ -321,11 +321,11 @@ struct iour_features {
 	 *
 	 *  Read by planning (iour_plan_opts::features) when the caller's `sz`
 	 *  covers the array: every entry must then be 0 for an opcode the
-	 *  schema has no payload for, and the four opcodes with a named field
-	 *  above take their size from it (a struct built by hand against 1.0
-	 *  sets only those), so their entries here must be 0 or the same size
-	 *  (-EINVAL otherwise).  A smaller `sz` is read through the named
-	 *  fields alone.
+	 *  schema has no payload for (-EINVAL otherwise).  The four opcodes
+	 *  with a named field above always take their size from that field and
+	 *  their entries here are not read, so code written against 1.0 that
+	 *  sets or edits only the named fields plans as it did.  A smaller
+	 *  `sz` is read through the named fields alone.
 	 *  @since 1.1 */
 	uint8_t pdu_size[256];
 };

@@ -682,9 +682,7 @@ static int pdu_child(void *arg, struct child_msg *m)
 
 	CHK(m, live_refresh(&f) == 0);
 	CHKF(m, f.pdu_socket == 12, "the kernel's SOCKET payload: %u", f.pdu_socket);
-	/* Both spellings of the size (include/iouring_restrict/probe.h). */
 	f.pdu_socket = c->claimed;
-	f.pdu_size[OP_SOCKET] = c->claimed;
 	CHK(m, live_policy(&p, c->target, rs, NULL, IOUR_POLICY_DEFAULT_DENY) == 0);
 	iour_ruleset__free(rs);
 	CHK(m, iour_policy__set_prog(p, OP_SOCKET, inet_prog, 4, c->pdu) == 0);
