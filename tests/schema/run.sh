@@ -3,11 +3,12 @@
 # tests/schema/run.sh: the fictitious payload of tests/schema/fictitious.def,
 # in a build made with -DIOUR_SCHEMA_TEST_EXTRA and no other source edit
 # (make check-schema-extra), is handled by every consumer of the request
-# schema: the public view, the CLI's rule language (filter), the
-# disassembler, the simulator (sim), policy files (check, compile, load,
-# save, merge), help rules, and the bindings' generator.  Also checks that
-# the normal build does not know it.  doc/design.md, "Adding a filterable
-# opcode or field".
+# schema: the public view, the kernel description (payload sizes by
+# version), the CLI's rule language (filter), the disassembler, the
+# simulator (sim), policy files (check; compile and its plan on 7.2 and
+# 7.0; load, save, merge), help rules, and the bindings' generator.  Also
+# checks that the normal build does not know it.  doc/design.md, "Adding a
+# filterable opcode or field".
 #
 #   tests/schema/run.sh XO MAINTOOL CC CFLAGS
 #     XO        the test build's output directory (library and tools)
@@ -47,6 +48,8 @@ X=$TMP/schema_extra
 check view-payload 0 "payload probe op 55 pdu 16 level 5" $X view
 check view-field 0 "field probe.mode id 0x7ff0 prefix PMODE_ off 16 size 4 applies 1/0" $X view
 check view-const 0 "const PMODE_GROW ns PMODE_ value 2" $X view
+check describe-7.2 0 "pdu FTRUNCATE 16 CONNECT 24 (named 24)" $X describe 7.2
+check describe-7.0 0 "pdu FTRUNCATE 0 CONNECT 0 (named 0)" $X describe 7.0
 check save-round-trip 0 '"field": "probe.length"' $X save $POL
 check save-writes-constants 0 '"PMODE_GROW"' $X save $POL
 
@@ -98,7 +101,10 @@ check policy-check-deny 0 "verdict: deny" $T check $POL --op FTRUNCATE mode=PMOD
 	length=10 --kernel 7.2 --expect deny
 check policy-check-length 0 "verdict: deny" $T check $POL --op FTRUNCATE mode=PMODE_SHRINK \
 	length=2000000 --kernel 7.2 --expect deny
-check policy-compile 0 "FTRUNCATE" $T compile $POL --kernel 7.2
+check policy-compile 0 "opcode 55 (FTRUNCATE), flags SZ_STRICT, pdu_size 16" \
+	$T compile $POL --kernel 7.2
+check policy-compile-before 0 "FTRUNCATE: the program reads 16 payload bytes but the kernel fills 0" \
+	$T compile $POL --kernel 7.0
 printf '{"entries":[{"names":["socket"],"action":"allow","args":[{"field":"socket.family","op":"==","value":"PMODE_GROW"}]}]}' >"$TMP/wrong.json"
 check policy-namespace 3 "PMODE_GROW belongs to another field" $T compile "$TMP/wrong.json" --kernel 7.2
 printf '{"entries":[{"names":["socket"],"action":"allow","args":[{"field":"bogus","op":"==","value":1}]}]}' >"$TMP/unknown.json"

@@ -6,6 +6,8 @@
  * using it survives load, save and load (doc/policy-files.md).
  *
  *   schema_extra view             the public view's answers
+ *   schema_extra describe X.Y     the payload sizes iour_kernel_describe()
+ *                                 gives FTRUNCATE and CONNECT for Linux X.Y
  *   schema_extra save POLICY      the policy saved, then saved again after
  *                                 a reload: both texts, exit 1 if they differ
  */
@@ -36,6 +38,18 @@ static int view(void)
 	if (i < 0 || iour_const_get((size_t)i, &ci))
 		return 1;
 	printf("const %s ns %s value %llu\n", ci.name, ci.ns, (unsigned long long)ci.value);
+	return 0;
+}
+
+static int describe(const char *ver)
+{
+	struct iour_features f = { .sz = sizeof(f) };
+	unsigned int a, b;
+
+	if (sscanf(ver, "%u.%u", &a, &b) != 2 || iour_kernel_describe(IOUR_KVER(a, b), &f))
+		return 1;
+	printf("pdu FTRUNCATE %u CONNECT %u (named %u)\n", f.pdu_size[IOUR_OP_FTRUNCATE],
+	       f.pdu_size[IOUR_OP_CONNECT], f.pdu_connect);
 	return 0;
 }
 
@@ -86,8 +100,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "view"))
 		return view();
+	if (argc == 3 && !strcmp(argv[1], "describe"))
+		return describe(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "save"))
 		return round_trip(argv[2]);
-	fprintf(stderr, "usage: schema_extra view | save POLICY\n");
+	fprintf(stderr, "usage: schema_extra view | describe X.Y | save POLICY\n");
 	return 2;
 }
