@@ -8,9 +8,12 @@
  * closed, filtered or open on the target kernel.
  *
  * Each path's version was checked against the kernel's history
- * (doc/kernel.md 6.7 gives the evidence per path).  The version is that
- * of the opcode (the name tables, lib/names.c; doc/kernel.md 6.1, 6.2)
- * unless the path came later or earlier than its opcode:
+ * (doc/kernel.md 6.7 gives the evidence per path).  A path's version is
+ * read from the name tables (lib/names.c; doc/kernel.md 6.1, 6.2), the
+ * opcode's, unless the row gives one because the path came later or
+ * earlier than its opcode (REQ_AT), and where the request schema
+ * (lib/schema.def) gives an opcode a filter payload, the kernel that
+ * first filters it is written from there.  Notes on the versions:
  *
  *   SEND with an address (addr2)   6.1   sendto for plain SEND came with
  *                                        SENDMSG_ZC; SEND_ZC had it at 6.0
@@ -37,6 +40,8 @@
 #include <string.h>
 
 #include "effects.h"
+#include "kernel.h"
+#include "schema.h"
 #include "uapi.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/report.h"
@@ -50,8 +55,9 @@ enum path_kind {
 struct path {
 	uint8_t kind;
 	uint16_t num;
-	uint32_t since; /* IOUR_KVER(): the path, not only the opcode */
+	uint32_t since; /* IOUR_KVER() of the path; 0: the opcode's */
 	const char *how;
+	const char *filter; /* what the opcode's filter payload inspects, or NULL */
 };
 
 struct effect {
@@ -64,25 +70,33 @@ struct effect {
 };
 
 #define K(a, b) IOUR_KVER(a, b)
-#define REQ(op, a, b, how)                        \
+#define REQ(op, how)                              \
 	{                                         \
-		P_REQ, IOUR_OP_##op, K(a, b), how \
+		P_REQ, IOUR_OP_##op, 0, how, NULL \
 	}
-#define REG(op, a, b, how)                     \
+#define REQ_AT(op, a, b, how)                           \
+	{                                               \
+		P_REQ, IOUR_OP_##op, K(a, b), how, NULL \
+	}
+#define REQ_FILTERED(op, how, what)               \
+	{                                         \
+		P_REQ, IOUR_OP_##op, 0, how, what \
+	}
+#define REG(op, how)                           \
 	{                                      \
-		P_REG, IOUR_##op, K(a, b), how \
+		P_REG, IOUR_##op, 0, how, NULL \
 	}
-#define BLIND(op, a, b, how)                     \
+#define BLIND(op, how)                           \
 	{                                        \
-		P_BLIND, IOUR_##op, K(a, b), how \
+		P_BLIND, IOUR_##op, 0, how, NULL \
 	}
 
 static const struct path net_dest[] = {
-	REQ(CONNECT, 5, 5, "connect; destination filters need 7.2"),
-	REQ(SENDMSG, 5, 3, "msg_name: UDP sendto, TCP MSG_FASTOPEN"),
-	REQ(SEND_ZC, 6, 0, "destination address (addr2)"),
-	REQ(SEND, 6, 1, "destination address (addr2)"),
-	REQ(SENDMSG_ZC, 6, 1, "msg_name"),
+	REQ_FILTERED(CONNECT, "connect", "destination filters"),
+	REQ(SENDMSG, "msg_name: UDP sendto, TCP MSG_FASTOPEN"),
+	REQ(SEND_ZC, "destination address (addr2)"),
+	REQ_AT(SEND, 6, 1, "destination address (addr2)"),
+	REQ(SENDMSG_ZC, "msg_name"),
 };
 
 /* Files that were not open (or names that did not exist) before; the
@@ -90,48 +104,48 @@ static const struct path net_dest[] = {
  * descriptors the task holds already and belong to no effect here
  * (doc/security.md 3, "A fixed-file table is not sealed"). */
 static const struct path file_open[] = {
-	REQ(OPENAT, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
-	REQ(OPENAT2, 5, 6, "open, create, truncate; direct into the fixed table 5.15"),
-	REQ(RENAMEAT, 5, 10, "new name; 5.11, and 5.10.162+ stable"),
-	REQ(MKDIRAT, 5, 15, "new directory"),
-	REQ(SYMLINKAT, 5, 15, "new symlink"),
-	REQ(LINKAT, 5, 15, "new hard link"),
+	REQ(OPENAT, "open, create, truncate; direct into the fixed table 5.15"),
+	REQ(OPENAT2, "open, create, truncate; direct into the fixed table 5.15"),
+	REQ_AT(RENAMEAT, 5, 10, "new name; 5.11, and 5.10.162+ stable"),
+	REQ(MKDIRAT, "new directory"),
+	REQ(SYMLINKAT, "new symlink"),
+	REQ(LINKAT, "new hard link"),
 };
 
 static const struct path plain_fd[] = {
-	REQ(SPLICE, 5, 7, "fd_in without SPLICE_F_FD_IN_FIXED"),
-	REQ(TEE, 5, 8, "fd_in without SPLICE_F_FD_IN_FIXED"),
-	REQ(EPOLL_CTL, 5, 6, "epoll descriptor and target descriptor"),
-	REQ(WAITID, 6, 7, "P_PIDFD id"),
-	REQ(SENDMSG, 5, 3, "SCM_RIGHTS descriptors; -EINVAL 5.5-5.11 before 5.10.162"),
-	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS descriptors"),
-	REQ(URING_CMD, 5, 19, "driver-defined payloads"),
+	REQ(SPLICE, "fd_in without SPLICE_F_FD_IN_FIXED"),
+	REQ(TEE, "fd_in without SPLICE_F_FD_IN_FIXED"),
+	REQ(EPOLL_CTL, "epoll descriptor and target descriptor"),
+	REQ(WAITID, "P_PIDFD id"),
+	REQ(SENDMSG, "SCM_RIGHTS descriptors; -EINVAL 5.5-5.11 before 5.10.162"),
+	REQ(SENDMSG_ZC, "SCM_RIGHTS descriptors"),
+	REQ(URING_CMD, "driver-defined payloads"),
 };
 
 static const struct path cross_ring[] = {
-	REQ(MSG_RING, 5, 18, "data to any ring it can name; send-fd 6.0"),
-	BLIND(REGISTER_SEND_MSG_RING, 6, 13, "ring-less MSG_RING"),
-	REQ(FIXED_FD_INSTALL, 6, 8, "a fixed file becomes a plain descriptor"),
-	REQ(SENDMSG, 5, 3, "SCM_RIGHTS over unix sockets; -EINVAL 5.5-5.11 before 5.10.162"),
-	REQ(RECVMSG, 5, 3, "SCM_RIGHTS received; -EINVAL 5.5-5.11 before 5.10.162"),
-	REQ(SENDMSG_ZC, 6, 1, "SCM_RIGHTS over unix sockets"),
+	REQ(MSG_RING, "data to any ring it can name; send-fd 6.0"),
+	BLIND(REGISTER_SEND_MSG_RING, "ring-less MSG_RING"),
+	REQ(FIXED_FD_INSTALL, "a fixed file becomes a plain descriptor"),
+	REQ(SENDMSG, "SCM_RIGHTS over unix sockets; -EINVAL 5.5-5.11 before 5.10.162"),
+	REQ(RECVMSG, "SCM_RIGHTS received; -EINVAL 5.5-5.11 before 5.10.162"),
+	REQ(SENDMSG_ZC, "SCM_RIGHTS over unix sockets"),
 };
 
 static const struct path mem_reg[] = {
-	REG(REGISTER_BUFFERS, 5, 1, "pins user memory"),
-	REG(REGISTER_BUFFERS2, 5, 13, "pins user memory"),
-	REG(REGISTER_BUFFERS_UPDATE, 5, 13, "pins user memory"),
-	REG(REGISTER_PBUF_RING, 5, 19, "buffer ring"),
-	REG(REGISTER_CLONE_BUFFERS, 6, 12, "another ring's buffers"),
-	REG(REGISTER_RESIZE_RINGS, 6, 13, "new rings; user pages with IORING_SETUP_NO_MMAP"),
-	REG(REGISTER_MEM_REGION, 6, 13, "memory region"),
-	REG(REGISTER_ZCRX_IFQ, 6, 15, "zero-copy receive area"),
-	REQ(PROVIDE_BUFFERS, 5, 7, "buffers the kernel writes into"),
+	REG(REGISTER_BUFFERS, "pins user memory"),
+	REG(REGISTER_BUFFERS2, "pins user memory"),
+	REG(REGISTER_BUFFERS_UPDATE, "pins user memory"),
+	REG(REGISTER_PBUF_RING, "buffer ring"),
+	REG(REGISTER_CLONE_BUFFERS, "another ring's buffers"),
+	REG(REGISTER_RESIZE_RINGS, "new rings; user pages with IORING_SETUP_NO_MMAP"),
+	REG(REGISTER_MEM_REGION, "memory region"),
+	REG(REGISTER_ZCRX_IFQ, "zero-copy receive area"),
+	REQ(PROVIDE_BUFFERS, "buffers the kernel writes into"),
 };
 
 static const struct path ringless_reg[] = {
-	BLIND(REGISTER_SEND_MSG_RING, 6, 13, "posts a completion into any ring it can name"),
-	BLIND(REGISTER_QUERY, 6, 18, "kernel capabilities"),
+	BLIND(REGISTER_SEND_MSG_RING, "posts a completion into any ring it can name"),
+	BLIND(REGISTER_QUERY, "kernel capabilities"),
 };
 
 #define E(i, k, n, f, t)                                                                        \
@@ -202,15 +216,39 @@ static const char *path_name(const struct path *p)
 	return n ? n : "?";
 }
 
+/* The kernel version that added a path: the row's, else its opcode's. */
+static uint32_t path_since(const struct path *p)
+{
+	int v;
+
+	if (p->since)
+		return p->since;
+	v = p->kind == P_REQ ? iour_opcode_since(p->num) : iour_register_op_since(p->num);
+	return v > 0 ? (uint32_t)v : 0;
+}
+
 /* Open and filtered paths with how and since; closed ones by name. */
 static void add_path(char *buf, size_t len, const struct path *p, bool detail)
 {
 	size_t used = strlen(buf);
-	int maj = (int)(p->since >> 16), min = (int)((p->since >> 8) & 0xff);
+	const uint32_t since = path_since(p);
+	int maj = (int)(since >> 16), min = (int)((since >> 8) & 0xff);
+	char how[128];
 
+	/* The kernel of the opcode's payload row (lib/schema.def). */
+	const struct iour__schema_payload *pl = p->filter ? iour__schema_payload_of(p->num) : NULL;
+
+	if (pl) {
+		uint32_t k = iour__kernel_level_kver(pl->level);
+
+		snprintf(how, sizeof(how), "%s; %s need %u.%u", p->how, p->filter, k >> 16,
+			 (k >> 8) & 0xff);
+	} else {
+		snprintf(how, sizeof(how), "%s", p->how);
+	}
 	if (detail)
 		snprintf(buf + used, len - used, "%s%s%s (%s; %d.%d+)", used ? ", " : "",
-			 p->kind == P_BLIND ? "fd -1 " : "", path_name(p), p->how, maj, min);
+			 p->kind == P_BLIND ? "fd -1 " : "", path_name(p), how, maj, min);
 	else
 		snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
 			 p->kind == P_BLIND ? "fd -1 " : "", path_name(p));
