@@ -20,6 +20,10 @@ Checked (make check-docs):
                         in the row of the kernel that added it
   tools/prove/iour-prove     its field ids, payload sizes and the constant
                         names a saved policy may write for a number field
+  tools/completion/iour-restrict.bash  the keys it offers after `sim --ctx`:
+                        the fields that own their slot in the context (the
+                        first of their payload group at that offset and
+                        size) and CONNECT's addrlen, as the tool takes them
 Generated (make generate writes it, this check compares):
   doc/policy.schema.json     the enum of a condition's "field"
 
@@ -74,7 +78,8 @@ class Schema:
             for p in rows(lib.iour_payload_count, lib.iour_payload_get, _lib.iour_payload_info)]
         self.fields = [
             {"name": dec(f.name), "group": dec(f.group), "prefix": dec(f.prefix),
-             "kind": KIND[f.kind], "id": f.id, "valid": f.valid, "mask": f.mask}
+             "kind": KIND[f.kind], "id": f.id, "valid": f.valid, "mask": f.mask,
+             "offset": f.offset, "size": f.size}
             for f in rows(lib.iour_field_count, lib.iour_field_get, _lib.iour_field_info)]
         self.consts = [
             {"name": dec(c.name), "ns": dec(c.ns), "value": c.value}
@@ -410,6 +415,32 @@ def field_enum(schema, text):
     return text[:m.start()] + new + text[m.end():]
 
 
+def check_completion(schema, errs):
+    rel = "tools/completion/iour-restrict.bash"
+    m = re.search(r'compgen -W "((?:[a-z_0-9]+= ?)+)"', read(rel))
+    if not m:
+        errs.append("%s: no list of sim --ctx keys (compgen -W \"key= ...\")" % rel)
+        return
+    have = [w.rstrip("=") for w in m.group(1).split()]
+    want, seen = [], set()
+    for f in schema.fields:
+        slot = (f["group"], f["offset"], f["size"])
+        if slot in seen:
+            continue
+        seen.add(slot)
+        if schema.short(f) not in want:
+            want.append(schema.short(f))
+    want.append("addrlen")
+    for k in want:
+        if k not in have:
+            errs.append("%s: sim --ctx key '%s' is not offered" % (rel, k))
+    for k in have:
+        if k not in want:
+            errs.append("%s: offers '%s=', which is no sim --ctx key" % (rel, k))
+    if len(have) != len(set(have)):
+        errs.append("%s: a sim --ctx key is offered twice" % rel)
+
+
 def read(rel):
     with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
         return f.read()
@@ -438,6 +469,7 @@ def main():
     check_cli(schema, errs)
     check_man7(schema, errs)
     check_prove(schema, errs)
+    check_completion(schema, errs)
     for e in errs:
         print("check-schema-docs: " + e)
     if errs:
