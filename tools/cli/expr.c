@@ -235,22 +235,39 @@ static bool parse_ipv4(const char *w, uint64_t *v)
 	return true;
 }
 
-/* One term of a value: a number, a constant or (for addr4) an IPv4
- * address. */
+/* The bare names of the fields of @kind (IOUR_FIELD_KIND_ADDR4 or _ADDR6),
+ * joined with " or ", from the request schema. */
+static const char *kind_fields(uint32_t kind, char *buf, size_t cap)
+{
+	struct iour_field_info fi = { .sz = sizeof(fi) };
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < (size_t)iour_field_count(); i++) {
+		fi.sz = sizeof(fi);
+		if (iour_field_get(i, &fi) == 0 && fi.kind == kind && !strstr(buf, expr_bare(&fi)))
+			expr_cat(buf, cap, "%s%s", buf[0] ? " or " : "", expr_bare(&fi));
+	}
+	return buf;
+}
+
+/* One term of a value: a number, a constant or (for an IPv4 field) an
+ * IPv4 address. */
 static int parse_term(struct expr_ps *p, const struct expr_field *f, uint64_t *v)
 {
-	char w[128];
+	char w[128], names[128];
 	size_t start;
 
 	if (expr_read_word(p, w, sizeof(w), &start, "a value"))
 		return -1;
 	if (strchr(w, ':'))
-		return expr_fail(p, start, "'%s': an IPv6 address is a value of addr6 only", w);
+		return expr_fail(p, start, "'%s': an IPv6 address is a value of %s only", w,
+				 kind_fields(IOUR_FIELD_KIND_ADDR6, names, sizeof(names)));
 	if (strchr(w, '.') && isdigit((unsigned char)w[0])) {
 		if (!parse_ipv4(w, v))
 			return expr_fail(p, start, "'%s' is not an IPv4 address", w);
 		if (f->kind != EXPR_V_ADDR4)
-			return expr_fail(p, start, "'%s': an IPv4 address is a value of addr4 only", w);
+			return expr_fail(p, start, "'%s': an IPv4 address is a value of %s only", w,
+					 kind_fields(IOUR_FIELD_KIND_ADDR4, names, sizeof(names)));
 		return 0;
 	}
 	if (isdigit((unsigned char)w[0])) {
