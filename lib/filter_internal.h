@@ -90,7 +90,7 @@ struct iour__compile_cfg {
 	/* Path-specialisation budget: 0 = the default; 1 makes every compile
 	 * fall back to the unspecialised graph. */
 	uint32_t spec_budget;
-	/* Stacked programs only (filter_compile.c): the opcode's rules are
+	/* Stacked programs only (filter_stack.c): the opcode's rules are
 	 * P, D, S where D = rules[range_d_lo, range_d_hi) are one-comparison
 	 * CONNECT IPv4-address rules on points whose loaded words all lie in
 	 * [range_lo, range_hi]; the program first sends requests that no

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stacked programs: a deny-list too large for one program compiled as
+ * several programs for the same opcode whose conjunction decides as the
+ * whole rule list (doc/design.md, "Stacked filters";
+ * iour__filter_compile_stack() in filter_internal.h).  Each part is
+ * compiled by the driver, filter_compile.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "filter_ir.h"
+
+/* ---- stacked programs (filter_internal.h, iour__filter_compile_stack()) --- */
+/* One entry of the deny run: a whole rule, or a slice [a, b) of the set of
+ * a one-comparison IN_SET rule. */
+struct unit {
+	uint32_t rule;   /* index in the opcode's rules */
+	uint32_t sorted; /* 0: one comparison, ordered by (field, key); 1: kept in place */
+	uint32_t field;
+	uint32_t pad;
+	uint64_t key;
+	size_t a, b; /* set slice; a == b: the whole rule */
+};
+
+static int unit_cmp(const void *x, const void *y)
+{
+	const struct unit *u = x, *v = y;
+
+	if (u->sorted != v->sorted)
+		return u->sorted < v->sorted ? -1 : 1;
+	if (!u->sorted && u->field != v->field)
+		return u->field < v->field ? -1 : 1;
+	if (!u->sorted && u->key != v->key)
+		return u->key < v->key ? -1 : 1;
+	if (u->rule != v->rule)
+		return u->rule < v->rule ? -1 : 1;
+	return u->a < v->a ? -1 : u->a > v->a;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+struct stacker {
+	const struct iour_filter *f;
+	const struct iour__opfilter *of;
+	uint32_t opcode;
+	struct iour__compile_cfg cfg;
+	size_t p_end, s_begin; /* P = rules[0, p_end), S = rules[s_begin, nrules) */
+	struct unit *units;
+	size_t nunits;
+	struct iour__rule *rules; /* scratch: P, a part of D, S */
+	struct iour__cmp *cmps;   /* scratch: set slices */
+	struct iour_filter *tf;   /* scratch: f with the opcode's rules replaced */
+	struct iour__opfilter tof;
+	struct iour_prog *head, **tail;
+	uint32_t nprogs;
+	bool points4;   /* every deny unit is an IPv4 point: pack by loaded word */
+	uint64_t *vals; /* with points4: scratch for one part's values */
+	bool precheck;  /* with points4: give each program a range pre-check */
+};
+
+/* A stacked program's longest chain of equality tests (filter_ir.h):
+ * about 1 + 1/8 instructions per point instead of 1 + 1/3, so that more
+ * entries fit in each program, at a few more instructions on the path. */
+#define STACK_CHAIN 8
+
+/* Compile P, units[a, b), S as one program. */
+static int stack_compile(struct stacker *st, size_t a, size_t b, uint32_t max_insns,
+			 struct iour_prog **out)
+{
+	const struct iour__opfilter *of = st->of;
+	struct iour__compile_cfg cfg = st->cfg;
+	size_t n = 0, nc = 0, i;
+	struct iour__rule *prev = NULL;
+	size_t prev_rule = SIZE_MAX, prev_b = 0;
+
+	for (i = 0; i < st->p_end; i++)
+		st->rules[n++] = of->rules[i];
+	if (st->points4) {
+		/* all IPv4 points: one IN_SET rule of the part's values, sorted
+		 * and without duplicates as the builder keeps a set (filter.c) */
+		size_t m = 0;
+
+		for (i = a; i < b; i++) {
+			const struct iour__cmp *c = &of->rules[st->units[i].rule].cmps[0];
+
+			st->vals[m++] = c->op == IOUR_CMP_EQ ? c->value : c->set[st->units[i].a];
+		}
+		qsort(st->vals, m, sizeof(*st->vals), u64_cmp);
+		nc = 0;
+		for (i = 0; i < m; i++)
+			if (!nc || st->vals[nc - 1] != st->vals[i])
+				st->vals[nc++] = st->vals[i];
+		memset(&st->cmps[0], 0, sizeof(st->cmps[0]));
+		st->cmps[0].field = IOUR_FIELD_CONNECT_ADDR4;
+		st->cmps[0].op = IOUR_CMP_IN_SET;
+		st->cmps[0].set = st->vals;
+		st->cmps[0].set_len = nc;
+		st->rules[n].verdict = IOUR_DENY;
+		st->rules[n].ncmps = 1;
+		st->rules[n].cmps = &st->cmps[0];
+		n += b > a;
+	}
+	for (i = st->points4 ? b : a; i < b; i++) {
+		const struct unit *u = &st->units[i];
+		const struct iour__rule *r = &of->rules[u->rule];
+
+		if (u->a == u->b) {
+			st->rules[n++] = *r;
+			prev = NULL;
+			continue;
+		}
+		if (prev && prev_rule == u->rule && prev_b == u->a) {
+			prev->cmps[0].set_len += u->b - u->a; /* adjacent slices join */
+			prev_b = u->b;
+			continue;
+		}
+		st->cmps[nc] = r->cmps[0];
+		st->cmps[nc].set = r->cmps[0].set + u->a;
+		st->cmps[nc].set_len = u->b - u->a;
+		prev = &st->rules[n++];
+		prev->verdict = IOUR_DENY;
+		prev->ncmps = 1;
+		prev->cmps = &st->cmps[nc++];
+		prev_rule = u->rule;
+		prev_b = u->b;
+	}
+	for (i = st->s_begin; i < of->nrules; i++)
+		st->rules[n++] = of->rules[i];
+	st->tof.nrules = (uint32_t)n;
+	cfg.max_insns = max_insns;
+	cfg.chain = STACK_CHAIN;
+	if (st->points4 && st->precheck && b > a) {
+		/* the units are sorted by loaded word: a range pre-check
+		 * (filter_lower.c, range_precheck(), which checks this again) */
+		cfg.range_d_lo = (uint32_t)st->p_end;
+		cfg.range_d_hi = (uint32_t)(n - (of->nrules - st->s_begin));
+		cfg.range_lo = (uint32_t)st->units[a].key;
+		cfg.range_hi = (uint32_t)st->units[b - 1].key;
+	}
+	return iour__filter_compile_cfg(st->tf, st->opcode, &cfg, NULL, out);
+}
+
+static void stack_append(struct stacker *st, struct iour_prog *p)
+{
+	*st->tail = p;
+	st->tail = &p->next;
+	st->nprogs++;
+}
+
+#define STACK_MEASURE (1U << 24)
+
+/*
+ * The kernel converts a classic program before it runs it: a jump with a
+ * constant of bit 31 set needs one more instruction (the constant goes
+ * through a register), a jump with two far targets one more (a JA), a
+ * RET one more.  On 6.18, SO_ATTACH_FILTER (the tests' kernel oracle,
+ * tests/common/kernel_oracle.c) refused stacked programs of 4,059
+ * instructions whose converted size came to about 8,200 and took those of
+ * about 8,100 (measured while packing 100,000 addresses, most constants
+ * with bit 31 set).  A stacked program stays within STACK_CONVERTED_MAX
+ * so that every program the compiler packs is one that engine accepts.
+ */
+#define STACK_CONVERTED_MAX 7900U
+
+static uint32_t converted_size(const struct iour_prog *p)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < p->cnt; i++) {
+		const struct iour_insn *in = &p->insns[i];
+		uint32_t cls = in->code & 7;
+
+		n++;
+		if (cls == KBPF_RET)
+			n++;
+		else if (cls == KBPF_JMP && in->code != C_JA)
+			n += ((in->k & 0x80000000U) != 0) + (in->jt && in->jf);
+	}
+	return n;
+}
+
+/* How full a program is, 1.0 at the limits; > 1: too large. */
+static double stack_fill(const struct stacker *st, const struct iour_prog *p)
+{
+	double a = (double)p->cnt / st->cfg.max_insns;
+	double b = (double)converted_size(p) / STACK_CONVERTED_MAX;
+
+	return a > b ? a : b;
+}
+
+/*
+ * Pack units[0, nunits) into programs, in order, each as full as it
+ * goes: a part is compiled without the size limit to learn its size, and
+ * the next guess scales the part by the room left (sizes grow about
+ * linearly with the entries).  A few compiles per program, so the time
+ * is linear in the entries.
+ */
+static int stack_pack(struct stacker *st, size_t guess)
+{
+	size_t a = 0, e = guess ? guess : 1;
+
+	while (a < st->nunits) {
+		struct iour_prog *best = NULL, *p = NULL;
+		size_t best_b = a, b = a + e < st->nunits ? a + e : st->nunits;
+		int grows = 0;
+
+		for (;;) {
+			int rc = stack_compile(st, a, b, STACK_MEASURE, &p);
+			double fill;
+			size_t nb;
+
+			if (rc) {
+				iour_prog__free(best);
+				return rc;
+			}
+			fill = stack_fill(st, p);
+			nb = a + (size_t)((double)(b - a) * (1.0 - 1.0 / 128) / fill);
+			/* one unit: the kernel's limit alone, and without the
+			 * range pre-check if that is what makes it too large */
+			if (b - a == 1 && fill > 1.0 && p->cnt <= st->cfg.max_insns)
+				fill = 1.0;
+			if (b - a == 1 && fill > 1.0 && st->precheck) {
+				iour_prog__free(p);
+				st->precheck = false;
+				rc = stack_compile(st, a, b, STACK_MEASURE, &p);
+				st->precheck = true;
+				if (rc) {
+					iour_prog__free(best);
+					return rc;
+				}
+				fill = p->cnt <= st->cfg.max_insns ? 1.0 : 2.0;
+			}
+			if (fill <= 1.0) {
+				iour_prog__free(best);
+				best = p;
+				best_b = b;
+				/* full enough, everything placed, or tried enough */
+				if (b == st->nunits || fill >= 1.0 - 1.0 / 64 || ++grows > 3)
+					break;
+				if (nb <= b)
+					nb = b + 1;
+				b = nb < st->nunits ? nb : st->nunits;
+				continue;
+			}
+			iour_prog__free(p);
+			if (nb >= b)
+				nb = b - 1;
+			if (best && nb <= best_b)
+				break;
+			if (nb <= a) {
+				if (b - a > 1) {
+					nb = a + 1;
+				} else {
+					iour_prog__free(best);
+					return -IOUR_ERRNO__PROG_TOO_LARGE; /* one unit is too large */
+				}
+			}
+			b = nb;
+		}
+		if (st->nprogs >= IOUR__STACK_MAX) {
+			iour_prog__free(best);
+			return -E2BIG;
+		}
+		stack_append(st, best);
+		e = best_b - a;
+		a = best_b;
+	}
+	return 0;
+}
+
+/* The heaviest run of consecutive deny rules: [*lo, *hi); false if none. */
+static bool deny_run(const struct iour__opfilter *of, size_t *lo, size_t *hi, size_t *weight)
+{
+	size_t best = 0, i = 0;
+
+	while (i < of->nrules) {
+		size_t j = i, w = 0;
+
+		while (j < of->nrules && of->rules[j].verdict == IOUR_DENY) {
+			const struct iour__rule *r = &of->rules[j];
+
+			w += r->ncmps == 1 && r->cmps[0].op == IOUR_CMP_IN_SET ?
+				     r->cmps[0].set_len :
+				     1;
+			j++;
+		}
+		if (j > i && w > best) {
+			best = w;
+			*lo = i;
+			*hi = j;
+		}
+		i = j > i ? j : i + 1;
+	}
+	*weight = best;
+	return best > 0;
+}
+
+static void stack_units(struct stacker *st, size_t lo, size_t hi)
+{
+	const struct iour__opfilter *of = st->of;
+	size_t n = 0;
+
+	for (size_t i = lo; i < hi; i++) {
+		const struct iour__rule *r = &of->rules[i];
+		struct unit u = { .rule = (uint32_t)i, .sorted = 1 };
+
+		if (r->ncmps == 1 && r->cmps[0].field != IOUR_FIELD_CONNECT_ADDR6) {
+			u.sorted = 0;
+			u.field = r->cmps[0].field;
+			u.key = r->cmps[0].value;
+		}
+		if (r->ncmps == 1 && r->cmps[0].op == IOUR_CMP_IN_SET) {
+			for (size_t k = 0; k < r->cmps[0].set_len; k++) {
+				u.key = r->cmps[0].set[k];
+				u.a = k;
+				u.b = k + 1;
+				st->units[n++] = u;
+			}
+			continue;
+		}
+		st->units[n++] = u;
+	}
+	st->nunits = n;
+	/* all IPv4 points: sorted by the word the program loads, so that each
+	 * program holds one range of it (filter_lower.c, range_precheck()) */
+	st->points4 = n > 0;
+	for (size_t i = lo; i < hi && st->points4; i++) {
+		const struct iour__rule *r = &of->rules[i];
+
+		st->points4 = r->ncmps == 1 && r->cmps[0].field == IOUR_FIELD_CONNECT_ADDR4 &&
+			      (r->cmps[0].op == IOUR_CMP_IN_SET || r->cmps[0].op == IOUR_CMP_EQ);
+	}
+	if (st->points4 && !st->cfg.big_endian)
+		for (size_t i = 0; i < n; i++)
+			st->units[i].key = bswap32((uint32_t)st->units[i].key);
+	qsort(st->units, n, sizeof(*st->units), unit_cmp);
+}
+
+/*
+ * Can the deny run [lo, hi) not fit in one program?  True when its point
+ * values (one-comparison IN_SET and EQ rules) fall into more than twice
+ * max_insns runs of consecutive values on one field: each run needs a
+ * comparison of its own.  Spares the compile of the whole rule list at
+ * 100,000 entries.  1: too large; 0: maybe not; -ENOMEM.
+ */
+static int surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi, size_t weight,
+			    uint32_t max)
+{
+	uint64_t *v;
+	size_t n = 0, runs = 0;
+
+	if (weight <= 2 * (size_t)max)
+		return 0;
+	v = iour__malloc(weight * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++) {
+		const struct iour__cmp *c;
+
+		if (of->rules[i].ncmps != 1)
+			continue;
+		c = &of->rules[i].cmps[0];
+		/* field in the top bits: values of different fields never
+		 * join; 64-bit fields (user_data, open flags) are left out */
+		if (iour__field_valid_bits(c->field) > UINT32_MAX)
+			continue;
+		if (c->op == IOUR_CMP_EQ)
+			v[n++] = (uint64_t)c->field << 32 | c->value;
+		else if (c->op == IOUR_CMP_IN_SET)
+			for (size_t k = 0; k < c->set_len; k++)
+				v[n++] = (uint64_t)c->field << 32 | c->set[k];
+	}
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		runs += !i || (v[i] != v[i - 1] && v[i] != v[i - 1] + 1);
+	iour__free(v);
+	return runs > 2 * (size_t)max;
+}
+
+/* Documented in filter_internal.h */
+int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
+			       const struct iour__compile_cfg *cfg, struct iour__stack_stats *stats,
+			       struct iour_prog **out, char *why, size_t whylen)
+{
+	struct iour__stack_stats local = { 0 };
+	struct iour__stack_stats *ss = stats ? stats : &local;
+	struct stacker st = { .f = f, .opcode = opcode, .cfg = *cfg, .precheck = true };
+	struct iour_prog *one = NULL;
+	char tmp[24];
+	const char *name;
+	size_t lo = 0, hi = 0, weight = 0;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if (why && whylen)
+		why[0] = '\0';
+	rc = 0;
+	if (opcode < IOUR__NOPCODES && f->ops[opcode] && !f->ops[opcode]->raw &&
+	    deny_run(f->ops[opcode], &lo, &hi, &weight))
+		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		rc = -IOUR_ERRNO__PROG_TOO_LARGE;
+	else
+		rc = iour__filter_compile_cfg(f, opcode, cfg, NULL, &one);
+	if (rc != -IOUR_ERRNO__PROG_TOO_LARGE) {
+		if (!rc) {
+			ss->progs = 1;
+			ss->insns = one->cnt;
+			*out = one;
+		}
+		return rc;
+	}
+	name = iour__op_label(opcode, tmp, sizeof(tmp));
+	st.of = f->ops[opcode];
+	if (st.of->raw) {
+		if (why)
+			snprintf(why, whylen,
+				 "%s: a raw program of %zu instructions is above %u and cannot be "
+				 "split",
+				 name, st.of->raw_cnt, cfg->max_insns);
+		return rc;
+	}
+	if (!deny_run(st.of, &lo, &hi, &weight)) {
+		if (why)
+			snprintf(why, whylen,
+				 "%s: %u rules need more than %u instructions and none denies: "
+				 "an allow-list cannot be split across stacked filters (every "
+				 "stacked filter must allow, so each part would deny what the "
+				 "others allow)",
+				 name, st.of->nrules, cfg->max_insns);
+		return rc;
+	}
+	st.p_end = lo;
+	st.s_begin = hi;
+	st.units = iour__malloc(weight * sizeof(*st.units));
+	st.cmps = iour__malloc(weight * sizeof(*st.cmps));
+	st.rules = iour__malloc((st.of->nrules + weight) * sizeof(*st.rules));
+	st.tf = iour__malloc(sizeof(*st.tf));
+	st.vals = iour__malloc(weight * sizeof(*st.vals));
+	if (!st.units || !st.cmps || !st.rules || !st.tf || !st.vals) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	*st.tf = *f;
+	st.tof = *st.of;
+	st.tof.rules = st.rules;
+	st.tf->ops[opcode] = &st.tof;
+	st.tail = &st.head;
+	stack_units(&st, lo, hi);
+	/* In order, each program as full as it goes (one program again when
+	 * the ordered entries fit).  The first guess: about one instruction
+	 * per entry in each of the plain and the mapped reading. */
+	rc = stack_pack(&st, cfg->max_insns / 2);
+	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE) {
+		if (why)
+			snprintf(why, whylen,
+				 "%s: the rules around the deny entries (%zu before, %zu after) "
+				 "need more than %u instructions with a single entry, so they "
+				 "cannot be split",
+				 name, st.p_end, (size_t)st.of->nrules - st.s_begin,
+				 cfg->max_insns);
+		goto out;
+	}
+	if (rc == -E2BIG) {
+		rc = -IOUR_ERRNO__PROG_TOO_LARGE;
+		if (why)
+			snprintf(why, whylen,
+				 "%s: the deny-list needs more than %u stacked filters", name,
+				 IOUR__STACK_MAX);
+		goto out;
+	}
+	if (rc)
+		goto out;
+	ss->split = st.nprogs > 1;
+	ss->deny_units = (uint32_t)st.nunits;
+	ss->progs = st.nprogs;
+	for (struct iour_prog *p = st.head; p; p = p->next)
+		ss->insns += p->cnt;
+	*out = st.head;
+	st.head = NULL;
+	rc = 0;
+out:
+	iour_prog__free(st.head);
+	iour__free(st.units);
+	iour__free(st.cmps);
+	iour__free(st.rules);
+	iour__free(st.tf);
+	iour__free(st.vals);
+	return rc;
+}
