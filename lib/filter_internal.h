@@ -98,6 +98,9 @@ struct iour__compile_cfg {
 	 * (filter_lower.c, range_precheck()).  Off when range_d_hi == 0. */
 	uint32_t range_d_lo, range_d_hi;
 	uint32_t range_lo, range_hi;
+	/* Nonzero: the pre-check's cheap sides mirrored (range_precheck());
+	 * the stacker sets it on every other program. */
+	uint32_t range_mirror;
 	/* Longest chain of equality tests on one value in an interval map
 	 * (0: the default, 3); stacked programs use longer ones. */
 	uint32_t chain;

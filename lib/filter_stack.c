@@ -142,6 +142,7 @@ static int stack_compile(struct stacker *st, size_t a, size_t b, uint32_t max_in
 		cfg.range_d_hi = (uint32_t)(n - (of->nrules - st->s_begin));
 		cfg.range_lo = (uint32_t)st->units[a].key;
 		cfg.range_hi = (uint32_t)st->units[b - 1].key;
+		cfg.range_mirror = st->nprogs & 1; /* every other program */
 	}
 	return iour__filter_compile_cfg(st->tf, st->opcode, &cfg, NULL, out);
 }

@@ -796,10 +796,13 @@ Test(filter_stack, ipv4_points_range_precheck_differential)
 					 (uint32_t)(rnd() % 3) - 1;
 			want = pref_decide(&p, &q, literal);
 			pctx_of(&q, be, ctx);
-			/* outside a program's range: ld [24], two tests, ret; with
-			 * word 24 == 0 (mapped, 0.0.0.0, AF_UNIX) word 36 is
-			 * checked too: ld [24], jge, jeq, ld [36], jge, jgt, ret */
-			bound = ctx[24] | ctx[25] | ctx[26] | ctx[27] ? 4 : 7;
+			/* outside a program's range (filter_lower.c,
+			 * range_precheck()): ld [24], jeq 0, one or two bounds,
+			 * ret; with word 24 == 0 (mapped, 0.0.0.0, AF_UNIX) word
+			 * 36 is checked instead: ld [24], jeq 0, ld [36], one or
+			 * two bounds, ret.  Literal: ld [24], one or two bounds,
+			 * ret, whatever word 24 holds. */
+			bound = literal ? 4 : ctx[24] | ctx[25] | ctx[26] | ctx[27] ? 5 : 6;
 			for (const struct iour_prog *pp = stack; pp; pp = pp->next) {
 				struct iour_sim_result sr = { .sz = sizeof(sr) };
 
