@@ -220,6 +220,9 @@ struct cc {
 	uint32_t mapped_alt;
 	bool alt_wins_ties; /* keep mapped_alt when it runs as short */
 	uint32_t chain;     /* longest JEQ chain in an interval map; 0: 3 */
+	/* A stacked program's range pre-check is at the root: the emitter
+	 * lays its tests out first (filter_emit.c, hoist_precheck()) */
+	bool precheck;
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */

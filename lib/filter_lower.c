@@ -857,6 +857,7 @@ static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32
 	/* the alternative root of compile_mapped() has no pre-check */
 	c->mapped_alt = 0;
 	c->alt_wins_ties = false;
+	c->precheck = true;
 	if (!lo)
 		return iour__fc_mk_test(c, w24, J_GT, hi, g0, all);
 	in24 = range_test(c, w24, lo, hi, !mirror, all, g0);

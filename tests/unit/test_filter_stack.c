@@ -853,3 +853,99 @@ Test(filter_stack, ipv4_points_range_precheck_differential)
 	cr_expect_gt(denied, 1000);
 	cr_expect_gt(allowed, 1000);
 }
+
+/* A CONNECT context for an IPv4 address (host order), as AF_INET or as
+ * the IPv4-mapped ::ffff:a.b.c.d. */
+static void ctx_v4(uint8_t ctx[40], uint32_t addr, bool mapped)
+{
+	iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
+	if (mapped) {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+		uint32_t be = htonl(addr);
+
+		sa.sin6_addr.s6_addr[10] = sa.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&sa.sin6_addr.s6_addr[12], &be, 4);
+		cr_assert_eq(iour_ctx_connect(ctx, 40, &sa, sizeof(sa)), 0);
+	} else {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80),
+					  .sin_addr = { htonl(addr) } };
+
+		cr_assert_eq(iour_ctx_connect(ctx, 40, &sa, sizeof(sa)), 0);
+	}
+}
+
+/*
+ * The pre-check costs doc/design.md ("Stacked filters") states, on
+ * programs of the full 4096 instructions, where a branch laid out after
+ * the search would need a trampoline: a request below or above every
+ * program's range runs, in program i, cost[literal][kind][i & 1][above]
+ * instructions: AF_INET 5/4 (even) and 4/5 (odd), mapped 5/6 and 6/5,
+ * with IOUR_FILTER_ADDR4_LITERAL 4/3 and 3/4 (a mapped request, word 24
+ * 0, is below every range there).  The four costs of a program add up to
+ * 20, the least possible.
+ */
+Test(filter_stack, precheck_costs_as_documented)
+{
+	static const uint32_t cost[2][2][2][2] = {
+		{ { { 5, 4 }, { 4, 5 } }, { { 5, 6 }, { 6, 5 } } },
+		{ { { 4, 3 }, { 3, 4 } }, { { 4, 4 }, { 3, 3 } } },
+	};
+	static uint64_t set[12000];
+	/* the lowest and the highest loaded word (doc/design.md) */
+	uint32_t below = ntohl(1), above = ntohl(UINT32_MAX);
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < 12000; i++) {
+		do
+			set[i] = (uint32_t)rnd();
+		while (set[i] == below || set[i] == above || set[i] == 0);
+	}
+	for (int literal = 0; literal < 2; literal++) {
+		IOUR_OPTS(iour_filter_opts, fo, .flags = literal ? IOUR_FILTER_ADDR4_LITERAL : 0);
+		struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ ==
+							       __ORDER_BIG_ENDIAN__,
+						 .max_insns = IOUR_MAX_INSNS };
+		struct iour__stack_stats st;
+		struct iour_filter *f = NULL;
+		struct iour_prog *stack = NULL;
+		char why[256];
+		uint32_t progs = 0;
+
+		cr_assert_eq(iour_filter__new(&fo, &f), 0);
+		for (size_t at = 0; at < 12000; at += IOUR_FILTER_MAX_SET) {
+			struct iour_cmp c = { .sz = sizeof(c),
+					      .field = IOUR_FIELD_CONNECT_ADDR4,
+					      .op = IOUR_CMP_IN_SET,
+					      .set = set + at,
+					      .set_len = 12000 - at < IOUR_FILTER_MAX_SET ?
+								 12000 - at :
+								 IOUR_FILTER_MAX_SET };
+
+			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+		}
+		cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+		cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack, why,
+							sizeof(why)),
+			     0, "%s", why);
+		cr_assert_geq(st.progs, 4, "12,000 addresses in %u programs", st.progs);
+		for (const struct iour_prog *p = stack; p; p = p->next, progs++)
+			for (int kind = 0; kind < 2; kind++)
+				for (int side = 0; side < 2; side++) {
+					struct iour_sim_result r = { .sz = sizeof(r) };
+					uint8_t ctx[40];
+
+					ctx_v4(ctx, side ? above : below, kind);
+					cr_assert_eq(iour_cbpf_run(p->insns, p->cnt, ctx, 40, &r),
+						     0);
+					cr_assert(r.allowed);
+					cr_assert_eq(r.executed, cost[literal][kind][progs & 1][side],
+						     "%sprogram %u of %u, %s request %s every range: "
+						     "%u instructions",
+						     literal ? "literal, " : "", progs, st.progs,
+						     kind ? "mapped" : "AF_INET",
+						     side ? "above" : "below", r.executed);
+				}
+		iour_prog__free(stack);
+		iour_filter__free(f);
+	}
+}
