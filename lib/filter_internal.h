@@ -127,6 +127,7 @@ IOUR_INTERNAL int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t
 /* What a stacked compile did (tests and benchmarks). */
 struct iour__stack_stats {
 	uint32_t progs;      /* programs in the chain */
+	uint32_t compiles;   /* program compiles it took, the whole list's included */
 	uint64_t insns;      /* instructions over all of them */
 	uint32_t split;      /* 1 if the rules were split */
 	uint32_t deny_units; /* entries of the deny run that was split */

@@ -59,6 +59,7 @@ struct stacker {
 	struct iour__opfilter tof;
 	struct iour_prog *head, **tail;
 	uint32_t nprogs;
+	uint32_t compiles; /* of parts (iour__stack_stats) */
 	bool points4;   /* every deny unit is an IPv4 point: pack by loaded word */
 	uint64_t *vals; /* with points4: scratch for one part's values */
 	bool precheck;  /* with points4: give each program a range pre-check */
@@ -144,6 +145,7 @@ static int stack_compile(struct stacker *st, size_t a, size_t b, uint32_t max_in
 		cfg.range_hi = (uint32_t)st->units[b - 1].key;
 		cfg.range_mirror = st->nprogs & 1; /* every other program */
 	}
+	st->compiles++;
 	return iour__filter_compile_cfg(st->tf, st->opcode, &cfg, NULL, out);
 }
 
@@ -407,10 +409,12 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns);
 	if (rc < 0)
 		return rc;
-	if (rc)
+	if (rc) {
 		rc = -IOUR_ERRNO__PROG_TOO_LARGE;
-	else
+	} else {
+		ss->compiles = 1;
 		rc = iour__filter_compile_cfg(f, opcode, cfg, NULL, &one);
+	}
 	if (rc != -IOUR_ERRNO__PROG_TOO_LARGE) {
 		if (!rc) {
 			ss->progs = 1;
@@ -483,6 +487,7 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	ss->split = st.nprogs > 1;
 	ss->deny_units = (uint32_t)st.nunits;
 	ss->progs = st.nprogs;
+	ss->compiles += st.compiles;
 	for (struct iour_prog *p = st.head; p; p = p->next)
 		ss->insns += p->cnt;
 	*out = st.head;
