@@ -429,7 +429,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 			if (ivs[i][j].hi < L.maxv)
 				bnd[nb++] = ivs[i][j].hi + 1;
 		}
-	qsort(bnd, nb, sizeof(*bnd), iour__fm_cmp_u64);
+	if (iour__fm_sort_u64(bnd, nb))
+		goto nomem;
 	j = 0;
 	for (i = 0; i < nb; i++)
 		if (!j || bnd[j - 1] != bnd[i])
