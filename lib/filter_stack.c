@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "filter_ir.h"
+#include "filter_map.h"
 
 /* ---- stacked programs (filter_internal.h, iour__filter_compile_stack()) --- */
 /* One entry of the deny run: a whole rule, or a slice [a, b) of the set of
@@ -22,28 +23,6 @@ struct unit {
 	uint64_t key;
 	size_t a, b; /* set slice; a == b: the whole rule */
 };
-
-static int unit_cmp(const void *x, const void *y)
-{
-	const struct unit *u = x, *v = y;
-
-	if (u->sorted != v->sorted)
-		return u->sorted < v->sorted ? -1 : 1;
-	if (!u->sorted && u->field != v->field)
-		return u->field < v->field ? -1 : 1;
-	if (!u->sorted && u->key != v->key)
-		return u->key < v->key ? -1 : 1;
-	if (u->rule != v->rule)
-		return u->rule < v->rule ? -1 : 1;
-	return u->a < v->a ? -1 : u->a > v->a;
-}
-
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
 
 struct stacker {
 	const struct iour_filter *f;
@@ -63,6 +42,15 @@ struct stacker {
 	bool points4;   /* every deny unit is an IPv4 point: pack by loaded word */
 	uint64_t *vals; /* with points4: scratch for one part's values */
 	bool precheck;  /* with points4: give each program a range pre-check */
+	/* wsum[i]: weight of units[0, i) (stack_weights()); wsum31: of
+	 * those whose compared constant has bit 31 set */
+	uint64_t *wsum, *wsum31;
+	/* fill per weight (stack_pack()): r[d][k], d 0 of the instruction
+	 * limit, 1 of the converted one (stack_fill()); k 0 without, 1 with
+	 * bit 31 */
+	double r[2][2];
+	bool known[2]; /* r[.][k] measured, not the first guess */
+	double err;    /* how far the last fills were from a measured prediction */
 };
 
 /* A stacked program's longest chain of equality tests (filter_ir.h):
@@ -92,7 +80,8 @@ static int stack_compile(struct stacker *st, size_t a, size_t b, uint32_t max_in
 
 			st->vals[m++] = c->op == IOUR_CMP_EQ ? c->value : c->set[st->units[i].a];
 		}
-		qsort(st->vals, m, sizeof(*st->vals), u64_cmp);
+		if (iour__fm_sort_u64(st->vals, m))
+			return -ENOMEM;
 		nc = 0;
 		for (i = 0; i < m; i++)
 			if (!nc || st->vals[nc - 1] != st->vals[i])
@@ -197,73 +186,171 @@ static double stack_fill(const struct stacker *st, const struct iour_prog *p)
 	return a > b ? a : b;
 }
 
+/* Compile units [a, b) without the size limit; *fill as stack_fill().  A
+ * single unit is held to the kernel's limit alone, and compiled without
+ * the range pre-check if that is what makes it too large. */
+static int stack_try(struct stacker *st, size_t a, size_t b, struct iour_prog **out, double *fill)
+{
+	int rc = stack_compile(st, a, b, STACK_MEASURE, out);
+
+	if (rc)
+		return rc;
+	*fill = stack_fill(st, *out);
+	if (b - a == 1 && *fill > 1.0 && (*out)->cnt <= st->cfg.max_insns)
+		*fill = 1.0;
+	if (b - a == 1 && *fill > 1.0 && st->precheck) {
+		iour_prog__free(*out);
+		*out = NULL;
+		st->precheck = false;
+		rc = stack_compile(st, a, b, STACK_MEASURE, out);
+		st->precheck = true;
+		if (rc)
+			return rc;
+		*fill = (*out)->cnt <= st->cfg.max_insns ? 1.0 : 2.0;
+	}
+	return 0;
+}
+
+/* A part filled this far below the aim is grown once more. */
+#define STACK_SLACK (1.0 / 64)
+
+/* The predicted fill of units [a, b) (stack_pack()) in dimension d of
+ * stack_fill(). */
+static double stack_predict_d(const struct stacker *st, size_t a, size_t b, int d)
+{
+	uint64_t w = st->wsum[b] - st->wsum[a], w1 = st->wsum31[b] - st->wsum31[a];
+
+	if (!w) /* a part's first unit starts a run of its own */
+		return st->r[d][(st->units[a].key & 0x80000000U) != 0];
+	return st->r[d][0] * (double)(w - w1) + st->r[d][1] * (double)w1;
+}
+
+static double stack_predict(const struct stacker *st, size_t a, size_t b)
+{
+	double x = stack_predict_d(st, a, b, 0), y = stack_predict_d(st, a, b, 1);
+
+	return x > y ? x : y;
+}
+
+/* How full a part is aimed at: below 1 by a margin for the prediction's
+ * error, as large as the last errors were. */
+static double stack_aim(const struct stacker *st)
+{
+	double aim = 1.0 - 1.0 / 512 - 2 * st->err;
+
+	return aim > 0.9 ? aim : 0.9;
+}
+
+/* The end of the part from `a` whose predicted fill comes to the aim: at
+ * least a + 1, at most nunits. */
+static size_t stack_end(const struct stacker *st, size_t a)
+{
+	size_t lo = a + 1, hi = st->nunits;
+	double aim = stack_aim(st);
+
+	while (lo < hi) { /* the first b whose prediction reaches the aim */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (stack_predict(st, a, mid) >= aim)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Learn from the compiled part [a, b) of more than one unit: each
+ * dimension's fill per weight of each kind of unit (of a mixed part, that
+ * of bit-31 units once the other is known), and the error of the
+ * prediction if it came from measured rates alone. */
+static void stack_learn(struct stacker *st, size_t a, size_t b, const struct iour_prog *p)
+{
+	uint64_t w = st->wsum[b] - st->wsum[a], w1 = st->wsum31[b] - st->wsum31[a];
+	double fill[2] = { (double)p->cnt / st->cfg.max_insns,
+			   (double)converted_size(p) / STACK_CONVERTED_MAX };
+	double pred = stack_predict(st, a, b), f = fill[0] > fill[1] ? fill[0] : fill[1];
+	double e = f / pred - 1.0;
+
+	/* how far off the predictions were, either way */
+	if ((w1 == w || st->known[0]) && (!w1 || st->known[1]))
+		st->err = 0.75 * st->err + 0.25 * (e < 0 ? -e : e);
+	if (!w)
+		return;
+	for (int d = 0; d < 2; d++) {
+		/* a measured rate is averaged with the last one: one odd part
+		 * moves the next part's end by half as much */
+		if (!w1 || w1 == w) {
+			int k = w1 != 0;
+			double r = fill[d] / (double)w;
+
+			st->r[d][k] = st->known[k] ? (st->r[d][k] + r) / 2 : r;
+		} else if (st->known[0] && 8 * w1 >= w) {
+			double r1 = (fill[d] - st->r[d][0] * (double)(w - w1)) / (double)w1;
+
+			st->r[d][1] = r1 > st->r[d][0] ? r1 : st->r[d][0];
+		}
+	}
+	if (!w1)
+		st->known[0] = true;
+	else if (w1 == w || (st->known[0] && 8 * w1 >= w))
+		st->known[1] = true;
+}
+
 /*
  * Pack units[0, nunits) into programs, in order, each as full as it
- * goes: a part is compiled without the size limit to learn its size, and
- * the next guess scales the part by the room left (sizes grow about
- * linearly with the entries).  A few compiles per program, so the time
- * is linear in the entries.
+ * goes.  Every unit has a weight (stack_weights(): what it adds to the
+ * compiler's interval map, in the order the compiler compares), and a
+ * program's size grows about linearly with its part's weight; the fill
+ * per weight measured on the parts compiled so far sets where the next
+ * part ends, so each part is compiled about once.  One that comes out
+ * too large is cut by its own measure and compiled again; one well
+ * below the aim (the first, whose measure is a guess) is grown.
  */
-static int stack_pack(struct stacker *st, size_t guess)
+static int stack_pack(struct stacker *st, double fill_per_weight)
 {
-	size_t a = 0, e = guess ? guess : 1;
+	size_t a = 0;
 
+	st->r[0][0] = st->r[0][1] = st->r[1][0] = st->r[1][1] = fill_per_weight;
 	while (a < st->nunits) {
 		struct iour_prog *best = NULL, *p = NULL;
-		size_t best_b = a, b = a + e < st->nunits ? a + e : st->nunits;
-		int grows = 0;
+		size_t best_b = a, b = stack_end(st, a);
+		int tries = 0;
 
 		for (;;) {
-			int rc = stack_compile(st, a, b, STACK_MEASURE, &p);
 			double fill;
 			size_t nb;
+			int rc = stack_try(st, a, b, &p, &fill);
 
 			if (rc) {
 				iour_prog__free(best);
 				return rc;
 			}
-			fill = stack_fill(st, p);
-			nb = a + (size_t)((double)(b - a) * (1.0 - 1.0 / 128) / fill);
-			/* one unit: the kernel's limit alone, and without the
-			 * range pre-check if that is what makes it too large */
-			if (b - a == 1 && fill > 1.0 && p->cnt <= st->cfg.max_insns)
-				fill = 1.0;
-			if (b - a == 1 && fill > 1.0 && st->precheck) {
-				iour_prog__free(p);
-				st->precheck = false;
-				rc = stack_compile(st, a, b, STACK_MEASURE, &p);
-				st->precheck = true;
-				if (rc) {
-					iour_prog__free(best);
-					return rc;
-				}
-				fill = p->cnt <= st->cfg.max_insns ? 1.0 : 2.0;
-			}
+			if (b - a > 1)
+				stack_learn(st, a, b, p);
 			if (fill <= 1.0) {
 				iour_prog__free(best);
 				best = p;
 				best_b = b;
-				/* full enough, everything placed, or tried enough */
-				if (b == st->nunits || fill >= 1.0 - 1.0 / 64 || ++grows > 3)
+				if (b == st->nunits || fill >= stack_aim(st) - STACK_SLACK ||
+				    ++tries > 3)
 					break;
+				nb = stack_end(st, a);
 				if (nb <= b)
-					nb = b + 1;
-				b = nb < st->nunits ? nb : st->nunits;
+					break;
+				b = nb;
 				continue;
 			}
 			iour_prog__free(p);
+			if (b - a == 1) {
+				iour_prog__free(best);
+				return -IOUR_ERRNO__PROG_TOO_LARGE; /* one unit is too large */
+			}
+			/* cut by this part's own measure, always shorter */
+			nb = stack_end(st, a);
 			if (nb >= b)
 				nb = b - 1;
 			if (best && nb <= best_b)
 				break;
-			if (nb <= a) {
-				if (b - a > 1) {
-					nb = a + 1;
-				} else {
-					iour_prog__free(best);
-					return -IOUR_ERRNO__PROG_TOO_LARGE; /* one unit is too large */
-				}
-			}
 			b = nb;
 		}
 		if (st->nprogs >= IOUR__STACK_MAX) {
@@ -271,7 +358,6 @@ static int stack_pack(struct stacker *st, size_t guess)
 			return -E2BIG;
 		}
 		stack_append(st, best);
-		e = best_b - a;
 		a = best_b;
 	}
 	return 0;
@@ -304,10 +390,113 @@ static bool deny_run(const struct iour__opfilter *of, size_t *lo, size_t *hi, si
 	return best > 0;
 }
 
-static void stack_units(struct stacker *st, size_t lo, size_t hi)
+/* The digit of a unit the radix sort's pass `d` orders by: 8 bits of the
+ * key (d = 0..7, lowest first), then of the field (8, 9), then sorted
+ * (10). */
+static unsigned unit_digit(const struct unit *u, unsigned d)
+{
+	if (d < 8)
+		return (unsigned)(u->key >> (8 * d)) & 0xff;
+	if (d < 10)
+		return (u->field >> (8 * (d - 8))) & 0xff;
+	return u->sorted;
+}
+
+/*
+ * Order the units by (sorted, field, key), equal ones kept in the order
+ * they were made, i.e. by (rule, slice): a stable radix sort, least
+ * significant byte first, that skips a byte all units share.  Linear in
+ * the units where a comparison sort is not (n = 100,000 entries).
+ * 0 or -ENOMEM.
+ */
+static int sort_units(struct unit *v, size_t n)
+{
+	struct unit *tmp = iour__malloc((n ? n : 1) * sizeof(*tmp)), *from = v, *to = tmp;
+	size_t cnt[256];
+
+	if (!tmp)
+		return -ENOMEM;
+	for (unsigned d = 0; d < 11; d++) {
+		size_t sum = 0;
+		bool one = false;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[unit_digit(&from[i], d)]++;
+		for (unsigned k = 0; k < 256; k++) {
+			size_t c = cnt[k];
+
+			one |= c == n;
+			cnt[k] = sum;
+			sum += c;
+		}
+		if (one)
+			continue; /* every unit has this digit: nothing to move */
+		for (size_t i = 0; i < n; i++)
+			to[cnt[unit_digit(&from[i], d)]++] = from[i];
+		to = from;
+		from = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	iour__free(tmp);
+	return 0;
+}
+
+/*
+ * What each unit adds to the interval map the compiler builds of a part
+ * (filter_lower.c), in the order the units are compared: a unit whose
+ * values touch or overlap the run before it on the same field adds
+ * nothing, any other one run (a unit kept in place, or not an interval
+ * of one field, counts one).  With points4 a run is one point: the
+ * compiler compares the loaded word with byte-swapped constants, so
+ * neighbouring addresses are no neighbours there.  wsum[i] is the weight
+ * of units[0, i), wsum31[i] that of those whose key has bit 31 set: the
+ * kernel converts a jump on such a constant to two instructions
+ * (converted_size()), so those weigh more.
+ */
+static void stack_weights(struct stacker *st)
+{
+	const struct iour__opfilter *of = st->of;
+	bool have = false;
+	uint32_t field = 0;
+	uint64_t hi = 0;
+
+	st->wsum[0] = st->wsum31[0] = 0;
+	for (size_t i = 0; i < st->nunits; i++) {
+		const struct unit *u = &st->units[i];
+		const struct iour__cmp *c = &of->rules[u->rule].cmps[0];
+		uint64_t l = u->key, h = u->key;
+		bool interval = !u->sorted;
+		uint64_t w = 1;
+
+		if (interval && !st->points4 && u->a == u->b) {
+			if (c->op == IOUR_CMP_IN_RANGE)
+				h = c->arg;
+			else if (c->op == IOUR_CMP_IN_PREFIX && c->field == IOUR_FIELD_CONNECT_ADDR4 &&
+				 c->arg < 32)
+				h = l | ((1ULL << (32 - c->arg)) - 1);
+			else if (c->op != IOUR_CMP_EQ)
+				interval = false;
+		}
+		if (interval && have && u->field == field && (st->points4 ? l == hi : l <= hi + 1))
+			w = 0;
+		if (interval) {
+			if (!have || u->field != field || w || h > hi)
+				hi = h;
+			field = u->field;
+		}
+		have = interval;
+		st->wsum[i + 1] = st->wsum[i] + w;
+		st->wsum31[i + 1] = st->wsum31[i] + (l & 0x80000000U ? w : 0);
+	}
+}
+
+static int stack_units(struct stacker *st, size_t lo, size_t hi)
 {
 	const struct iour__opfilter *of = st->of;
 	size_t n = 0;
+	int rc;
 
 	for (size_t i = lo; i < hi; i++) {
 		const struct iour__rule *r = &of->rules[i];
@@ -342,7 +531,11 @@ static void stack_units(struct stacker *st, size_t lo, size_t hi)
 	if (st->points4 && !st->cfg.big_endian)
 		for (size_t i = 0; i < n; i++)
 			st->units[i].key = bswap32((uint32_t)st->units[i].key);
-	qsort(st->units, n, sizeof(*st->units), unit_cmp);
+	rc = sort_units(st->units, n);
+	if (rc)
+		return rc;
+	stack_weights(st);
+	return 0;
 }
 
 /*
@@ -379,7 +572,10 @@ static int surely_too_large(const struct iour__opfilter *of, size_t lo, size_t h
 			for (size_t k = 0; k < c->set_len; k++)
 				v[n++] = (uint64_t)c->field << 32 | c->set[k];
 	}
-	qsort(v, n, sizeof(*v), u64_cmp);
+	if (iour__fm_sort_u64(v, n)) {
+		iour__free(v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
 		runs += !i || (v[i] != v[i - 1] && v[i] != v[i - 1] + 1);
 	iour__free(v);
@@ -450,7 +646,9 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	st.rules = iour__malloc((st.of->nrules + weight) * sizeof(*st.rules));
 	st.tf = iour__malloc(sizeof(*st.tf));
 	st.vals = iour__malloc(weight * sizeof(*st.vals));
-	if (!st.units || !st.cmps || !st.rules || !st.tf || !st.vals) {
+	st.wsum = iour__malloc((weight + 1) * sizeof(*st.wsum));
+	st.wsum31 = iour__malloc((weight + 1) * sizeof(*st.wsum31));
+	if (!st.units || !st.cmps || !st.rules || !st.tf || !st.vals || !st.wsum || !st.wsum31) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -459,11 +657,13 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	st.tof.rules = st.rules;
 	st.tf->ops[opcode] = &st.tof;
 	st.tail = &st.head;
-	stack_units(&st, lo, hi);
+	rc = stack_units(&st, lo, hi);
+	if (rc)
+		goto out;
 	/* In order, each program as full as it goes (one program again when
-	 * the ordered entries fit).  The first guess: about one instruction
-	 * per entry in each of the plain and the mapped reading. */
-	rc = stack_pack(&st, cfg->max_insns / 2);
+	 * the ordered entries fit).  The first measure is a guess: about one
+	 * instruction per run in each of the plain and the mapped reading. */
+	rc = stack_pack(&st, 2.0 / cfg->max_insns);
 	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE) {
 		if (why)
 			snprintf(why, whylen,
@@ -500,5 +700,7 @@ out:
 	iour__free(st.rules);
 	iour__free(st.tf);
 	iour__free(st.vals);
+	iour__free(st.wsum);
+	iour__free(st.wsum31);
 	return rc;
 }
