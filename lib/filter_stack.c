@@ -538,46 +538,82 @@ static int stack_units(struct stacker *st, size_t lo, size_t hi)
 	return 0;
 }
 
+/* The point values of the deny run [lo, hi) (one-comparison IN_SET and
+ * EQ rules) into v, the field in the top bits so that values of
+ * different fields never join; as numbers, or (words) as the word the
+ * program loads for a network-order field (filter_map.c,
+ * iour__fm_raw_of()).  64-bit fields (user_data, open flags) are left
+ * out.  Returns how many. */
+static size_t run_points(const struct iour__opfilter *of, size_t lo, size_t hi, bool words,
+			 bool be, uint64_t *v)
+{
+	size_t n = 0;
+
+	for (size_t i = lo; i < hi; i++) {
+		const struct iour__cmp *c;
+		struct layout L;
+		bool raw;
+
+		if (of->rules[i].ncmps != 1)
+			continue;
+		c = &of->rules[i].cmps[0];
+		if (iour__field_valid_bits(c->field) > UINT32_MAX ||
+		    (c->op != IOUR_CMP_EQ && c->op != IOUR_CMP_IN_SET))
+			continue;
+		iour__fm_field_layout(c->field, be, &L);
+		raw = words && L.width == 32 && L.network;
+		for (size_t k = 0; k < (c->op == IOUR_CMP_EQ ? 1 : c->set_len); k++) {
+			uint64_t x = c->op == IOUR_CMP_EQ ? c->value : c->set[k];
+
+			v[n++] = (uint64_t)c->field << 32 | (raw ? iour__fm_raw_of(&L, x, be) : x);
+		}
+	}
+	return n;
+}
+
+/* Runs of consecutive values in v[0, n), which it sorts; SIZE_MAX:
+ * -ENOMEM. */
+static size_t count_runs(uint64_t *v, size_t n)
+{
+	size_t runs = 0;
+
+	if (iour__fm_sort_u64(v, n))
+		return SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		runs += !i || (v[i] != v[i - 1] && v[i] != v[i - 1] + 1);
+	return runs;
+}
+
 /*
  * Can the deny run [lo, hi) not fit in one program?  True when its point
  * values (one-comparison IN_SET and EQ rules) fall into more than twice
- * max_insns runs of consecutive values on one field: each run needs a
- * comparison of its own.  Spares the compile of the whole rule list at
- * 100,000 entries.  1: too large; 0: maybe not; -ENOMEM.
+ * max_insns runs of consecutive values on one field, counted both as
+ * numbers and as the words the program loads (the compiler compares a
+ * network-order field either way, filter_map.c, map_field32()), the
+ * smaller of the two: each run needs a comparison of its own.  Spares
+ * the compile of the whole rule list at 100,000 entries.  1: too large;
+ * 0: maybe not; -ENOMEM.
  */
 static int surely_too_large(const struct iour__opfilter *of, size_t lo, size_t hi, size_t weight,
-			    uint32_t max)
+			    uint32_t max, bool be)
 {
 	uint64_t *v;
-	size_t n = 0, runs = 0;
+	size_t runs = SIZE_MAX;
 
 	if (weight <= 2 * (size_t)max)
 		return 0;
 	v = iour__malloc(weight * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = lo; i < hi; i++) {
-		const struct iour__cmp *c;
+	for (int words = 0; words < 2 && runs != 0; words++) {
+		size_t r = count_runs(v, run_points(of, lo, hi, words, be, v));
 
-		if (of->rules[i].ncmps != 1)
-			continue;
-		c = &of->rules[i].cmps[0];
-		/* field in the top bits: values of different fields never
-		 * join; 64-bit fields (user_data, open flags) are left out */
-		if (iour__field_valid_bits(c->field) > UINT32_MAX)
-			continue;
-		if (c->op == IOUR_CMP_EQ)
-			v[n++] = (uint64_t)c->field << 32 | c->value;
-		else if (c->op == IOUR_CMP_IN_SET)
-			for (size_t k = 0; k < c->set_len; k++)
-				v[n++] = (uint64_t)c->field << 32 | c->set[k];
+		if (r == SIZE_MAX) {
+			iour__free(v);
+			return -ENOMEM;
+		}
+		runs = r < runs ? r : runs;
 	}
-	if (iour__fm_sort_u64(v, n)) {
-		iour__free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		runs += !i || (v[i] != v[i - 1] && v[i] != v[i - 1] + 1);
 	iour__free(v);
 	return runs > 2 * (size_t)max;
 }
@@ -602,7 +638,8 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	rc = 0;
 	if (opcode < IOUR__NOPCODES && f->ops[opcode] && !f->ops[opcode]->raw &&
 	    deny_run(f->ops[opcode], &lo, &hi, &weight))
-		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns);
+		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns,
+				      cfg->big_endian);
 	if (rc < 0)
 		return rc;
 	if (rc) {

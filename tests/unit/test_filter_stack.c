@@ -949,3 +949,59 @@ Test(filter_stack, precheck_costs_as_documented)
 		iour_filter__free(f);
 	}
 }
+
+/*
+ * A deny-list whose points are too many for one program is split without
+ * compiling the whole list first only when their runs of consecutive
+ * values (each needs a comparison) are more than twice the limit, counted
+ * as numbers and as the words the program loads, the smaller
+ * (filter_stack.c, surely_too_large()).  20,000 addresses whose loaded
+ * words are consecutive on a little-endian target (a.b.0.5 for every a,
+ * b) are one run there although no two are neighbours as numbers: one
+ * program, one compile.  On a big-endian target the same addresses are
+ * 20,000 runs both ways, and the list is split; addresses consecutive as
+ * numbers are one run on either target.
+ */
+Test(filter_stack, surely_too_large_counts_loaded_words)
+{
+	static uint64_t set[20000];
+
+	for (int shape = 0; shape < 2; shape++)
+		for (int be = 0; be < 2; be++) {
+			struct iour__compile_cfg cfg = { .big_endian = be,
+							 .max_insns = IOUR_MAX_INSNS };
+			struct iour__stack_stats st;
+			struct iour_filter *f = NULL;
+			struct iour_prog *stack = NULL;
+			struct iour_cmp c = { .sz = sizeof(c),
+					      .field = IOUR_FIELD_CONNECT_ADDR4,
+					      .op = IOUR_CMP_IN_SET,
+					      .set = set,
+					      .set_len = 20000 };
+			char why[256];
+			bool one = shape == 1 || !be;
+
+			for (uint32_t i = 0; i < 20000; i++)
+				/* shape 0: the word 0x05000000 + i read on a
+				 * little-endian target; 1: consecutive numbers */
+				set[i] = shape ? 0x0a000000U + i : __builtin_bswap32(0x05000000U + i);
+			cr_assert_eq(iour_filter__new(NULL, &f), 0);
+			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+			cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+			cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack,
+								why, sizeof(why)),
+				     0, "%s", why);
+			if (one) {
+				cr_assert_eq(st.progs, 1, "shape %d, %s: %u programs", shape,
+					     be ? "big-endian" : "little-endian", st.progs);
+				cr_assert_eq(st.compiles, 1, "shape %d, %s: %u compiles", shape,
+					     be ? "big-endian" : "little-endian", st.compiles);
+				cr_assert_lt(stack->cnt, 64, "one run: a few comparisons");
+			} else {
+				cr_assert_gt(st.progs, 1, "20,000 scattered points: %u programs",
+					     st.progs);
+			}
+			iour_prog__free(stack);
+			iour_filter__free(f);
+		}
+}
