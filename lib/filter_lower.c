@@ -803,7 +803,8 @@ static uint32_t range_test(struct cc *c, uint64_t w, uint32_t lo, uint32_t hi, b
 			   uint32_t in, uint32_t out)
 {
 	if (hi_first)
-		return iour__fc_mk_test(c, w, J_GT, hi, out, iour__fc_mk_test(c, w, J_GE, lo, in, out));
+		return iour__fc_mk_test(c, w, J_GT, hi, out,
+					iour__fc_mk_test(c, w, J_GE, lo, in, out));
 	return iour__fc_mk_test(c, w, J_GE, lo, iour__fc_mk_test(c, w, J_GT, hi, out, in), out);
 }
 

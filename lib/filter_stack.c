@@ -39,9 +39,9 @@ struct stacker {
 	struct iour_prog *head, **tail;
 	uint32_t nprogs;
 	uint32_t compiles; /* of parts (iour__stack_stats) */
-	bool points4;   /* every deny unit is an IPv4 point: pack by loaded word */
-	uint64_t *vals; /* with points4: scratch for one part's values */
-	bool precheck;  /* with points4: give each program a range pre-check */
+	bool points4;      /* every deny unit is an IPv4 point: pack by loaded word */
+	uint64_t *vals;    /* with points4: scratch for one part's values */
+	bool precheck;     /* with points4: give each program a range pre-check */
 	/* wsum[i]: weight of units[0, i) (stack_weights()); wsum31: of
 	 * those whose compared constant has bit 31 set */
 	uint64_t *wsum, *wsum31;
@@ -473,8 +473,8 @@ static void stack_weights(struct stacker *st)
 		if (interval && !st->points4 && u->a == u->b) {
 			if (c->op == IOUR_CMP_IN_RANGE)
 				h = c->arg;
-			else if (c->op == IOUR_CMP_IN_PREFIX && c->field == IOUR_FIELD_CONNECT_ADDR4 &&
-				 c->arg < 32)
+			else if (c->op == IOUR_CMP_IN_PREFIX &&
+				 c->field == IOUR_FIELD_CONNECT_ADDR4 && c->arg < 32)
 				h = l | ((1ULL << (32 - c->arg)) - 1);
 			else if (c->op != IOUR_CMP_EQ)
 				interval = false;
@@ -544,8 +544,8 @@ static int stack_units(struct stacker *st, size_t lo, size_t hi)
  * program loads for a network-order field (filter_map.c,
  * iour__fm_raw_of()).  64-bit fields (user_data, open flags) are left
  * out.  Returns how many. */
-static size_t run_points(const struct iour__opfilter *of, size_t lo, size_t hi, bool words,
-			 bool be, uint64_t *v)
+static size_t run_points(const struct iour__opfilter *of, size_t lo, size_t hi, bool words, bool be,
+			 uint64_t *v)
 {
 	size_t n = 0;
 
