@@ -185,7 +185,7 @@ static void hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, u
 	uint32_t *tmp;
 	size_t k = 0;
 
-	if (!precheck_test(c, root))
+	if (!count || !precheck_test(c, root))
 		return;
 	head[nh++] = root;
 	for (int d = 0; d < 2; d++) { /* two levels below the root */

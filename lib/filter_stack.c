@@ -466,7 +466,7 @@ static void stack_weights(struct stacker *st)
 	for (size_t i = 0; i < st->nunits; i++) {
 		const struct unit *u = &st->units[i];
 		const struct iour__cmp *c = &of->rules[u->rule].cmps[0];
-		uint64_t l = u->key, h = u->key;
+		uint64_t l = u->key, h = l;
 		bool interval = !u->sorted;
 		uint64_t w = 1;
 
