@@ -176,17 +176,17 @@ static bool precheck_test(const struct cc *c, uint32_t n)
  * graph the other branch leads to, so that branch's requests would pay a
  * trampoline (JA) in every program of a stack.  Those few tests go
  * first instead, the rest keeping its order: still every jump forward
- * (checked; the order is kept as it is otherwise).
+ * (checked; the order is kept as it is otherwise).  0 or -ENOMEM.
  */
-static void hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, uint32_t count,
-			   uint32_t *index)
+static int hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, uint32_t count,
+			  uint32_t *index)
 {
 	uint32_t head[7], nh = 0, from = 0;
 	uint32_t *tmp;
 	size_t k = 0;
 
 	if (!count || !precheck_test(c, root))
-		return;
+		return 0;
 	head[nh++] = root;
 	for (int d = 0; d < 2; d++) { /* two levels below the root */
 		uint32_t to = nh;
@@ -205,7 +205,7 @@ static void hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, u
 	}
 	tmp = iour__malloc((size_t)count * sizeof(*tmp));
 	if (!tmp)
-		return; /* the plain order is correct, only longer */
+		return -ENOMEM;
 	/* the head in its reverse post-order, then the rest */
 	for (uint32_t i = 0; i < count; i++)
 		for (uint32_t j = 0; j < nh; j++)
@@ -228,11 +228,12 @@ static void hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, u
 			for (uint32_t j = 0; j < count; j++) /* a backward jump: keep */
 				index[order[j]] = j;
 			iour__free(tmp);
-			return;
+			return 0;
 		}
 	}
 	memcpy(order, tmp, (size_t)count * sizeof(*order));
 	iour__free(tmp);
+	return 0;
 }
 
 /* Label of the entry point of `to` for a jump from a block that leaves
@@ -495,7 +496,9 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 	if (rc)
 		goto out;
 	if (c->precheck)
-		hoist_precheck(c, root, order, count, index);
+		rc = hoist_precheck(c, root, order, count, index);
+	if (rc)
+		goto out;
 	need = iour__calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
 	if (!need) {
 		rc = -ENOMEM;
