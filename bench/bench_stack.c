@@ -16,19 +16,38 @@
  * them), and stack.<shape>.us_per_entry_n100000_vs_n1000, the time per
  * entry at 100,000 divided by that at 1,000 (1 = linear).
  *
- * stack.random.n100000.worst_path_total: the most instructions one CONNECT
- * runs through all the stacked programs (simulator count), over the
- * listed addresses (every 37th), as many unlisted ones, each also as the
- * IPv4-mapped IPv6 address, and ::1 and an AF_UNIX request;
- * .worst_nonmatching_per_prog: the most one program that does not deny
- * such a request runs for it (each program first sends an address outside
- * its range to the rest of the rules: filter_lower.c, range_precheck());
- * .worst_matching: the most the denying program runs;
- * .worst_path_bound: issue 21's bound beside the value, 3 instructions for
- * each program but one plus the most one program runs (a listed address
- * is denied by one program; an unlisted one inside a program's range runs
- * that program's whole search without being denied).  Nothing is
- * asserted: the numbers go to the JSON file named by the argument.
+ * stack.random.n100000: the paths of one CONNECT through all the stacked
+ * programs (simulator counts), over every listed address and, between
+ * each two neighbouring listed words (the word the programs load), the
+ * unlisted one next to the lower (so every gap between two programs'
+ * ranges, and below and above all of them), each as an AF_INET request
+ * and as the IPv4-mapped IPv6 request ::ffff:a.b.c.d, and ::1, AF_UNIX
+ * and 0.0.0.0:
+ *   .worst_path_total_inet / _mapped: the most one request of that kind
+ *     runs; .worst_path_total: the most any request runs;
+ *   .worst_path_outside_inet / _mapped: the most one request outside
+ *     every program's range runs (no program ran more than its
+ *     pre-check, PRECHECK_MAX instructions);
+ *   .worst_path_compiler_bound_inet / _mapped: what the pre-check costs
+ *     doc/design.md gives for each program ("Stacked filters": 4 or 5
+ *     for AF_INET, 5 or 6 mapped, the cheap sides alternating) add up
+ *     to over the worst placement of the request, plus the longest run
+ *     of the one program whose search ran; the measured paths must stay
+ *     within it;
+ *   .worst_path_min_inet / _mapped / .worst_path_min: the least the worst
+ *     request outside every range can run through this many programs
+ *     with any pre-check (doc/design.md: ceil(7n/2) and ceil(11n/2));
+ *     .min_per_prog_one_kind (4) and .min_per_prog_both_kinds (5, the
+ *     four costs of a program averaged) are those per-program minima;
+ *   .compiles: the compiles the stacked compile took;
+ *   .worst_nonmatching_per_prog: the most one program that does not deny
+ *     a request runs for it; .worst_matching: the most the denying
+ *     program runs; .worst_path_bound: issue 21's bound beside the value,
+ *     3 instructions for each program but one plus the most one program
+ *     runs (which doc/design.md shows no stack serving both request
+ *     kinds can meet).
+ * Nothing is asserted: the numbers go to the JSON file named by the
+ * argument (a measured path above the compiler bound is printed).
  *
  * Usage: bench_stack OUTPUT.json
  */
@@ -43,6 +62,7 @@
 #include <sys/socket.h>
 
 #include "bench_util.h"
+#include "cbpf_internal.h"
 #include "filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
@@ -146,31 +166,20 @@ struct result {
 	size_t insns;
 };
 
+/* A program that ran at most this many instructions for a request ran its
+ * pre-check alone (doc/design.md: at most 6); the search of a part of
+ * hundreds of points runs far more. */
+#define PRECHECK_MAX 8
+
+enum { INET, MAPPED };
+
 struct paths {
-	uint32_t total, nonmatching_per_prog, matching;
+	uint32_t total[2], outside[2], other;
+	uint32_t own[2]; /* the most the program whose search ran ran */
+	uint32_t nonmatching_per_prog, matching;
+	uint32_t progs, compiles;
+	uint32_t bound[2], bound_outside[2];
 };
-
-/* Every stacked program on one context: instructions run, deny count; the
- * largest non-denying and denying program's counts through *nm and *m. */
-static uint32_t run_stack(const struct iour_prog *head, const uint8_t ctx[40], uint32_t *nm,
-			  uint32_t *m)
-{
-	uint32_t total = 0;
-
-	for (const struct iour_prog *p = head; p; p = p->next) {
-		struct iour_sim_result r = { .sz = sizeof(r) };
-		int rc = iour_cbpf_run(iour_prog__insns(p), iour_prog__insn_cnt(p), ctx, 40, &r);
-
-		if (rc)
-			die("iour_cbpf_run", rc);
-		total += r.executed;
-		if (r.allowed && r.executed > *nm)
-			*nm = r.executed;
-		if (!r.allowed && r.executed > *m)
-			*m = r.executed;
-	}
-	return total;
-}
 
 static void ctx4(uint8_t ctx[40], uint32_t addr, bool mapped)
 {
@@ -190,42 +199,145 @@ static void ctx4(uint8_t ctx[40], uint32_t addr, bool mapped)
 	}
 }
 
+/* Every stacked program on one context: the instructions run; the longest
+ * run of a program whose search ran through *own (0 if none ran it). */
+static uint32_t run_stack(struct paths *w, const struct iour_prog *head, const uint8_t ctx[40],
+			  uint32_t *own)
+{
+	uint32_t total = 0;
+
+	*own = 0;
+	for (const struct iour_prog *p = head; p; p = p->next) {
+		uint32_t n, ret = iour__cbpf_run_unchecked(p->insns, ctx, &n);
+
+		total += n;
+		if (ret && n > w->nonmatching_per_prog)
+			w->nonmatching_per_prog = n;
+		if (!ret && n > w->matching)
+			w->matching = n;
+		if (n > PRECHECK_MAX && n > *own)
+			*own = n;
+	}
+	return total;
+}
+
+static uint32_t max32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The loaded word of an IPv4 address (host order) and back: the address
+ * bytes as the kernel stores them, read in the host's order. */
+static uint32_t word_of(uint32_t addr)
+{
+	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? __builtin_bswap32(addr) : addr;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The pre-check costs doc/design.md states: a program that does not hold
+ * the request runs cost[kind][program index & 1][above its range].
+ */
+static const uint32_t precheck_cost[2][2][2] = {
+	[INET] = { { 5, 4 }, { 4, 5 } },
+	[MAPPED] = { { 5, 6 }, { 6, 5 } },
+};
+
+/* The compiler bounds of the top comment for n programs. */
+static void compiler_bounds(struct paths *w, uint32_t n)
+{
+	for (int k = 0; k < 2; k++) {
+		uint32_t out = 0, in = 0;
+
+		/* a request above programs [0, g) and below [g, n) (outside
+		 * all), or held by program g, above [0, g), below (g, n) */
+		for (uint32_t g = 0; g <= n; g++) {
+			uint32_t below = 0, above = 0;
+
+			for (uint32_t j = 0; j < n; j++)
+				if (j < g)
+					above += precheck_cost[k][j & 1][1];
+				else if (j > g)
+					below += precheck_cost[k][j & 1][0];
+			if (g < n)
+				in = max32(in, above + below);
+			out = max32(out, above + below + (g < n ? precheck_cost[k][g & 1][0] : 0));
+		}
+		w->bound_outside[k] = out;
+		w->bound[k] = max32(out, in + w->own[k]);
+	}
+}
+
 /* The worst paths of the stack compiled from `f` (see the top comment). */
 static struct paths worst_paths(const struct iour_filter *f, const uint64_t *set, size_t n)
 {
 	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 					 .max_insns = IOUR_MAX_INSNS };
+	struct iour__stack_stats ss = { 0 };
 	struct iour_prog *head = NULL;
 	struct paths w = { 0 };
+	uint32_t *words = malloc((2 * n + 2) * sizeof(*words)), own;
+	size_t m = 0, nw;
 	uint8_t ctx[40];
 	char why[256];
-	int rc = iour__filter_compile_stack(f, OP_CONNECT, &cfg, NULL, &head, why, sizeof(why));
+	int rc = iour__filter_compile_stack(f, OP_CONNECT, &cfg, &ss, &head, why, sizeof(why));
 
 	if (rc)
 		die(why, rc);
-	for (size_t i = 0; i < n; i += 37)
-		for (int k = 0; k < 4; k++) {
-			uint32_t t, a = (uint32_t)set[i] * (k < 2 ? 1U : 2654435761U);
+	if (!words)
+		die("malloc", -ENOMEM);
+	w.progs = ss.progs;
+	w.compiles = ss.compiles;
+	for (const struct iour_prog *p = head; p; p = p->next)
+		if (iour_cbpf_validate(p->insns, p->cnt, 0, NULL))
+			die("validate", -EINVAL);
+	for (size_t i = 0; i < n; i++)
+		words[m++] = word_of((uint32_t)set[i]);
+	qsort(words, m, sizeof(*words), cmp_u32);
+	nw = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!nw || words[nw - 1] != words[i])
+			words[nw++] = words[i];
+	/* unlisted: next to each listed word, and below them all */
+	m = nw;
+	for (size_t i = 0; i < nw; i++)
+		if (words[i] != UINT32_MAX && (i + 1 == nw || words[i + 1] != words[i] + 1))
+			words[m++] = words[i] + 1;
+	if (words[0] > 1)
+		words[m++] = 1;
+	for (size_t i = 0; i < m; i++)
+		for (int k = 0; k < 2; k++) {
+			uint32_t t;
 
-			ctx4(ctx, a, k & 1);
-			t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
-			w.total = t > w.total ? t : w.total;
+			ctx4(ctx, word_of(words[i]), k == MAPPED);
+			t = run_stack(&w, head, ctx, &own);
+			w.total[k] = max32(w.total[k], t);
+			w.own[k] = max32(w.own[k], own);
+			if (!own)
+				w.outside[k] = max32(w.outside[k], t);
 		}
 	{
 		struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
 		struct sockaddr su = { .sa_family = AF_UNIX };
-		uint32_t t;
 
 		sa6.sin6_addr.s6_addr[15] = 1;
 		iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
 		iour_ctx_connect(ctx, 40, &sa6, sizeof(sa6));
-		t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
-		w.total = t > w.total ? t : w.total;
+		w.other = max32(w.other, run_stack(&w, head, ctx, &own));
 		iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
 		iour_ctx_connect(ctx, 40, &su, sizeof(su));
-		t = run_stack(head, ctx, &w.nonmatching_per_prog, &w.matching);
-		w.total = t > w.total ? t : w.total;
+		w.other = max32(w.other, run_stack(&w, head, ctx, &own));
+		ctx4(ctx, 0, false);
+		w.other = max32(w.other, run_stack(&w, head, ctx, &own));
 	}
+	compiler_bounds(&w, w.progs);
+	free(words);
 	iour_prog__free(head);
 	return w;
 }
@@ -282,6 +394,59 @@ static unsigned worst_path_bound(const struct paths *wp, int progs)
 	return progs > 0 ? 3U * (unsigned)(progs - 1) + own : 0;
 }
 
+/* The lower bounds of doc/design.md for n programs: ceil(7n/2) and
+ * ceil(11n/2). */
+static uint32_t min_inet(uint32_t n)
+{
+	return (7 * n + 1) / 2;
+}
+
+static uint32_t min_mapped(uint32_t n)
+{
+	return (11 * n + 1) / 2;
+}
+
+static uint32_t worst_total(const struct paths *w)
+{
+	return max32(max32(w->total[INET], w->total[MAPPED]), w->other);
+}
+
+static void print_paths(const struct paths *w)
+{
+	static const char *const kind[2] = { "AF_INET", "mapped " };
+
+	printf("stack random n=100000: %u programs, %u compiles; worst path through all "
+	       "programs %u instructions (a non-denying program at most %u, the denying one at "
+	       "most %u)\n",
+	       w->progs, w->compiles, worst_total(w), w->nonmatching_per_prog, w->matching);
+	for (int k = 0; k < 2; k++) {
+		printf("  %s worst %u (compiler bound %u), outside every range %u (compiler "
+		       "bound %u, least possible %u)\n",
+		       kind[k], w->total[k], w->bound[k], w->outside[k], w->bound_outside[k],
+		       k == INET ? min_inet(w->progs) : min_mapped(w->progs));
+		if (w->total[k] > w->bound[k] || w->outside[k] > w->bound_outside[k])
+			printf("  %s: MEASURED PATH ABOVE THE COMPILER BOUND (doc/design.md)\n",
+			       kind[k]);
+	}
+}
+
+static void json_paths(FILE *out, const struct paths *w, int progs)
+{
+	fprintf(out,
+		", \"compiles\": %u, \"worst_path_total\": %u, \"worst_path_total_inet\": %u, "
+		"\"worst_path_total_mapped\": %u, \"worst_path_outside_inet\": %u, "
+		"\"worst_path_outside_mapped\": %u, \"worst_path_compiler_bound_inet\": %u, "
+		"\"worst_path_compiler_bound_mapped\": %u, \"worst_path_min_inet\": %u, "
+		"\"worst_path_min_mapped\": %u, \"worst_path_min\": %u, "
+		"\"min_per_prog_one_kind\": 4, \"min_per_prog_both_kinds\": 5, "
+		"\"worst_path_bound\": %u, \"worst_nonmatching_per_prog\": %u, "
+		"\"worst_matching\": %u",
+		w->compiles, worst_total(w), w->total[INET], w->total[MAPPED], w->outside[INET],
+		w->outside[MAPPED], w->bound[INET], w->bound[MAPPED], min_inet(w->progs),
+		min_mapped(w->progs), max32(min_inet(w->progs), min_mapped(w->progs)),
+		worst_path_bound(w, progs), w->nonmatching_per_prog, w->matching);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t ns[3] = { 1000, 10000, 100000 };
@@ -306,10 +471,7 @@ int main(int argc, char **argv)
 			       shapes[s], ns[i], res[s][i].ms, res[s][i].progs, res[s][i].insns);
 			if (!s && ns[i] == 100000) {
 				wp = worst_paths(f, set, ns[i]);
-				printf("stack random n=100000: worst path through all programs %u "
-				       "instructions (a non-denying program at most %u, the "
-				       "denying one at most %u)\n",
-				       wp.total, wp.nonmatching_per_prog, wp.matching);
+				print_paths(&wp);
 			}
 			iour_filter__free(f);
 		}
@@ -324,11 +486,7 @@ int main(int argc, char **argv)
 			fprintf(out, "\"n%zu\": {\"ms\": %.3f, \"progs\": %d, \"insns\": %zu", ns[i],
 				res[s][i].ms, res[s][i].progs, res[s][i].insns);
 			if (!s && ns[i] == 100000)
-				fprintf(out,
-					", \"worst_path_total\": %u, \"worst_path_bound\": %u, "
-					"\"worst_nonmatching_per_prog\": %u, \"worst_matching\": %u",
-					wp.total, worst_path_bound(&wp, res[s][i].progs),
-					wp.nonmatching_per_prog, wp.matching);
+				json_paths(out, &wp, res[s][i].progs);
 			fprintf(out, "}, ");
 		}
 		fprintf(out, "\"us_per_entry_n100000_vs_n1000\": %.4f}",

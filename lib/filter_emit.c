@@ -159,6 +159,83 @@ static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *co
 	return 0;
 }
 
+/* Is node n a test of an address word a range pre-check reads? */
+static bool precheck_test(const struct cc *c, uint32_t n)
+{
+	uint64_t wx = c->nodes[n].wx;
+
+	return !is_leaf(c, n) && WX_KIND(wx) == WX_RAW && WX_K(wx) == 0 &&
+	       (WX_OFF(wx) == IOUR_CTX_OFF_CONNECT_ADDR ||
+		WX_OFF(wx) == IOUR_CTX_OFF_CONNECT_ADDR + 12);
+}
+
+/*
+ * A stacked program's range pre-check (filter_lower.c, range_precheck())
+ * is the root and at most two levels of tests below it on words 24 and
+ * 36.  Reverse post-order puts the tests of one branch after the whole
+ * graph the other branch leads to, so that branch's requests would pay a
+ * trampoline (JA) in every program of a stack.  Those few tests go
+ * first instead, the rest keeping its order: still every jump forward
+ * (checked; the order is kept as it is otherwise).  0 or -ENOMEM.
+ */
+static int hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, uint32_t count,
+			  uint32_t *index)
+{
+	uint32_t head[7], nh = 0, from = 0;
+	uint32_t *tmp;
+	size_t k = 0;
+
+	if (!count || !precheck_test(c, root))
+		return 0;
+	head[nh++] = root;
+	for (int d = 0; d < 2; d++) { /* two levels below the root */
+		uint32_t to = nh;
+
+		for (uint32_t i = from; i < to; i++)
+			for (int w = 0; w < 2; w++) {
+				uint32_t ch = w ? c->nodes[head[i]].f : c->nodes[head[i]].t;
+				bool seen = false;
+
+				for (uint32_t j = 0; j < nh; j++)
+					seen |= head[j] == ch;
+				if (!seen && precheck_test(c, ch))
+					head[nh++] = ch;
+			}
+		from = to;
+	}
+	tmp = iour__malloc((size_t)count * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	/* the head in its reverse post-order, then the rest */
+	for (uint32_t i = 0; i < count; i++)
+		for (uint32_t j = 0; j < nh; j++)
+			if (order[i] == head[j])
+				tmp[k++] = order[i];
+	for (uint32_t i = 0; i < count; i++) {
+		bool in = false;
+
+		for (uint32_t j = 0; j < nh; j++)
+			in |= order[i] == head[j];
+		if (!in)
+			tmp[k++] = order[i];
+	}
+	for (uint32_t i = 0; i < count; i++)
+		index[tmp[i]] = i;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct node *n = &c->nodes[tmp[i]];
+
+		if (!is_leaf(c, tmp[i]) && (index[n->t] <= i || index[n->f] <= i)) {
+			for (uint32_t j = 0; j < count; j++) /* a backward jump: keep */
+				index[order[j]] = j;
+			iour__free(tmp);
+			return 0;
+		}
+	}
+	memcpy(order, tmp, (size_t)count * sizeof(*order));
+	iour__free(tmp);
+	return 0;
+}
+
 /* Label of the entry point of `to` for a jump from a block that leaves
  * the value of `from_wx` in A. */
 static uint32_t edge_label(const struct cc *c, const uint32_t *index, uint64_t from_wx, uint32_t to)
@@ -416,6 +493,10 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 	if (!index)
 		return -ENOMEM;
 	rc = rpo_order(c, root, &order, &count, index);
+	if (rc)
+		goto out;
+	if (c->precheck)
+		rc = hoist_precheck(c, root, order, count, index);
 	if (rc)
 		goto out;
 	need = iour__calloc(count + 1, 1); /* + 1: never a 0-byte allocation */

@@ -90,7 +90,7 @@ struct iour__compile_cfg {
 	/* Path-specialisation budget: 0 = the default; 1 makes every compile
 	 * fall back to the unspecialised graph. */
 	uint32_t spec_budget;
-	/* Stacked programs only (filter_compile.c): the opcode's rules are
+	/* Stacked programs only (filter_stack.c): the opcode's rules are
 	 * P, D, S where D = rules[range_d_lo, range_d_hi) are one-comparison
 	 * CONNECT IPv4-address rules on points whose loaded words all lie in
 	 * [range_lo, range_hi]; the program first sends requests that no
@@ -98,6 +98,9 @@ struct iour__compile_cfg {
 	 * (filter_lower.c, range_precheck()).  Off when range_d_hi == 0. */
 	uint32_t range_d_lo, range_d_hi;
 	uint32_t range_lo, range_hi;
+	/* Nonzero: the pre-check's cheap sides mirrored (range_precheck());
+	 * the stacker sets it on every other program. */
+	uint32_t range_mirror;
 	/* Longest chain of equality tests on one value in an interval map
 	 * (0: the default, 3); stacked programs use longer ones. */
 	uint32_t chain;
@@ -124,6 +127,7 @@ IOUR_INTERNAL int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t
 /* What a stacked compile did (tests and benchmarks). */
 struct iour__stack_stats {
 	uint32_t progs;      /* programs in the chain */
+	uint32_t compiles;   /* program compiles it took, the whole list's included */
 	uint64_t insns;      /* instructions over all of them */
 	uint32_t split;      /* 1 if the rules were split */
 	uint32_t deny_units; /* entries of the deny run that was split */

@@ -6,6 +6,7 @@
  * by the compiler's own files:
  *   filter_ir.c       the decision graph itself (hash-consing)
  *   filter_compile.c  the driver: the entry points that run the stages
+ *   filter_stack.c    stacked programs: a large deny-list split in parts
  *   filter_lower.c    stage 1, one opcode's rules -> a decision graph
  *   filter_spec.c     stage 2, path specialisation of that graph
  *   filter_emit.c     stage 3, layout, encoding and jump fixing
@@ -39,7 +40,7 @@
  *      such requests is that very graph (hash-consed), and compiled a
  *      second way, the ::ffff: test at its leaves, when the graph is
  *      small: the driver keeps whichever program runs shorter.
- *    - Stacked programs of IPv4 points (filter_compile.c) get a range
+ *    - Stacked programs of IPv4 points (filter_stack.c) get a range
  *      pre-check on the loaded address word (range_precheck()).
  * 2. Path specialisation.  The graph is re-walked with what each path
  *    already knows about each word expression (bounds, excluded values,
@@ -219,6 +220,9 @@ struct cc {
 	uint32_t mapped_alt;
 	bool alt_wins_ties; /* keep mapped_alt when it runs as short */
 	uint32_t chain;     /* longest JEQ chain in an interval map; 0: 3 */
+	/* A stacked program's range pre-check is at the root: the emitter
+	 * lays its tests out first (filter_emit.c, hoist_precheck()) */
+	bool precheck;
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */

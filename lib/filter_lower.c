@@ -429,7 +429,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 			if (ivs[i][j].hi < L.maxv)
 				bnd[nb++] = ivs[i][j].hi + 1;
 		}
-	qsort(bnd, nb, sizeof(*bnd), iour__fm_cmp_u64);
+	if (iour__fm_sort_u64(bnd, nb))
+		goto nomem;
 	j = 0;
 	for (i = 0; i < nb; i++)
 		if (!j || bnd[j - 1] != bnd[i])
@@ -795,19 +796,41 @@ static bool range_d_ok(const struct cc *c, const struct iour__opfilter *of,
 	return true;
 }
 
+/* "w in [lo, hi] ? in : out", the bound of the cheaper side tested first:
+ * hi first, a value above the range leaves after one test and one below
+ * after two; lo first, the other way round. */
+static uint32_t range_test(struct cc *c, uint64_t w, uint32_t lo, uint32_t hi, bool hi_first,
+			   uint32_t in, uint32_t out)
+{
+	if (hi_first)
+		return iour__fc_mk_test(c, w, J_GT, hi, out,
+					iour__fc_mk_test(c, w, J_GE, lo, in, out));
+	return iour__fc_mk_test(c, w, J_GE, lo, iour__fc_mk_test(c, w, J_GT, hi, out, in), out);
+}
+
 /*
  * A stacked program's range pre-check (filter_internal.h, struct
- * iour__compile_cfg).  D can deny only an AF_INET request whose address
- * word (24) is one of its points, or a request read as the IPv4 connect
+ * iour__compile_cfg; doc/design.md, "Stacked filters").  D can deny only
+ * an AF_INET request whose address word (24) is one of its points, or,
+ * without IOUR_FILTER_ADDR4_LITERAL, a request read as the IPv4 connect
  * to ::ffff:a.b.c.d, whose word 24 is 0 and whose word 36 is one of its
  * points.  So a request with word 24 outside [lo, hi] and not 0, or with
  * word 24 == 0 (not a point of D when lo > 0) and word 36 outside
  * [lo, hi], is decided by P, S alone, whatever its family:
  *
- *   w24 >= lo ? (w24 > hi ? PS : all)
- *             : (w24 == 0 ? (w36 >= lo ? (w36 > hi ? PS : all) : PS) : PS)
+ *   w24 == 0 ? (w36 in [lo, hi] ? all : PS) : (w24 in [lo, hi] ? all : PS)
  *
- * and with lo == 0 (0 may be a point): w24 > hi ? PS : all.
+ * The test of 0 comes first, so that an IPv4 request outside the range
+ * runs 4 or 5 instructions (ld, jeq, one or two bounds, ret) and a mapped
+ * one 5 or 6 (ld, jeq, ld, one or two bounds, ret): 20 over the four, the
+ * least any program that tells these requests apart can run
+ * (doc/design.md).  Which side of the range is the cheap one alternates
+ * with cfg->range_mirror, between the kinds too (an even program: IPv4
+ * above and mapped below cheap; a mirrored one the opposite), so that
+ * over a stack no request kind and no side pays the longer path in every
+ * program.  With IOUR_FILTER_ADDR4_LITERAL, D sees AF_INET requests only:
+ * "w24 in [lo, hi] ? all : PS" (3 or 4 instructions).  With lo == 0 (0
+ * may be a point): w24 > hi ? PS : all.
  */
 static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32_t opcode,
 			       const struct iour__opfilter *of, const struct iour__compile_cfg *cfg,
@@ -817,7 +840,8 @@ static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32
 	uint32_t nd = cfg->range_d_hi - cfg->range_d_lo, lo = cfg->range_lo, hi = cfg->range_hi;
 	uint64_t w24 = WX(IOUR_CTX_OFF_CONNECT_ADDR, WX_RAW, 0);
 	uint64_t w36 = WX(IOUR_CTX_OFF_CONNECT_ADDR + 12, WX_RAW, 0);
-	uint32_t g0, in24, in36;
+	bool mirror = cfg->range_mirror != 0;
+	uint32_t g0, in24;
 
 	if (!range_d_ok(c, of, cfg))
 		return all;
@@ -835,12 +859,13 @@ static uint32_t range_precheck(struct cc *c, const struct iour_filter *f, uint32
 	/* the alternative root of compile_mapped() has no pre-check */
 	c->mapped_alt = 0;
 	c->alt_wins_ties = false;
-	in24 = iour__fc_mk_test(c, w24, J_GT, hi, g0, all);
+	c->precheck = true;
 	if (!lo)
+		return iour__fc_mk_test(c, w24, J_GT, hi, g0, all);
+	in24 = range_test(c, w24, lo, hi, !mirror, all, g0);
+	if (f->flags & IOUR_FILTER_ADDR4_LITERAL)
 		return in24;
-	in36 = iour__fc_mk_test(c, w36, J_GE, lo, iour__fc_mk_test(c, w36, J_GT, hi, g0, all), g0);
-	return iour__fc_mk_test(c, w24, J_GE, lo, in24,
-				iour__fc_mk_test(c, w24, J_EQ, 0, in36, g0));
+	return iour__fc_mk_test(c, w24, J_EQ, 0, range_test(c, w36, lo, hi, mirror, all, g0), in24);
 }
 
 /* Documented in filter_ir.h */

@@ -312,16 +312,48 @@ int iour__fm_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct rawpt {
-	uint32_t r;
-	uint32_t t;
-};
-
-static int rawpt_cmp(const void *a, const void *b)
+/* Documented in filter_map.h */
+int iour__fm_sort_u64(uint64_t *v, size_t n)
 {
-	const struct rawpt *x = a, *y = b;
+	size_t cnt[8][256];
+	uint64_t *tmp, *from = v, *to;
 
-	return x->r < y->r ? -1 : x->r > y->r;
+	if (n < 256) {
+		qsort(v, n, sizeof(*v), iour__fm_cmp_u64);
+		return 0;
+	}
+	tmp = iour__malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	to = tmp;
+	/* least significant byte first; a byte all values share moves
+	 * nothing and is skipped */
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < 8; d++)
+			cnt[d][(v[i] >> (8 * d)) & 0xff]++;
+	for (unsigned d = 0; d < 8; d++) {
+		size_t sum = 0;
+		bool one = false;
+
+		for (unsigned k = 0; k < 256; k++) {
+			size_t c = cnt[d][k];
+
+			one |= c == n;
+			cnt[d][k] = sum;
+			sum += c;
+		}
+		if (one)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			to[cnt[d][(from[i] >> (8 * d)) & 0xff]++] = from[i];
+		to = from;
+		from = from == v ? tmp : v;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	iour__free(tmp);
+	return 0;
 }
 
 /*
@@ -379,7 +411,8 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 				nsegs++;
 			}
 		if (pts <= RAW_ENUM_MAX || (pts == nsegs && pts <= RAW_POINTS_MAX)) {
-			struct rawpt *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
+			/* raw word << 32 | target: the raw words are distinct */
+			uint64_t *rp = iour__malloc((pts ? pts : 1) * sizeof(*rp));
 			size_t m = 0;
 			uint64_t next = 0;
 			int rc = 0;
@@ -392,19 +425,19 @@ static uint32_t map_field32(struct cc *c, const struct layout *L, const struct s
 				if (vs->v[i].t == bg)
 					continue;
 				for (uint64_t v = vs->v[i].lo; v <= vs->v[i].hi; v++) {
-					rp[m].r = iour__fm_raw_of(L, v, c->be);
-					rp[m].t = vs->v[i].t;
-					m++;
+					rp[m++] = (uint64_t)iour__fm_raw_of(L, v, c->be) << 32 |
+						  vs->v[i].t;
 				}
 			}
-			qsort(rp, m, sizeof(*rp), rawpt_cmp);
+			rc = iour__fm_sort_u64(rp, m);
 			for (i = 0; i < m && !rc; i++) {
-				if (rp[i].r > next)
-					rc = iour__fm_segv_push(&raw, next, (uint64_t)rp[i].r - 1,
-								bg);
+				uint64_t r = rp[i] >> 32;
+
+				if (r > next)
+					rc = iour__fm_segv_push(&raw, next, r - 1, bg);
 				if (!rc)
-					rc = iour__fm_segv_push(&raw, rp[i].r, rp[i].r, rp[i].t);
-				next = (uint64_t)rp[i].r + 1;
+					rc = iour__fm_segv_push(&raw, r, r, (uint32_t)rp[i]);
+				next = r + 1;
 			}
 			if (!rc && next <= UINT32_MAX)
 				rc = iour__fm_segv_push(&raw, next, UINT32_MAX, bg);

@@ -47,6 +47,9 @@ IOUR_INTERNAL int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, u
 IOUR_INTERNAL void iour__fm_segv_free(struct segv *s);
 /* qsort comparator for uint64_t. */
 IOUR_INTERNAL int iour__fm_cmp_u64(const void *a, const void *b);
+/* Sort n values ascending: a radix sort, linear in n (a comparison sort
+ * when n is small).  0 or -ENOMEM (v unchanged). */
+IOUR_INTERNAL int iour__fm_sort_u64(uint64_t *v, size_t n);
 /* Map over any scalar field given v-domain segments covering [0, maxv];
  * sets c->err on failure. */
 IOUR_INTERNAL uint32_t iour__fm_map_field(struct cc *c, const struct layout *L,

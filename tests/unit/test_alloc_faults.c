@@ -278,6 +278,43 @@ Test(alloc_faults, filter_stack_split)
 	drive("deny-list split across stacked programs", op_stack, NULL);
 }
 
+/* IPv4 points only: the parts get the range pre-check, which the emitter
+ * lays out first (filter_emit.c), and 300 values take the radix sorts
+ * (filter_map.c, iour__fm_sort_u64()). */
+static int op_stack_points(const void *arg)
+{
+	static uint64_t set[300];
+	struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+					 .max_insns = 256 };
+	struct iour__stack_stats st;
+	struct iour_filter *f = NULL;
+	struct iour_prog *p = NULL;
+	struct iour_cmp c = { .sz = sizeof(c),
+			      .field = IOUR_FIELD_CONNECT_ADDR4,
+			      .op = IOUR_CMP_IN_SET,
+			      .set = set,
+			      .set_len = 300 };
+	int rc;
+
+	(void)arg;
+	for (size_t i = 0; i < 300; i++)
+		set[i] = 0x0a000000U + (uint32_t)i * 7919;
+	rc = iour_filter__new(NULL, &f);
+	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1));
+	TRY(rc, iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW));
+	TRY(rc, iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &p, NULL, 0));
+	if (!rc && st.progs < 2)
+		rc = -EINVAL; /* the split path must be taken */
+	iour_prog__free(p);
+	iour_filter__free(f);
+	return rc;
+}
+
+Test(alloc_faults, filter_stack_points_precheck)
+{
+	drive("IPv4-point deny-list split with range pre-checks", op_stack_points, NULL);
+}
+
 /* ---- policy: plan, describe, report text ------------------------------- */
 
 static struct iour_features kernel(uint32_t level)

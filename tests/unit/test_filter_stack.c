@@ -796,10 +796,13 @@ Test(filter_stack, ipv4_points_range_precheck_differential)
 					 (uint32_t)(rnd() % 3) - 1;
 			want = pref_decide(&p, &q, literal);
 			pctx_of(&q, be, ctx);
-			/* outside a program's range: ld [24], two tests, ret; with
-			 * word 24 == 0 (mapped, 0.0.0.0, AF_UNIX) word 36 is
-			 * checked too: ld [24], jge, jeq, ld [36], jge, jgt, ret */
-			bound = ctx[24] | ctx[25] | ctx[26] | ctx[27] ? 4 : 7;
+			/* outside a program's range (filter_lower.c,
+			 * range_precheck()): ld [24], jeq 0, one or two bounds,
+			 * ret; with word 24 == 0 (mapped, 0.0.0.0, AF_UNIX) word
+			 * 36 is checked instead: ld [24], jeq 0, ld [36], one or
+			 * two bounds, ret.  Literal: ld [24], one or two bounds,
+			 * ret, whatever word 24 holds. */
+			bound = literal ? 4 : ctx[24] | ctx[25] | ctx[26] | ctx[27] ? 5 : 6;
 			for (const struct iour_prog *pp = stack; pp; pp = pp->next) {
 				struct iour_sim_result sr = { .sz = sizeof(sr) };
 
@@ -849,4 +852,156 @@ Test(filter_stack, ipv4_points_range_precheck_differential)
 	cr_expect_gt(progs, 600, "the lists were split into many programs");
 	cr_expect_gt(denied, 1000);
 	cr_expect_gt(allowed, 1000);
+}
+
+/* A CONNECT context for an IPv4 address (host order), as AF_INET or as
+ * the IPv4-mapped ::ffff:a.b.c.d. */
+static void ctx_v4(uint8_t ctx[40], uint32_t addr, bool mapped)
+{
+	iour_ctx_generic(ctx, 40, OP_CONNECT, 0, 1);
+	if (mapped) {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(80) };
+		uint32_t be = htonl(addr);
+
+		sa.sin6_addr.s6_addr[10] = sa.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&sa.sin6_addr.s6_addr[12], &be, 4);
+		cr_assert_eq(iour_ctx_connect(ctx, 40, &sa, sizeof(sa)), 0);
+	} else {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80),
+					  .sin_addr = { htonl(addr) } };
+
+		cr_assert_eq(iour_ctx_connect(ctx, 40, &sa, sizeof(sa)), 0);
+	}
+}
+
+/*
+ * The pre-check costs doc/design.md ("Stacked filters") states, on
+ * programs of the full 4096 instructions, where a branch laid out after
+ * the search would need a trampoline: a request below or above every
+ * program's range runs, in program i, cost[literal][kind][i & 1][above]
+ * instructions: AF_INET 5/4 (even) and 4/5 (odd), mapped 5/6 and 6/5,
+ * with IOUR_FILTER_ADDR4_LITERAL 4/3 and 3/4 (a mapped request, word 24
+ * 0, is below every range there).  The four costs of a program add up to
+ * 20, the least possible.
+ */
+Test(filter_stack, precheck_costs_as_documented)
+{
+	static const uint32_t cost[2][2][2][2] = {
+		{ { { 5, 4 }, { 4, 5 } }, { { 5, 6 }, { 6, 5 } } },
+		{ { { 4, 3 }, { 3, 4 } }, { { 4, 4 }, { 3, 3 } } },
+	};
+	static uint64_t set[12000];
+	/* the lowest and the highest loaded word (doc/design.md) */
+	uint32_t below = ntohl(1), above = ntohl(UINT32_MAX);
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < 12000; i++) {
+		do
+			set[i] = (uint32_t)rnd();
+		while (set[i] == below || set[i] == above || set[i] == 0);
+	}
+	for (int literal = 0; literal < 2; literal++) {
+		IOUR_OPTS(iour_filter_opts, fo, .flags = literal ? IOUR_FILTER_ADDR4_LITERAL : 0);
+		struct iour__compile_cfg cfg = { .big_endian = __BYTE_ORDER__ ==
+							       __ORDER_BIG_ENDIAN__,
+						 .max_insns = IOUR_MAX_INSNS };
+		struct iour__stack_stats st;
+		struct iour_filter *f = NULL;
+		struct iour_prog *stack = NULL;
+		char why[256];
+		uint32_t progs = 0;
+
+		cr_assert_eq(iour_filter__new(&fo, &f), 0);
+		for (size_t at = 0; at < 12000; at += IOUR_FILTER_MAX_SET) {
+			struct iour_cmp c = { .sz = sizeof(c),
+					      .field = IOUR_FIELD_CONNECT_ADDR4,
+					      .op = IOUR_CMP_IN_SET,
+					      .set = set + at,
+					      .set_len = 12000 - at < IOUR_FILTER_MAX_SET ?
+								 12000 - at :
+								 IOUR_FILTER_MAX_SET };
+
+			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+		}
+		cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+		cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack, why,
+							sizeof(why)),
+			     0, "%s", why);
+		cr_assert_geq(st.progs, 4, "12,000 addresses in %u programs", st.progs);
+		for (const struct iour_prog *p = stack; p; p = p->next, progs++)
+			for (int kind = 0; kind < 2; kind++)
+				for (int side = 0; side < 2; side++) {
+					struct iour_sim_result r = { .sz = sizeof(r) };
+					uint8_t ctx[40];
+
+					ctx_v4(ctx, side ? above : below, kind);
+					cr_assert_eq(iour_cbpf_run(p->insns, p->cnt, ctx, 40, &r),
+						     0);
+					cr_assert(r.allowed);
+					cr_assert_eq(r.executed, cost[literal][kind][progs & 1][side],
+						     "%sprogram %u of %u, %s request %s every range: "
+						     "%u instructions",
+						     literal ? "literal, " : "", progs, st.progs,
+						     kind ? "mapped" : "AF_INET",
+						     side ? "above" : "below", r.executed);
+				}
+		iour_prog__free(stack);
+		iour_filter__free(f);
+	}
+}
+
+/*
+ * A deny-list whose points are too many for one program is split without
+ * compiling the whole list first only when their runs of consecutive
+ * values (each needs a comparison) are more than twice the limit, counted
+ * as numbers and as the words the program loads, the smaller
+ * (filter_stack.c, surely_too_large()).  20,000 addresses whose loaded
+ * words are consecutive on a little-endian target (a.b.0.5 for every a,
+ * b) are one run there although no two are neighbours as numbers: one
+ * program, one compile.  On a big-endian target the same addresses are
+ * 20,000 runs both ways, and the list is split; addresses consecutive as
+ * numbers are one run on either target.
+ */
+Test(filter_stack, surely_too_large_counts_loaded_words)
+{
+	static uint64_t set[20000];
+
+	for (int shape = 0; shape < 2; shape++)
+		for (int be = 0; be < 2; be++) {
+			struct iour__compile_cfg cfg = { .big_endian = be,
+							 .max_insns = IOUR_MAX_INSNS };
+			struct iour__stack_stats st;
+			struct iour_filter *f = NULL;
+			struct iour_prog *stack = NULL;
+			struct iour_cmp c = { .sz = sizeof(c),
+					      .field = IOUR_FIELD_CONNECT_ADDR4,
+					      .op = IOUR_CMP_IN_SET,
+					      .set = set,
+					      .set_len = 20000 };
+			char why[256];
+			bool one = shape == 1 || !be;
+
+			for (uint32_t i = 0; i < 20000; i++)
+				/* shape 0: the word 0x05000000 + i read on a
+				 * little-endian target; 1: consecutive numbers */
+				set[i] = shape ? 0x0a000000U + i : __builtin_bswap32(0x05000000U + i);
+			cr_assert_eq(iour_filter__new(NULL, &f), 0);
+			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+			cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+			cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack,
+								why, sizeof(why)),
+				     0, "%s", why);
+			if (one) {
+				cr_assert_eq(st.progs, 1, "shape %d, %s: %u programs", shape,
+					     be ? "big-endian" : "little-endian", st.progs);
+				cr_assert_eq(st.compiles, 1, "shape %d, %s: %u compiles", shape,
+					     be ? "big-endian" : "little-endian", st.compiles);
+				cr_assert_lt(stack->cnt, 64, "one run: a few comparisons");
+			} else {
+				cr_assert_gt(st.progs, 1, "20,000 scattered points: %u programs",
+					     st.progs);
+			}
+			iour_prog__free(stack);
+			iour_filter__free(f);
+		}
 }
