@@ -239,14 +239,12 @@ static bool parse_ipv4(const char *w, uint64_t *v)
  * joined with " or ", from the request schema. */
 static const char *kind_fields(uint32_t kind, char *buf, size_t cap)
 {
-	struct iour_field_info fi = { .sz = sizeof(fi) };
+	struct iour_field_info fi;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < (size_t)iour_field_count(); i++) {
-		fi.sz = sizeof(fi);
-		if (iour_field_get(i, &fi) == 0 && fi.kind == kind && !strstr(buf, expr_bare(&fi)))
+	for (size_t i = 0; field_at(i, &fi); i++)
+		if (fi.kind == kind)
 			expr_cat(buf, cap, "%s%s", buf[0] ? " or " : "", expr_bare(&fi));
-	}
 	return buf;
 }
 
