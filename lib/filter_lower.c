@@ -1,14 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stage 1 of the argument-filter compiler (filter_ir.h): one opcode's
  * rules -> a decision graph: each comparison kind, runs of rules on one
- * field, and CONNECT's IPv4-mapped reading.  Field layouts and the
- * interval maps over a field's value domain live in lib/filter_map.c
- * (filter_map.h).
- *//* SPDX-License-Identifier: MIT */
-/*
- * Stage 1 of the argument-filter compiler (filter_ir.h): one
- * opcode's rules -> a decision graph: each comparison kind, runs of
- * rules on one
  * field, and CONNECT's IPv4-mapped reading.  Field layouts and the
  * interval maps over a field's value domain live in lib/filter_map.c
  * (filter_map.h).
@@ -47,16 +40,29 @@ struct ivl {
 	uint64_t lo, hi;
 };
 
-/* Intervals (sorted, disjoint) where the comparison holds, within [0, maxv].
- * Returns the count; *out is allocated (NULL when the count is 0). */
-static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl **out)
+/* A comparison's intervals up to this many live on the stack. */
+#define IVL_STACK 16
+
+/* Room cmp_intervals() needs for a comparison: a set's runs, or one
+ * interval, plus one for the gaps of a negation. */
+static size_t cmp_ivl_cap(const struct iour__cmp *cmp)
 {
-	struct ivl *v = NULL;
+	bool set = cmp->op == IOUR_CMP_IN_SET || cmp->op == IOUR_CMP_NOT_IN_SET;
+
+	return (set ? cmp->set_len : 1) + 1;
+}
+
+/* Intervals (sorted, disjoint) where the comparison holds, within [0, maxv],
+ * written to v (cmp_ivl_cap() entries).  Returns the count or -EINVAL.  No
+ * allocation: a small filter's comparisons live on the stack or in one
+ * block per run (doc/design.md, "Where a small filter's compile time
+ * goes"). */
+static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl *v)
+{
 	size_t n = 0, i;
 	bool negate = false;
 	uint64_t a = cmp->value, b = cmp->arg;
 
-	*out = NULL;
 	switch (cmp->op) {
 	case IOUR_CMP_NE:
 		negate = true;
@@ -105,9 +111,6 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 		return -EINVAL;
 	}
 	if (cmp->op == IOUR_CMP_IN_SET || cmp->op == IOUR_CMP_NOT_IN_SET) {
-		v = iour__malloc((cmp->set_len + 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
 		for (i = 0; i < cmp->set_len; i++) {
 			uint64_t x = cmp->set[i];
 
@@ -117,43 +120,32 @@ static int cmp_intervals(const struct iour__cmp *cmp, uint64_t maxv, struct ivl 
 				v[n].lo = v[n].hi = x, n++;
 		}
 	} else {
-		v = iour__malloc(2 * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
 		v[0].lo = a;
 		v[0].hi = b;
 		n = 1;
 	}
 	if (negate) {
-		struct ivl *w = iour__malloc((n + 1) * sizeof(*w));
-		size_t m = 0;
+		/* the gaps, in place: gap m is written after interval m is
+		 * read, and m never passes the interval being read */
+		size_t m = 0, cnt = n;
 		uint64_t next = 0;
 		bool done = false;
 
-		if (!w) {
-			iour__free(v);
-			return -ENOMEM;
-		}
-		for (i = 0; i < n; i++) {
-			if (v[i].lo > next)
-				w[m].lo = next, w[m].hi = v[i].lo - 1, m++;
-			if (v[i].hi >= maxv) {
+		for (i = 0; i < cnt; i++) {
+			uint64_t lo = v[i].lo, hi = v[i].hi;
+
+			if (lo > next)
+				v[m].lo = next, v[m].hi = lo - 1, m++;
+			if (hi >= maxv) {
 				done = true;
 				break;
 			}
-			next = v[i].hi + 1;
+			next = hi + 1;
 		}
 		if (!done)
-			w[m].lo = next, w[m].hi = maxv, m++;
-		iour__free(v);
-		v = w;
+			v[m].lo = next, v[m].hi = maxv, m++;
 		n = m;
 	}
-	if (!n) {
-		iour__free(v);
-		return 0;
-	}
-	*out = v;
 	return (int)n;
 }
 
@@ -310,20 +302,32 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 		node = word_meq(c, L.off, iour__fm_raw_of(&L, hmask, c->be),
 				iour__fm_raw_of(&L, cmp->value, c->be), in ? t : f, in ? f : t);
 	} else if (op_is_interval(cmp->op)) {
-		struct segv vs = { 0 };
-		struct ivl *ivs;
-		int n = cmp_intervals(cmp, L.maxv, &ivs);
+		struct segv vs;
+		struct ivl small[IVL_STACK], *ivs = small;
+		size_t cap = cmp_ivl_cap(cmp);
+		int n;
 
-		if (n < 0) {
-			c->err = n;
-			return f;
+		if (cap > IVL_STACK) {
+			ivs = iour__malloc(cap * sizeof(*ivs));
+			if (!ivs) {
+				c->err = -ENOMEM;
+				return f;
+			}
 		}
-		if (segs_from_intervals(ivs, (size_t)n, L.maxv, t, f, &vs))
+		iour__fm_segv_init(&vs);
+		n = cmp_intervals(cmp, L.maxv, ivs);
+		if (n < 0)
+			c->err = n;
+		else if (iour__fm_segv_reserve(&vs, 2 * (size_t)n + 1) ||
+			 segs_from_intervals(ivs, (size_t)n, L.maxv, t, f, &vs))
 			c->err = -ENOMEM;
 		else
 			node = iour__fm_map_field(c, &L, &vs);
-		iour__free(ivs);
+		if (ivs != small)
+			iour__free(ivs);
 		iour__fm_segv_free(&vs);
+		if (c->err)
+			return f;
 	} else {
 		/* bit tests and masked equality */
 		uint64_t m = cmp->op == IOUR_CMP_MASKED_EQ ? cmp->arg : cmp->value;
@@ -394,41 +398,53 @@ static bool rule_mergeable(const struct cc *c, const struct iour__rule *r)
 static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t n, uint32_t rest)
 {
 	struct layout L;
-	uint64_t *bnd = NULL;
-	uint32_t *tgt = NULL;
-	struct ivl **ivs = NULL;
-	int *nivs = NULL;
-	size_t nb = 0, total = 0, i, j;
-	struct segv vs = { 0 };
+	uint64_t stackbuf[256], *bnd;
+	uint32_t *tgt;
+	struct ivl *ivs;
+	size_t *at, nb = 0, cap = 0, bytes, i, j;
+	void *blk = stackbuf;
+	struct segv vs;
 	uint32_t node = rest;
 
 	iour__fm_field_layout(rules[0].cmps[0].field, c->be, &L);
 	if (c->view != VIEW_PLAIN && !view_layout(c, &L))
 		return rest;
-	ivs = iour__calloc(n, sizeof(struct ivl *));
-	nivs = iour__calloc(n, sizeof(*nivs));
-	if (!ivs || !nivs)
-		goto nomem;
+	for (i = 0; i < n; i++)
+		cap += cmp_ivl_cap(&rules[i].cmps[0]);
+	/* one block: the intervals, where each rule's start (at[]), the
+	 * elementary boundaries and their targets (doc/design.md, "Where a
+	 * small filter's compile time goes") */
+	bytes = cap * sizeof(*ivs) + (n + 1) * sizeof(*at) + (2 * cap + 1) * sizeof(*bnd) +
+		(2 * cap + 1) * sizeof(*tgt);
+	if (bytes > sizeof(stackbuf)) {
+		blk = iour__malloc(bytes);
+		if (!blk) {
+			c->err = -ENOMEM;
+			return rest;
+		}
+	}
+	ivs = blk;
+	bnd = (uint64_t *)(ivs + cap);
+	at = (size_t *)(bnd + 2 * cap + 1);
+	tgt = (uint32_t *)(at + n + 1);
+	iour__fm_segv_init(&vs);
+	at[0] = 0;
 	for (i = 0; i < n; i++) {
-		nivs[i] = cmp_intervals(&rules[i].cmps[0], L.maxv, &ivs[i]);
-		if (nivs[i] < 0) {
-			c->err = nivs[i];
-			nivs[i] = 0;
+		int m = cmp_intervals(&rules[i].cmps[0], L.maxv, ivs + at[i]);
+
+		if (m < 0) {
+			c->err = m;
 			goto out;
 		}
-		total += (size_t)nivs[i];
+		at[i + 1] = at[i] + (size_t)m;
 	}
 	/* elementary boundaries: 0 and every interval's start and end + 1 */
-	bnd = iour__malloc((2 * total + 1) * sizeof(*bnd));
-	if (!bnd)
-		goto nomem;
 	bnd[nb++] = 0;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < (size_t)nivs[i]; j++) {
-			bnd[nb++] = ivs[i][j].lo;
-			if (ivs[i][j].hi < L.maxv)
-				bnd[nb++] = ivs[i][j].hi + 1;
-		}
+	for (j = 0; j < at[n]; j++) {
+		bnd[nb++] = ivs[j].lo;
+		if (ivs[j].hi < L.maxv)
+			bnd[nb++] = ivs[j].hi + 1;
+	}
 	if (iour__fm_sort_u64(bnd, nb))
 		goto nomem;
 	j = 0;
@@ -436,30 +452,29 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 		if (!j || bnd[j - 1] != bnd[i])
 			bnd[j++] = bnd[i];
 	nb = j;
-	tgt = iour__malloc(nb * sizeof(*tgt));
-	if (!tgt)
-		goto nomem;
 	for (i = 0; i < nb; i++)
 		tgt[i] = rest;
 	/* paint last rule first so that earlier rules win */
 	for (i = n; i-- > 0;) {
 		uint32_t leaf = cc_leaf(rules[i].verdict);
 
-		for (j = 0; j < (size_t)nivs[i]; j++) {
+		for (j = at[i]; j < at[i + 1]; j++) {
 			size_t lo = 0, hi = nb; /* first boundary >= ivs.lo */
 
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
 
-				if (bnd[mid] < ivs[i][j].lo)
+				if (bnd[mid] < ivs[j].lo)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			for (size_t k = lo; k < nb && bnd[k] <= ivs[i][j].hi; k++)
+			for (size_t k = lo; k < nb && bnd[k] <= ivs[j].hi; k++)
 				tgt[k] = leaf;
 		}
 	}
+	if (iour__fm_segv_reserve(&vs, nb))
+		goto nomem;
 	for (i = 0; i < nb; i++) {
 		uint64_t hi = i + 1 < nb ? bnd[i + 1] - 1 : L.maxv;
 
@@ -474,15 +489,10 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 nomem:
 	c->err = -ENOMEM;
 out:
-	if (ivs)
-		for (i = 0; i < n; i++)
-			iour__free(ivs[i]);
-	iour__free(ivs);
-	iour__free(nivs);
-	iour__free(bnd);
-	iour__free(tgt);
+	if (blk != stackbuf)
+		iour__free(blk);
 	iour__fm_segv_free(&vs);
-	return node;
+	return c->err ? rest : node;
 }
 
 /* A rule's conjunction in the current view: to t when it holds, else f. */

@@ -85,21 +85,39 @@ uint32_t iour__fm_raw_of(const struct layout *L, uint64_t v, bool be)
 
 /* ---- segments and interval maps ------------------------------------------ */
 
+int iour__fm_segv_reserve(struct segv *s, size_t want)
+{
+	struct seg *nv;
+
+	if (!s->v) {
+		s->v = s->inl;
+		s->cap = SEGV_INLINE;
+	}
+	if (want <= s->cap)
+		return 0;
+	if (s->v == s->inl) {
+		nv = iour__malloc(want * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		memcpy(nv, s->inl, s->n * sizeof(*nv));
+	} else {
+		nv = iour__realloc(s->v, want * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+	}
+	s->v = nv;
+	s->cap = want;
+	return 0;
+}
+
 int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
 {
 	if (s->n && s->v[s->n - 1].t == t && s->v[s->n - 1].hi + 1 == lo) {
 		s->v[s->n - 1].hi = hi;
 		return 0;
 	}
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct seg *nv = iour__realloc(s->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = ncap;
-	}
+	if (s->n == s->cap && iour__fm_segv_reserve(s, s->cap ? 2 * s->cap : SEGV_INLINE))
+		return -ENOMEM;
 	s->v[s->n].lo = lo;
 	s->v[s->n].hi = hi;
 	s->v[s->n].t = t;
@@ -110,7 +128,8 @@ int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
 
 void iour__fm_segv_free(struct segv *s)
 {
-	iour__free(s->v);
+	if (s->v != s->inl)
+		iour__free(s->v);
 	s->v = NULL;
 	s->n = s->cap = 0;
 }
@@ -220,6 +239,8 @@ static int scale_segs(const struct segv *in, uint32_t shift, struct segv *out)
 {
 	uint64_t low = shift ? ((uint64_t)1 << shift) - 1 : 0;
 
+	if (iour__fm_segv_reserve(out, in->n))
+		return -ENOMEM;
 	for (size_t i = 0; i < in->n; i++) {
 		uint64_t lo = in->v[i].lo << shift;
 		uint64_t hi = (in->v[i].hi << shift) | low;
@@ -239,9 +260,12 @@ static int scale_segs(const struct segv *in, uint32_t shift, struct segv *out)
  */
 static uint32_t map64(struct cc *c, uint64_t hwx, uint64_t lwx, const struct segv *sv)
 {
-	struct segv hi = { 0 }, lo = { 0 };
+	struct segv hi, lo;
 	uint32_t cur_h = 0, node = LEAF_DENY;
 	size_t i;
+
+	iour__fm_segv_init(&hi);
+	iour__fm_segv_init(&lo);
 
 	/* close the low map of high value cur_h and add it to `hi` */
 #define FLUSH_HIGH()                                            \
@@ -318,6 +342,19 @@ int iour__fm_sort_u64(uint64_t *v, size_t n)
 	size_t cnt[8][256];
 	uint64_t *tmp, *from = v, *to;
 
+	if (n <= 32) {
+		/* a small filter's handful of bounds: insertion (doc/design.md,
+		 * "Where a small filter's compile time goes") */
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return 0;
+	}
 	if (n < 256) {
 		qsort(v, n, sizeof(*v), iour__fm_cmp_u64);
 		return 0;
@@ -364,13 +401,15 @@ int iour__fm_sort_u64(uint64_t *v, size_t n)
  */
 static uint32_t map_field32(struct cc *c, const struct layout *L, const struct segv *vs)
 {
-	struct segv host = { 0 }, raw = { 0 };
+	struct segv host, raw;
 	uint64_t hwx, rwx = WX(L->off, WX_RAW, 0);
 	uint32_t node = LEAF_DENY;
 	size_t i;
 
 	if (vs->n == 1)
 		return vs->v[0].t;
+	iour__fm_segv_init(&host);
+	iour__fm_segv_init(&raw);
 	if (L->swap)
 		hwx = WX(L->off, L->swap == 16 ? WX_BSWAP16 : WX_BSWAP32, 0);
 	else if (L->need_and)

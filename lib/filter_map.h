@@ -32,9 +32,16 @@ struct seg {
 	uint32_t pad;
 };
 
+/* A vector of segments.  The first SEGV_INLINE live in the vector itself,
+ * so a small map allocates nothing (doc/design.md, "Where a small filter's
+ * compile time goes"); a vector must therefore not be copied by value
+ * once used.  iour__fm_segv_init() it before the first push (it leaves the
+ * inline array uninitialised, which a designated { 0 } would clear). */
+#define SEGV_INLINE 32
 struct segv {
 	struct seg *v;
 	size_t n, cap;
+	struct seg inl[SEGV_INLINE];
 };
 
 /* Fill *L with field's layout in a context of the given byte order. */
@@ -44,6 +51,13 @@ IOUR_INTERNAL uint32_t iour__fm_raw_of(const struct layout *L, uint64_t v, bool 
 /* Append [lo, hi] -> t, merging with an adjacent segment of the same
  * target; 0 or -ENOMEM. */
 IOUR_INTERNAL int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t);
+static inline void iour__fm_segv_init(struct segv *s)
+{
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+/* Make room for `want` segments in all; 0 or -ENOMEM. */
+IOUR_INTERNAL int iour__fm_segv_reserve(struct segv *s, size_t want);
 IOUR_INTERNAL void iour__fm_segv_free(struct segv *s);
 /* qsort comparator for uint64_t. */
 IOUR_INTERNAL int iour__fm_cmp_u64(const void *a, const void *b);

@@ -109,9 +109,14 @@ Test(alloc_faults, ruleset_build_dup_export)
 /* ---- filters: every field kind, compiled ------------------------------- */
 
 static const uint64_t families[] = { AF_INET, AF_INET6, AF_UNIX };
-/* More than 8 separate values: over 16 segments, so the compiler's
- * segment vectors grow while mapping a 32-bit field. */
-static const uint64_t ports[] = { 22, 25, 53, 80, 110, 143, 443, 465, 587, 993, 995, 8080 };
+/* 40 separate values: 81 segments, more than a segment vector holds
+ * inline (32, lib/filter_map.h) and more than its first allocation (64),
+ * so mapping a 32-bit field moves a vector to allocated memory and then
+ * grows it. */
+static const uint64_t ports[] = { 22, 25, 53, 80, 110, 143, 443, 465, 587, 993,
+				  995, 8080, 7, 9, 11, 13, 17, 69, 88, 113,
+				  119, 123, 137, 139, 161, 179, 194, 389, 427, 500,
+				  514, 636, 873, 989, 1080, 1194, 1433, 1521, 2049, 3306 };
 static const uint64_t protos[] = { 1, 3, 6, 9, 17, 33, 41, 47, 50, 58, 132, 136 };
 static const uint64_t oflags[] = { 0x1, 0x2, 0x41, 0x42, 0x241, 0x242, 0x80000, 0x80001,
 				   0x80002, 0x400000, 0x1000000000ULL, 0x2000000001ULL };
@@ -163,11 +168,11 @@ static int build_filter(struct iour_filter **out)
 	TRY(rc, add(f, OP_OPENAT, IOUR_ALLOW, c, 2));
 	c[0] = CMP(.field = IOUR_FIELD_OPEN_RESOLVE, .op = IOUR_CMP_ALL_BITS, .value = 0x8);
 	c[1] = CMP(.field = IOUR_FIELD_OPEN_FLAGS, .op = IOUR_CMP_NOT_IN_SET, .set = ports,
-		   .set_len = 12);
+		   .set_len = IOUR_ARRAY_SIZE(ports));
 	TRY(rc, add(f, OP_OPENAT2, IOUR_ALLOW, c, 2));
 	/* CONNECT: ports as a set and ranges, IPv4 and IPv6 prefixes */
 	c[0] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET, .set = ports,
-		   .set_len = 12);
+		   .set_len = IOUR_ARRAY_SIZE(ports));
 	c[1] = CMP(.field = IOUR_FIELD_CONNECT_ADDR4, .op = IOUR_CMP_IN_PREFIX,
 		   .value = IOUR_IPV4(10, 1, 0, 0), .arg = 16);
 	TRY(rc, add(f, OP_CONNECT, IOUR_ALLOW, c, 2));
@@ -188,6 +193,14 @@ static int build_filter(struct iour_filter **out)
 		   .set_len = 12);
 	TRY(rc, add(f, OP_OPENAT2, IOUR_DENY, c, 1));
 	c[0] = CMP(.field = IOUR_FIELD_CONNECT_ADDR4, .op = IOUR_CMP_IN_SET, .set = addrs,
+		   .set_len = 12);
+	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
+	/* a run of one-field rules too large for the stack buffer of
+	 * lib/filter_lower.c's compile_run() */
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET, .set = ports,
+		   .set_len = IOUR_ARRAY_SIZE(ports));
+	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
+	c[0] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET, .set = protos,
 		   .set_len = 12);
 	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
 	/* fields of every opcode */
