@@ -60,19 +60,30 @@ static uint32_t prog_longest_path(const struct iour_prog *p)
 	return best;
 }
 
-/* Specialise and emit `root`, falling back to the unspecialised graph when
- * the specialised one does not fit. */
-static int spec_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t budget,
-		     uint32_t max_insns, struct iour_prog **out)
+/*
+ * Specialise and emit `root`, falling back to the unspecialised graph when
+ * the specialised one does not fit.  A graph that is one interval map over
+ * one field with leaf targets (c->leaf_map) is emitted as it is: every test
+ * of its balanced search or equality chain splits the values its path
+ * leaves into two non-empty parts, so no path knows a test's outcome and
+ * specialisation would rebuild the same graph (doc/design.md, "Where a
+ * small filter's compile time goes"; the filter_spec unit tests compare
+ * both ways).
+ */
+static int spec_emit(struct cc *c, uint32_t root, uint32_t opcode,
+		     const struct iour__compile_cfg *cfg, struct iour_prog **out)
 {
-	uint32_t sroot = iour__fc_specialise(c, root, budget);
+	uint32_t sroot = root;
 	int rc;
+
+	if (root != c->leaf_map || cfg->spec_always)
+		sroot = iour__fc_specialise(c, root, cfg->spec_budget);
 
 	if (c->err)
 		return c->err;
-	rc = iour__fc_emit(c, sroot, opcode, max_insns, out);
+	rc = iour__fc_emit(c, sroot, opcode, cfg->max_insns, out);
 	if (rc == -IOUR_ERRNO__PROG_TOO_LARGE && sroot != root)
-		rc = iour__fc_emit(c, root, opcode, max_insns, out);
+		rc = iour__fc_emit(c, root, opcode, cfg->max_insns, out);
 	return rc;
 }
 
@@ -111,7 +122,8 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 		goto out;
 	}
 	st->ir_nodes = c.nnodes - 2;
-	rc = spec_emit(&c, root, opcode, cfg->spec_budget, max_insns, &prog);
+	st->spec_skipped = root >= 2 && root == c.leaf_map && !cfg->spec_always;
+	rc = spec_emit(&c, root, opcode, cfg, &prog);
 	if (rc && rc != -IOUR_ERRNO__PROG_TOO_LARGE)
 		goto out;
 	st->spec_aborted = c.aborted;
@@ -121,7 +133,7 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 		/* the same semantics another way (filter_lower.c,
 		 * compile_mapped()): kept if it runs shorter, on a tie if it is
 		 * smaller (or, alt_wins_ties, not much larger) */
-		int arc = spec_emit(&c, c.mapped_alt, opcode, cfg->spec_budget, max_insns, &alt);
+		int arc = spec_emit(&c, c.mapped_alt, opcode, cfg, &alt);
 		uint32_t la, lp;
 
 		if (arc && arc != -IOUR_ERRNO__PROG_TOO_LARGE) {

@@ -104,6 +104,10 @@ struct iour__compile_cfg {
 	/* Longest chain of equality tests on one value in an interval map
 	 * (0: the default, 3); stacked programs use longer ones. */
 	uint32_t chain;
+	/* Tests: specialise a graph that is one interval map with leaf
+	 * targets too, which the compiler otherwise skips as pointless
+	 * (filter_compile.c, spec_emit()). */
+	bool spec_always;
 };
 
 /* What one compile did (tests and benchmarks). */
@@ -112,6 +116,8 @@ struct iour__compile_stats {
 	uint32_t spec_nodes;   /* decision nodes after it */
 	uint32_t spec_aborted; /* 1 if specialisation hit its budget */
 	uint32_t trampolines;  /* JA / RET copies inserted for long jumps */
+	uint32_t spec_skipped; /* 1 if the graph was one interval map with leaf
+				  targets, emitted without specialisation */
 };
 
 /*

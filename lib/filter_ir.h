@@ -223,6 +223,11 @@ struct cc {
 	/* A stacked program's range pre-check is at the root: the emitter
 	 * lays its tests out first (filter_emit.c, hoist_precheck()) */
 	bool precheck;
+	/* The last interval map the lowering built over one field whose
+	 * targets are all leaves (0: none).  When it is the whole graph,
+	 * path specialisation has nothing to bypass and is skipped
+	 * (doc/design.md, "Where a small filter's compile time goes"). */
+	uint32_t leaf_map;
 };
 
 /* A 64-bit finaliser for the graph's and the memo's hash tables. */

@@ -323,6 +323,8 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 			c->err = -ENOMEM;
 		else
 			node = iour__fm_map_field(c, &L, &vs);
+		if (!L.guard && t < 2 && f < 2)
+			c->leaf_map = node;
 		if (ivs != small)
 			iour__free(ivs);
 		iour__fm_segv_free(&vs);
@@ -482,6 +484,8 @@ static uint32_t compile_run(struct cc *c, const struct iour__rule *rules, size_t
 			goto nomem;
 	}
 	node = iour__fm_map_field(c, &L, &vs);
+	if (!L.guard && rest < 2)
+		c->leaf_map = node; /* every target is a rule's leaf or rest */
 	if (L.guard)
 		node = iour__fc_mk_test(c, WX(IOUR_CTX_OFF_CONNECT_FAMILY, WX_RAW, 0), J_EQ,
 					L.guard, node, rest);
