@@ -112,21 +112,15 @@ static int em_xform(struct emitter *e, uint64_t wx, bool full)
 	return rc ? -ENOMEM : 0;
 }
 
-/* Reverse post-order of the nodes reachable from root. */
-static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *count,
-		     uint32_t *index)
+/* Reverse post-order of the nodes reachable from root into order[]
+ * (room for 2 * c->nnodes + 2: it is the walk's stack first), with
+ * post[] (c->nnodes) and state[] (c->nnodes bytes, zeroed) as scratch. */
+static void rpo_order(const struct cc *c, uint32_t root, uint32_t *order, uint32_t *post,
+		      uint8_t *state, uint32_t *count, uint32_t *index)
 {
-	uint32_t *stack = iour__malloc((2 * (size_t)c->nnodes + 2) * sizeof(uint32_t));
-	uint8_t *state = iour__calloc(c->nnodes, 1);
-	uint32_t *post = iour__malloc((size_t)c->nnodes * sizeof(uint32_t));
+	uint32_t *stack = order;
 	uint32_t sp = 0, np = 0;
 
-	if (!stack || !state || !post) {
-		iour__free(stack);
-		iour__free(state);
-		iour__free(post);
-		return -ENOMEM;
-	}
 	stack[sp++] = root;
 	while (sp) {
 		uint32_t n = stack[sp - 1];
@@ -149,14 +143,10 @@ static int rpo_order(struct cc *c, uint32_t root, uint32_t **order, uint32_t *co
 		}
 	}
 	for (uint32_t i = 0; i < np; i++)
-		stack[i] = post[np - 1 - i];
+		order[i] = post[np - 1 - i];
 	for (uint32_t i = 0; i < np; i++)
-		index[stack[i]] = i;
-	iour__free(state);
-	iour__free(post);
-	*order = stack;
+		index[order[i]] = i;
 	*count = np;
-	return 0;
 }
 
 /* Is node n a test of an address word a range pre-check reads? */
@@ -455,6 +445,9 @@ static int fj_apply(struct emitter *e, const struct fj_round *r, uint32_t max_in
  */
 static int em_fix_jumps(struct emitter *e, uint32_t max_insns)
 {
+	/* no jump of a program this short skips more than 255 */
+	if (e->n <= 257)
+		return 0;
 	for (int round = 0; round < 64; round++) {
 		struct fj_round r;
 		bool changed = false;
@@ -483,27 +476,30 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 		  struct iour_prog **out)
 {
 	struct emitter e = { 0 };
-	uint32_t *order = NULL, *index = NULL, *pos = NULL, count = 0;
-	uint8_t *need = NULL; /* bit 0: full load, bit 1: transform from raw */
+	uint32_t *order, *post, *index, *pos = NULL, count = 0;
+	uint8_t *state, *need; /* need: bit 0 full load, bit 1 transform from raw */
 	struct iour_prog *p = NULL;
 	bool payload = false;
-	int rc;
+	size_t nn = c->nnodes;
+	void *blk;
+	int rc = 0;
 
-	index = iour__malloc(c->nnodes * sizeof(*index));
-	if (!index)
+	/* one block of scratch: index[], order[] (the walk's stack first),
+	 * post[], then the bytes state[] and need[] (doc/design.md, "Where a
+	 * small filter's compile time goes") */
+	blk = iour__calloc(1, (nn + (2 * nn + 2) + nn) * sizeof(uint32_t) + 2 * nn + 1);
+	if (!blk)
 		return -ENOMEM;
-	rc = rpo_order(c, root, &order, &count, index);
-	if (rc)
-		goto out;
+	index = blk;
+	order = index + nn;
+	post = order + 2 * nn + 2;
+	state = (uint8_t *)(post + nn);
+	need = state + nn;
+	rpo_order(c, root, order, post, state, &count, index);
 	if (c->precheck)
 		rc = hoist_precheck(c, root, order, count, index);
 	if (rc)
 		goto out;
-	need = iour__calloc(count + 1, 1); /* + 1: never a 0-byte allocation */
-	if (!need) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	need[0] |= 1; /* A holds nothing useful at the start */
 	for (uint32_t i = 0; i < count; i++) {
 		const struct node *n = &c->nodes[order[i]];
@@ -521,14 +517,13 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 		}
 	}
 	/* three labels per node: full load, transform, test */
-	for (uint32_t i = 0; i < 3 * count; i++) {
-		uint32_t id;
-
-		if (em_newlabel(&e, 0, &id)) {
-			rc = -ENOMEM;
-			goto out;
-		}
+	e.caplab = 3 * (size_t)count + 16;
+	e.lab_uid = iour__malloc(e.caplab * sizeof(*e.lab_uid));
+	if (!e.lab_uid) {
+		rc = -ENOMEM;
+		goto out;
 	}
+	e.nlab = 3 * (size_t)count;
 	for (size_t i = 0; i < count && !rc; i++) {
 		const struct node *n = &c->nodes[order[i]];
 
@@ -560,9 +555,12 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 	rc = em_fix_jumps(&e, max_insns);
 	if (rc)
 		goto out;
-	rc = em_positions(&e, &pos);
-	if (rc)
-		goto out;
+	/* without trampolines an instruction's uid is its position */
+	if (e.ntramp) {
+		rc = em_positions(&e, &pos);
+		if (rc)
+			goto out;
+	}
 	p = iour__malloc(sizeof(*p) + e.n * sizeof(struct iour_insn));
 	if (!p) {
 		rc = -ENOMEM;
@@ -584,19 +582,21 @@ int iour__fc_emit(struct cc *c, uint32_t root, uint32_t opcode, uint32_t max_ins
 		o->k = s->k;
 		o->jt = o->jf = 0;
 		if (s->is_jmp == 1) {
-			o->jt = (uint8_t)(pos[e.lab_uid[s->jt]] - i - 1);
-			o->jf = (uint8_t)(pos[e.lab_uid[s->jf]] - i - 1);
+			uint32_t t = e.lab_uid[s->jt], f = e.lab_uid[s->jf];
+
+			o->jt = (uint8_t)((pos ? pos[t] : t) - i - 1);
+			o->jf = (uint8_t)((pos ? pos[f] : f) - i - 1);
 		} else if (s->is_jmp == 2) {
-			o->k = pos[e.lab_uid[s->jt]] - (uint32_t)i - 1;
+			uint32_t t = e.lab_uid[s->jt];
+
+			o->k = (pos ? pos[t] : t) - (uint32_t)i - 1;
 		}
 	}
 	*out = p;
 	rc = 0;
 out:
 	iour__free(pos);
-	iour__free(order);
-	iour__free(index);
-	iour__free(need);
+	iour__free(blk);
 	iour__free(e.v);
 	iour__free(e.lab_uid);
 	if (!rc)
