@@ -193,7 +193,9 @@ static int hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, ui
 			}
 		from = to;
 	}
-	tmp = iour__malloc((size_t)count * sizeof(*tmp));
+	tmp = iour__calloc(
+		count,
+		sizeof(*tmp)); /* zeroed: every slot is written, but the analyzer cannot see it */
 	if (!tmp)
 		return -ENOMEM;
 	/* the head in its reverse post-order, then the rest */

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "filter_map.h"
+#include "radix.h"
 #include "schema.h"
 
 /* ---- field layout --------------------------------------------------------- */
@@ -336,12 +337,14 @@ int iour__fm_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static unsigned u64_digit(const void *e, unsigned d)
+{
+	return (unsigned)(*(const uint64_t *)e >> (8 * d)) & 0xff;
+}
+
 /* Documented in filter_map.h */
 int iour__fm_sort_u64(uint64_t *v, size_t n)
 {
-	size_t cnt[8][256];
-	uint64_t *tmp, *from = v, *to;
-
 	if (n <= 32) {
 		/* a small filter's handful of bounds: insertion (doc/design.md,
 		 * "Where a small filter's compile time goes") */
@@ -359,38 +362,7 @@ int iour__fm_sort_u64(uint64_t *v, size_t n)
 		qsort(v, n, sizeof(*v), iour__fm_cmp_u64);
 		return 0;
 	}
-	tmp = iour__malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	to = tmp;
-	/* least significant byte first; a byte all values share moves
-	 * nothing and is skipped */
-	memset(cnt, 0, sizeof(cnt));
-	for (size_t i = 0; i < n; i++)
-		for (unsigned d = 0; d < 8; d++)
-			cnt[d][(v[i] >> (8 * d)) & 0xff]++;
-	for (unsigned d = 0; d < 8; d++) {
-		size_t sum = 0;
-		bool one = false;
-
-		for (unsigned k = 0; k < 256; k++) {
-			size_t c = cnt[d][k];
-
-			one |= c == n;
-			cnt[d][k] = sum;
-			sum += c;
-		}
-		if (one)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			to[cnt[d][(from[i] >> (8 * d)) & 0xff]++] = from[i];
-		to = from;
-		from = from == v ? tmp : v;
-	}
-	if (from != v)
-		memcpy(v, from, n * sizeof(*v));
-	iour__free(tmp);
-	return 0;
+	return iour__radix_sort(v, n, sizeof(*v), 8, u64_digit);
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include "filter_ir.h"
 #include "filter_map.h"
+#include "radix.h"
 
 /* ---- stacked programs (filter_internal.h, iour__filter_compile_stack()) --- */
 /* One entry of the deny run: a whole rule, or a slice [a, b) of the set of
@@ -393,8 +394,10 @@ static bool deny_run(const struct iour__opfilter *of, size_t *lo, size_t *hi, si
 /* The digit of a unit the radix sort's pass `d` orders by: 8 bits of the
  * key (d = 0..7, lowest first), then of the field (8, 9), then sorted
  * (10). */
-static unsigned unit_digit(const struct unit *u, unsigned d)
+static unsigned unit_digit(const void *e, unsigned d)
 {
+	const struct unit *u = e;
+
 	if (d < 8)
 		return (unsigned)(u->key >> (8 * d)) & 0xff;
 	if (d < 10)
@@ -404,43 +407,13 @@ static unsigned unit_digit(const struct unit *u, unsigned d)
 
 /*
  * Order the units by (sorted, field, key), equal ones kept in the order
- * they were made, i.e. by (rule, slice): a stable radix sort, least
- * significant byte first, that skips a byte all units share.  Linear in
- * the units where a comparison sort is not (n = 100,000 entries).
- * 0 or -ENOMEM.
+ * they were made, i.e. by (rule, slice): the radix sort of lib/radix.h,
+ * linear in the units where a comparison sort is not (n = 100,000
+ * entries).  0 or -ENOMEM.
  */
 static int sort_units(struct unit *v, size_t n)
 {
-	struct unit *tmp = iour__malloc((n ? n : 1) * sizeof(*tmp)), *from = v, *to = tmp;
-	size_t cnt[256];
-
-	if (!tmp)
-		return -ENOMEM;
-	for (unsigned d = 0; d < 11; d++) {
-		size_t sum = 0;
-		bool one = false;
-
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[unit_digit(&from[i], d)]++;
-		for (unsigned k = 0; k < 256; k++) {
-			size_t c = cnt[k];
-
-			one |= c == n;
-			cnt[k] = sum;
-			sum += c;
-		}
-		if (one)
-			continue; /* every unit has this digit: nothing to move */
-		for (size_t i = 0; i < n; i++)
-			to[cnt[unit_digit(&from[i], d)]++] = from[i];
-		to = from;
-		from = from == v ? tmp : v;
-	}
-	if (from != v)
-		memcpy(v, from, n * sizeof(*v));
-	iour__free(tmp);
-	return 0;
+	return iour__radix_sort(v, n, sizeof(*v), 11, unit_digit);
 }
 
 /*
