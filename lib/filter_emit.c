@@ -193,9 +193,8 @@ static int hoist_precheck(const struct cc *c, uint32_t root, uint32_t *order, ui
 			}
 		from = to;
 	}
-	tmp = iour__calloc(
-		count,
-		sizeof(*tmp)); /* zeroed: every slot is written, but the analyzer cannot see it */
+	/* zeroed: every slot is written below, which the analyzer cannot see */
+	tmp = iour__calloc(count, sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	/* the head in its reverse post-order, then the rest */
