@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "denylist.h"
 #include "filter_internal.h"
 #include "internal.h"
 #include "iouring_restrict/iouring_restrict.h"
@@ -260,24 +261,12 @@ static int op_stack(const void *arg)
 	struct iour__stack_stats st;
 	struct iour_filter *f = NULL;
 	struct iour_prog *p = NULL;
-	struct iour_cmp c = { .sz = sizeof(c),
-			      .field = IOUR_FIELD_CONNECT_ADDR4,
-			      .op = IOUR_CMP_IN_SET,
-			      .set = set,
-			      .set_len = 60 };
-	struct iour_cmp port = { .sz = sizeof(port),
-				 .field = IOUR_FIELD_CONNECT_PORT,
-				 .op = IOUR_CMP_EQ,
-				 .value = 22 };
 	int rc;
 
 	(void)arg;
 	for (size_t i = 0; i < 60; i++)
 		set[i] = 0x0a000000U + (uint32_t)i * 5;
-	rc = iour_filter__new(NULL, &f);
-	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1));
-	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &port, 1));
-	TRY(rc, iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW));
+	rc = denylist4_new(NULL, set, 60, 22, &f);
 	TRY(rc, iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &p, NULL, 0));
 	if (!rc && st.progs < 2)
 		rc = -EINVAL; /* the split path must be taken */
@@ -302,19 +291,12 @@ static int op_stack_points(const void *arg)
 	struct iour__stack_stats st;
 	struct iour_filter *f = NULL;
 	struct iour_prog *p = NULL;
-	struct iour_cmp c = { .sz = sizeof(c),
-			      .field = IOUR_FIELD_CONNECT_ADDR4,
-			      .op = IOUR_CMP_IN_SET,
-			      .set = set,
-			      .set_len = 300 };
 	int rc;
 
 	(void)arg;
 	for (size_t i = 0; i < 300; i++)
 		set[i] = 0x0a000000U + (uint32_t)i * 7919;
-	rc = iour_filter__new(NULL, &f);
-	TRY(rc, iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1));
-	TRY(rc, iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW));
+	rc = denylist4_new(NULL, set, 300, 0, &f);
 	TRY(rc, iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &p, NULL, 0));
 	if (!rc && st.progs < 2)
 		rc = -EINVAL; /* the split path must be taken */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "denylist.h"
 #include "emukernel.h"
 #include "filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
@@ -571,9 +572,7 @@ Test(filter_stack, allow_list_unsplittable)
 
 	/* the same entries as a deny-list split fine */
 	iour_filter__free(f);
-	cr_assert_eq(iour_filter__new(NULL, &f), 0);
-	cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
-	cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
+	cr_assert_eq(denylist4_new(NULL, set, 6000, 0, &f), 0);
 	cr_expect_eq(iour_policy__set_filter(pol, f), 0);
 	cr_expect_gt(iour_policy__prog_cnt(pol, OP_CONNECT), 1);
 	iour_policy__free(pol);
@@ -911,19 +910,7 @@ Test(filter_stack, precheck_costs_as_documented)
 		char why[256];
 		uint32_t progs = 0;
 
-		cr_assert_eq(iour_filter__new(&fo, &f), 0);
-		for (size_t at = 0; at < 12000; at += IOUR_FILTER_MAX_SET) {
-			struct iour_cmp c = { .sz = sizeof(c),
-					      .field = IOUR_FIELD_CONNECT_ADDR4,
-					      .op = IOUR_CMP_IN_SET,
-					      .set = set + at,
-					      .set_len = 12000 - at < IOUR_FILTER_MAX_SET ?
-								 12000 - at :
-								 IOUR_FILTER_MAX_SET };
-
-			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
-		}
-		cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+		cr_assert_eq(denylist4_new(&fo, set, 12000, 0, &f), 0);
 		cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack, why,
 							sizeof(why)),
 			     0, "%s", why);
@@ -973,11 +960,6 @@ Test(filter_stack, surely_too_large_counts_loaded_words)
 			struct iour__stack_stats st;
 			struct iour_filter *f = NULL;
 			struct iour_prog *stack = NULL;
-			struct iour_cmp c = { .sz = sizeof(c),
-					      .field = IOUR_FIELD_CONNECT_ADDR4,
-					      .op = IOUR_CMP_IN_SET,
-					      .set = set,
-					      .set_len = 20000 };
 			char why[256];
 			bool one = shape == 1 || !be;
 
@@ -985,9 +967,7 @@ Test(filter_stack, surely_too_large_counts_loaded_words)
 				/* shape 0: the word 0x05000000 + i read on a
 				 * little-endian target; 1: consecutive numbers */
 				set[i] = shape ? 0x0a000000U + i : __builtin_bswap32(0x05000000U + i);
-			cr_assert_eq(iour_filter__new(NULL, &f), 0);
-			cr_assert_eq(iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1), 0);
-			cr_assert_eq(iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW), 0);
+			cr_assert_eq(denylist4_new(NULL, set, 20000, 0, &f), 0);
 			cr_assert_eq(iour__filter_compile_stack(f, OP_CONNECT, &cfg, &st, &stack,
 								why, sizeof(why)),
 				     0, "%s", why);
