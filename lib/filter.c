@@ -326,21 +326,54 @@ static bool verdict_ok(uint32_t v)
 	return v == IOUR_ALLOW || v == IOUR_DENY;
 }
 
-static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
+/* Frees the page of `opcode` if none of its opcodes is filtered any more
+ * (after a failed first use). */
+static void page_drop_if_empty(struct iour_filter *f, uint32_t opcode)
 {
-	if (!f->ops[opcode])
-		f->ops[opcode] = iour__calloc(1, sizeof(struct iour__opfilter));
-	return f->ops[opcode];
+	struct iour__opfilter **pg = f->page[opcode / IOUR__OP_PAGE];
+
+	if (!pg)
+		return;
+	for (unsigned int i = 0; i < IOUR__OP_PAGE; i++)
+		if (pg[i])
+			return;
+	iour__free(pg);
+	f->page[opcode / IOUR__OP_PAGE] = NULL;
 }
 
-/* Frees an opfilter that holds nothing (after a failed first use). */
+/* The opfilter of `opcode`, created (with its page) on first use; NULL
+ * when out of memory, the filter then as it was. */
+static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
+{
+	struct iour__opfilter ***pg = &f->page[opcode / IOUR__OP_PAGE];
+	struct iour__opfilter **slot;
+
+	if (!*pg) {
+		*pg = iour__calloc(IOUR__OP_PAGE, sizeof(struct iour__opfilter *));
+		if (!*pg)
+			return NULL;
+	}
+	slot = &(*pg)[opcode % IOUR__OP_PAGE];
+	if (!*slot) {
+		*slot = iour__calloc(1, sizeof(struct iour__opfilter));
+		if (!*slot) {
+			page_drop_if_empty(f, opcode); /* may free the slot's page */
+			return NULL;
+		}
+	}
+	return *slot;
+}
+
+/* Frees an opfilter that holds nothing (after a failed first use), and
+ * its page if that is left empty. */
 static void opfilter_drop_if_empty(struct iour_filter *f, uint32_t opcode)
 {
-	struct iour__opfilter *of = f->ops[opcode];
+	struct iour__opfilter *of = iour__filter_op(f, opcode);
 
 	if (of && !of->nrules && !of->has_default && !of->raw) {
 		opfilter_free(of);
-		f->ops[opcode] = NULL;
+		f->page[opcode / IOUR__OP_PAGE][opcode % IOUR__OP_PAGE] = NULL;
+		page_drop_if_empty(f, opcode);
 	}
 }
 
@@ -374,8 +407,13 @@ void iour_filter__free(struct iour_filter *f)
 {
 	if (!f)
 		return;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		opfilter_free(f->ops[i]);
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++) {
+		if (!f->page[p])
+			continue;
+		for (unsigned int i = 0; i < IOUR__OP_PAGE; i++)
+			opfilter_free(f->page[p][i]);
+		iour__free(f->page[p]);
+	}
 	iour__free(f);
 }
 
@@ -448,17 +486,25 @@ int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
 		return -ENOMEM;
 	c->default_verdict = f->default_verdict;
 	c->flags = f->flags;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++) {
-		if (!f->ops[i])
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++) {
+		if (!f->page[p])
 			continue;
-		c->ops[i] = opfilter_copy(f->ops[i]);
-		if (!c->ops[i]) {
-			iour_filter__free(c);
-			return -ENOMEM;
+		c->page[p] = iour__calloc(IOUR__OP_PAGE, sizeof(struct iour__opfilter *));
+		if (!c->page[p])
+			goto fail;
+		for (unsigned int i = 0; i < IOUR__OP_PAGE; i++) {
+			if (!f->page[p][i])
+				continue;
+			c->page[p][i] = opfilter_copy(f->page[p][i]);
+			if (!c->page[p][i])
+				goto fail;
 		}
 	}
 	*out = c;
 	return 0;
+fail:
+	iour_filter__free(c);
+	return -ENOMEM;
 }
 
 /* Documented in include/iouring_restrict/filter.h */
@@ -474,7 +520,8 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 		return -EINVAL;
 	if (ncmps > IOUR_FILTER_MAX_CMPS)
 		return -E2BIG;
-	if (f->ops[opcode] && f->ops[opcode]->raw)
+	of = iour__filter_op(f, opcode);
+	if (of && of->raw)
 		return -EEXIST;
 	if (ncmps) {
 		stride = cmps[0].sz;
@@ -533,7 +580,8 @@ int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t ve
 
 	if (!f || opcode >= IOUR__NOPCODES || !verdict_ok(verdict))
 		return -EINVAL;
-	if (f->ops[opcode] && f->ops[opcode]->raw)
+	of = iour__filter_op(f, opcode);
+	if (of && of->raw)
 		return -EEXIST;
 	of = opfilter_get(f, opcode);
 	if (!of)
@@ -559,7 +607,7 @@ int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode, const struct io
 		return rc;
 	if (rc)
 		return -IOUR_ERRNO__INVALID_PROG;
-	of = f->ops[opcode];
+	of = iour__filter_op(f, opcode);
 	if (of && (of->nrules || of->has_default))
 		return -EEXIST;
 	copy = iour__malloc(cnt * sizeof(*copy));
@@ -584,17 +632,18 @@ int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf, size_t cap)
 
 	if (!f || (!buf && cap))
 		return -EINVAL;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		if (f->ops[i])
-			n++;
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++)
+		for (unsigned int i = 0; f->page[p] && i < IOUR__OP_PAGE; i++)
+			n += f->page[p][i] != NULL;
 	if (!buf)
 		return (int)n;
 	if (cap < n)
 		return -ERANGE;
 	n = 0;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		if (f->ops[i])
-			buf[n++] = i;
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++)
+		for (unsigned int i = 0; f->page[p] && i < IOUR__OP_PAGE; i++)
+			if (f->page[p][i])
+				buf[n++] = p * IOUR__OP_PAGE + i;
 	return (int)n;
 }
 
@@ -608,7 +657,7 @@ int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opcode,
 	if (!f || !info || opcode >= IOUR__NOPCODES ||
 	    info->sz < offsetof(struct iour_filter_opinfo, nrules) + sizeof(uint32_t))
 		return -EINVAL;
-	of = f->ops[opcode];
+	of = iour__filter_op(f, opcode);
 	if (!of)
 		return -ENOENT;
 	memset(&tmp, 0, sizeof(tmp));
