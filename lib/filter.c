@@ -76,13 +76,24 @@ static void cmp_release(struct iour__cmp *c)
 	c->set = NULL;
 }
 
+/* A builder's rule: cmps is its own `one` or an allocated array. */
 static void rule_release(struct iour__rule *r)
 {
 	for (uint32_t i = 0; i < r->ncmps; i++)
 		cmp_release(&r->cmps[i]);
-	iour__free(r->cmps);
+	if (r->cmps != &r->one)
+		iour__free(r->cmps);
 	r->cmps = NULL;
 	r->ncmps = 0;
+}
+
+/* Points each one-comparison rule of rules[0, n) at its own `one` again,
+ * after the rules were copied or moved. */
+static void rules_repoint(struct iour__rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].ncmps == 1)
+			rules[i].cmps = &rules[i].one;
 }
 
 static void opfilter_free(struct iour__opfilter *of)
@@ -455,7 +466,9 @@ static struct iour__opfilter *opfilter_copy(const struct iour__opfilter *src)
 			struct iour__rule *dr = &of->rules[i];
 
 			dr->verdict = sr->verdict;
-			if (sr->ncmps) {
+			if (sr->ncmps == 1) {
+				dr->cmps = &dr->one;
+			} else if (sr->ncmps) {
 				dr->cmps = iour__calloc(sr->ncmps, sizeof(struct iour__cmp));
 				if (!dr->cmps)
 					goto fail;
@@ -523,7 +536,10 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 	of = iour__filter_op(f, opcode);
 	if (of && of->raw)
 		return -EEXIST;
-	if (ncmps) {
+	if (ncmps == 1) {
+		stride = cmps[0].sz;
+		rule.cmps = &rule.one;
+	} else if (ncmps) {
 		stride = cmps[0].sz;
 		rule.cmps = iour__calloc(ncmps, sizeof(struct iour__cmp));
 		if (!rule.cmps)
@@ -566,10 +582,13 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 			opfilter_drop_if_empty(f, opcode);
 			return -ENOMEM;
 		}
+		rules_repoint(nr, of->nrules);
 		of->rules = nr;
 		of->cap = ncap;
 	}
-	of->rules[of->nrules++] = rule;
+	of->rules[of->nrules] = rule;
+	rules_repoint(&of->rules[of->nrules], 1);
+	of->nrules++;
 	return 0;
 }
 

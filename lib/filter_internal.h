@@ -27,10 +27,15 @@ struct iour__cmp {
 	uint8_t addr6[16]; /* network order; bits beyond a prefix cleared */
 };
 
+/* A rule of the builder (filter.c) keeps a single comparison in `one`,
+ * cmps pointing at it, and allocates cmps only for two or more.  A copy
+ * made elsewhere (the stacker's scratch rules, filter_stack.c) may point
+ * cmps at any array that outlives it. */
 struct iour__rule {
 	uint32_t verdict;
 	uint32_t ncmps;
 	struct iour__cmp *cmps;
+	struct iour__cmp one;
 };
 
 /* What one opcode holds.  Absent (NULL) = not filtered. */
