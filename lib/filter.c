@@ -23,17 +23,22 @@ uint32_t iour__opcode_pdu_size(uint32_t opcode)
 	return pl ? pl->pdu_size : 0;
 }
 
-bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
+/* Is the schema's field f defined for `opcode`? */
+static bool field_applies(const struct iour__schema_field *f, uint32_t opcode)
 {
-	const struct iour__schema_field *f = iour__schema_field_of(field);
 	const struct iour__schema_payload *pl;
 
-	if (!f)
-		return false;
 	if (f->group == IOUR__SG_ANY)
 		return true;
 	pl = iour__schema_payload_of(opcode);
 	return pl && pl->group == f->group;
+}
+
+bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
+{
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+
+	return f && field_applies(f, opcode);
 }
 
 /* The bits a value of the field may have; 0 for an unknown field and
@@ -43,11 +48,6 @@ uint64_t iour__field_valid_bits(uint32_t field)
 	const struct iour__schema_field *f = iour__schema_field_of(field);
 
 	return f ? f->valid : 0;
-}
-
-static bool field_known(uint32_t field)
-{
-	return iour__schema_field_of(field) != NULL;
 }
 
 static bool in_valid(uint64_t v, uint64_t valid)
@@ -64,16 +64,18 @@ static int cmp_u64(const void *a, const void *b)
 
 static bool addr6_zero(const uint8_t a[16])
 {
-	for (int i = 0; i < 16; i++)
-		if (a[i])
-			return false;
-	return true;
+	uint64_t w[2];
+
+	memcpy(w, a, sizeof(w));
+	return !(w[0] | w[1]);
 }
 
 static void cmp_release(struct iour__cmp *c)
 {
-	iour__free(c->set);
-	c->set = NULL;
+	if (c->set) {
+		iour__free(c->set);
+		c->set = NULL;
+	}
 }
 
 /* A builder's rule: cmps is its own `one` or an allocated array. */
@@ -292,17 +294,19 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 {
 	bool is6 = in->field == IOUR_FIELD_CONNECT_ADDR6;
 	bool is4 = in->field == IOUR_FIELD_CONNECT_ADDR4;
+	/* looked up once for the three checks below (lib/schema.def) */
+	const struct iour__schema_field *sf = iour__schema_field_of(in->field);
 	uint64_t valid;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!field_known(in->field))
+	if (!sf)
 		return -EINVAL;
 	if (in->op < IOUR_CMP_EQ || in->op > IOUR_CMP_NOT_IN_PREFIX)
 		return -EINVAL;
-	if (!iour__field_for_opcode(in->field, opcode))
+	if (!field_applies(sf, opcode))
 		return -EDOM;
-	valid = iour__field_valid_bits(in->field);
+	valid = sf->valid;
 	rc = cmp_operands_check(in, is4, is6);
 	if (rc)
 		return rc;
