@@ -23,17 +23,22 @@ uint32_t iour__opcode_pdu_size(uint32_t opcode)
 	return pl ? pl->pdu_size : 0;
 }
 
-bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
+/* Is the schema's field f defined for `opcode`? */
+static bool field_applies(const struct iour__schema_field *f, uint32_t opcode)
 {
-	const struct iour__schema_field *f = iour__schema_field_of(field);
 	const struct iour__schema_payload *pl;
 
-	if (!f)
-		return false;
 	if (f->group == IOUR__SG_ANY)
 		return true;
 	pl = iour__schema_payload_of(opcode);
 	return pl && pl->group == f->group;
+}
+
+bool iour__field_for_opcode(uint32_t field, uint32_t opcode)
+{
+	const struct iour__schema_field *f = iour__schema_field_of(field);
+
+	return f && field_applies(f, opcode);
 }
 
 /* The bits a value of the field may have; 0 for an unknown field and
@@ -43,11 +48,6 @@ uint64_t iour__field_valid_bits(uint32_t field)
 	const struct iour__schema_field *f = iour__schema_field_of(field);
 
 	return f ? f->valid : 0;
-}
-
-static bool field_known(uint32_t field)
-{
-	return iour__schema_field_of(field) != NULL;
 }
 
 static bool in_valid(uint64_t v, uint64_t valid)
@@ -64,25 +64,38 @@ static int cmp_u64(const void *a, const void *b)
 
 static bool addr6_zero(const uint8_t a[16])
 {
-	for (int i = 0; i < 16; i++)
-		if (a[i])
-			return false;
-	return true;
+	uint64_t w[2];
+
+	memcpy(w, a, sizeof(w));
+	return !(w[0] | w[1]);
 }
 
 static void cmp_release(struct iour__cmp *c)
 {
-	iour__free(c->set);
-	c->set = NULL;
+	if (c->set) {
+		iour__free(c->set);
+		c->set = NULL;
+	}
 }
 
+/* A builder's rule: cmps is its own `one` or an allocated array. */
 static void rule_release(struct iour__rule *r)
 {
 	for (uint32_t i = 0; i < r->ncmps; i++)
 		cmp_release(&r->cmps[i]);
-	iour__free(r->cmps);
+	if (r->cmps != &r->one)
+		iour__free(r->cmps);
 	r->cmps = NULL;
 	r->ncmps = 0;
+}
+
+/* Points each one-comparison rule of rules[0, n) at its own `one` again,
+ * after the rules were copied or moved. */
+static void rules_repoint(struct iour__rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].ncmps == 1)
+			rules[i].cmps = &rules[i].one;
 }
 
 static void opfilter_free(struct iour__opfilter *of)
@@ -281,17 +294,19 @@ static int cmp_import(const struct iour_cmp *in, uint32_t opcode, struct iour__c
 {
 	bool is6 = in->field == IOUR_FIELD_CONNECT_ADDR6;
 	bool is4 = in->field == IOUR_FIELD_CONNECT_ADDR4;
+	/* looked up once for the three checks below (lib/schema.def) */
+	const struct iour__schema_field *sf = iour__schema_field_of(in->field);
 	uint64_t valid;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!field_known(in->field))
+	if (!sf)
 		return -EINVAL;
 	if (in->op < IOUR_CMP_EQ || in->op > IOUR_CMP_NOT_IN_PREFIX)
 		return -EINVAL;
-	if (!iour__field_for_opcode(in->field, opcode))
+	if (!field_applies(sf, opcode))
 		return -EDOM;
-	valid = iour__field_valid_bits(in->field);
+	valid = sf->valid;
 	rc = cmp_operands_check(in, is4, is6);
 	if (rc)
 		return rc;
@@ -326,21 +341,54 @@ static bool verdict_ok(uint32_t v)
 	return v == IOUR_ALLOW || v == IOUR_DENY;
 }
 
-static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
+/* Frees the page of `opcode` if none of its opcodes is filtered any more
+ * (after a failed first use). */
+static void page_drop_if_empty(struct iour_filter *f, uint32_t opcode)
 {
-	if (!f->ops[opcode])
-		f->ops[opcode] = iour__calloc(1, sizeof(struct iour__opfilter));
-	return f->ops[opcode];
+	struct iour__opfilter **pg = f->page[opcode / IOUR__OP_PAGE];
+
+	if (!pg)
+		return;
+	for (unsigned int i = 0; i < IOUR__OP_PAGE; i++)
+		if (pg[i])
+			return;
+	iour__free(pg);
+	f->page[opcode / IOUR__OP_PAGE] = NULL;
 }
 
-/* Frees an opfilter that holds nothing (after a failed first use). */
+/* The opfilter of `opcode`, created (with its page) on first use; NULL
+ * when out of memory, the filter then as it was. */
+static struct iour__opfilter *opfilter_get(struct iour_filter *f, uint32_t opcode)
+{
+	struct iour__opfilter ***pg = &f->page[opcode / IOUR__OP_PAGE];
+	struct iour__opfilter **slot;
+
+	if (!*pg) {
+		*pg = iour__calloc(IOUR__OP_PAGE, sizeof(struct iour__opfilter *));
+		if (!*pg)
+			return NULL;
+	}
+	slot = &(*pg)[opcode % IOUR__OP_PAGE];
+	if (!*slot) {
+		*slot = iour__calloc(1, sizeof(struct iour__opfilter));
+		if (!*slot) {
+			page_drop_if_empty(f, opcode); /* may free the slot's page */
+			return NULL;
+		}
+	}
+	return *slot;
+}
+
+/* Frees an opfilter that holds nothing (after a failed first use), and
+ * its page if that is left empty. */
 static void opfilter_drop_if_empty(struct iour_filter *f, uint32_t opcode)
 {
-	struct iour__opfilter *of = f->ops[opcode];
+	struct iour__opfilter *of = iour__filter_op(f, opcode);
 
 	if (of && !of->nrules && !of->has_default && !of->raw) {
 		opfilter_free(of);
-		f->ops[opcode] = NULL;
+		f->page[opcode / IOUR__OP_PAGE][opcode % IOUR__OP_PAGE] = NULL;
+		page_drop_if_empty(f, opcode);
 	}
 }
 
@@ -374,8 +422,13 @@ void iour_filter__free(struct iour_filter *f)
 {
 	if (!f)
 		return;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		opfilter_free(f->ops[i]);
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++) {
+		if (!f->page[p])
+			continue;
+		for (unsigned int i = 0; i < IOUR__OP_PAGE; i++)
+			opfilter_free(f->page[p][i]);
+		iour__free(f->page[p]);
+	}
 	iour__free(f);
 }
 
@@ -417,7 +470,9 @@ static struct iour__opfilter *opfilter_copy(const struct iour__opfilter *src)
 			struct iour__rule *dr = &of->rules[i];
 
 			dr->verdict = sr->verdict;
-			if (sr->ncmps) {
+			if (sr->ncmps == 1) {
+				dr->cmps = &dr->one;
+			} else if (sr->ncmps) {
 				dr->cmps = iour__calloc(sr->ncmps, sizeof(struct iour__cmp));
 				if (!dr->cmps)
 					goto fail;
@@ -448,17 +503,25 @@ int iour_filter__dup(const struct iour_filter *f, struct iour_filter **out)
 		return -ENOMEM;
 	c->default_verdict = f->default_verdict;
 	c->flags = f->flags;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++) {
-		if (!f->ops[i])
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++) {
+		if (!f->page[p])
 			continue;
-		c->ops[i] = opfilter_copy(f->ops[i]);
-		if (!c->ops[i]) {
-			iour_filter__free(c);
-			return -ENOMEM;
+		c->page[p] = iour__calloc(IOUR__OP_PAGE, sizeof(struct iour__opfilter *));
+		if (!c->page[p])
+			goto fail;
+		for (unsigned int i = 0; i < IOUR__OP_PAGE; i++) {
+			if (!f->page[p][i])
+				continue;
+			c->page[p][i] = opfilter_copy(f->page[p][i]);
+			if (!c->page[p][i])
+				goto fail;
 		}
 	}
 	*out = c;
 	return 0;
+fail:
+	iour_filter__free(c);
+	return -ENOMEM;
 }
 
 /* Documented in include/iouring_restrict/filter.h */
@@ -474,9 +537,13 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 		return -EINVAL;
 	if (ncmps > IOUR_FILTER_MAX_CMPS)
 		return -E2BIG;
-	if (f->ops[opcode] && f->ops[opcode]->raw)
+	of = iour__filter_op(f, opcode);
+	if (of && of->raw)
 		return -EEXIST;
-	if (ncmps) {
+	if (ncmps == 1) {
+		stride = cmps[0].sz;
+		rule.cmps = &rule.one;
+	} else if (ncmps) {
 		stride = cmps[0].sz;
 		rule.cmps = iour__calloc(ncmps, sizeof(struct iour__cmp));
 		if (!rule.cmps)
@@ -519,10 +586,13 @@ int iour_filter__add_rule(struct iour_filter *f, uint32_t opcode, uint32_t verdi
 			opfilter_drop_if_empty(f, opcode);
 			return -ENOMEM;
 		}
+		rules_repoint(nr, of->nrules);
 		of->rules = nr;
 		of->cap = ncap;
 	}
-	of->rules[of->nrules++] = rule;
+	of->rules[of->nrules] = rule;
+	rules_repoint(&of->rules[of->nrules], 1);
+	of->nrules++;
 	return 0;
 }
 
@@ -533,7 +603,8 @@ int iour_filter__set_default(struct iour_filter *f, uint32_t opcode, uint32_t ve
 
 	if (!f || opcode >= IOUR__NOPCODES || !verdict_ok(verdict))
 		return -EINVAL;
-	if (f->ops[opcode] && f->ops[opcode]->raw)
+	of = iour__filter_op(f, opcode);
+	if (of && of->raw)
 		return -EEXIST;
 	of = opfilter_get(f, opcode);
 	if (!of)
@@ -559,7 +630,7 @@ int iour_filter__set_raw(struct iour_filter *f, uint32_t opcode, const struct io
 		return rc;
 	if (rc)
 		return -IOUR_ERRNO__INVALID_PROG;
-	of = f->ops[opcode];
+	of = iour__filter_op(f, opcode);
 	if (of && (of->nrules || of->has_default))
 		return -EEXIST;
 	copy = iour__malloc(cnt * sizeof(*copy));
@@ -584,17 +655,18 @@ int iour_filter__opcodes(const struct iour_filter *f, uint32_t *buf, size_t cap)
 
 	if (!f || (!buf && cap))
 		return -EINVAL;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		if (f->ops[i])
-			n++;
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++)
+		for (unsigned int i = 0; f->page[p] && i < IOUR__OP_PAGE; i++)
+			n += f->page[p][i] != NULL;
 	if (!buf)
 		return (int)n;
 	if (cap < n)
 		return -ERANGE;
 	n = 0;
-	for (unsigned int i = 0; i < IOUR__NOPCODES; i++)
-		if (f->ops[i])
-			buf[n++] = i;
+	for (unsigned int p = 0; p < IOUR__OP_PAGES; p++)
+		for (unsigned int i = 0; f->page[p] && i < IOUR__OP_PAGE; i++)
+			if (f->page[p][i])
+				buf[n++] = p * IOUR__OP_PAGE + i;
 	return (int)n;
 }
 
@@ -608,7 +680,7 @@ int iour_filter__opcode_info(const struct iour_filter *f, uint32_t opcode,
 	if (!f || !info || opcode >= IOUR__NOPCODES ||
 	    info->sz < offsetof(struct iour_filter_opinfo, nrules) + sizeof(uint32_t))
 		return -EINVAL;
-	of = f->ops[opcode];
+	of = iour__filter_op(f, opcode);
 	if (!of)
 		return -ENOENT;
 	memset(&tmp, 0, sizeof(tmp));

@@ -104,7 +104,7 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 	memset(st, 0, sizeof(*st));
 	if (opcode >= IOUR__NOPCODES)
 		return -EINVAL;
-	of = f->ops[opcode];
+	of = iour__filter_op(f, opcode);
 	if (!of)
 		return -ENOENT;
 	if (of->raw) /* max_insns holds for a raw program too */

@@ -27,10 +27,15 @@ struct iour__cmp {
 	uint8_t addr6[16]; /* network order; bits beyond a prefix cleared */
 };
 
+/* A rule of the builder (filter.c) keeps a single comparison in `one`,
+ * cmps pointing at it, and allocates cmps only for two or more.  A copy
+ * made elsewhere (the stacker's scratch rules, filter_stack.c) may point
+ * cmps at any array that outlives it. */
 struct iour__rule {
 	uint32_t verdict;
 	uint32_t ncmps;
 	struct iour__cmp *cmps;
+	struct iour__cmp one;
 };
 
 /* What one opcode holds.  Absent (NULL) = not filtered. */
@@ -44,11 +49,29 @@ struct iour__opfilter {
 	size_t raw_cnt;
 };
 
+/* The opcodes are kept in pages of IOUR__OP_PAGE slots, a page allocated
+ * on the first use of one of its opcodes: a filter of a few opcodes (the
+ * usual case) costs one small page, not a slot for every opcode. */
+#define IOUR__OP_PAGE 64U
+#define IOUR__OP_PAGES (IOUR__NOPCODES / IOUR__OP_PAGE)
+_Static_assert(IOUR__NOPCODES % IOUR__OP_PAGE == 0, "opcode pages must tile the opcodes");
+
 struct iour_filter {
 	uint32_t default_verdict;
 	uint32_t flags; /* IOUR_FILTER_* of struct iour_filter_opts */
-	struct iour__opfilter *ops[IOUR__NOPCODES];
+	/* page[op / IOUR__OP_PAGE][op % IOUR__OP_PAGE]; NULL: no opcode of
+	 * the page is filtered.  Read through iour__filter_op(). */
+	struct iour__opfilter **page[IOUR__OP_PAGES];
 };
+
+/* What the filter holds for an opcode (< IOUR__NOPCODES, which the caller
+ * checks); NULL when the opcode is not filtered. */
+static inline struct iour__opfilter *iour__filter_op(const struct iour_filter *f, uint32_t opcode)
+{
+	struct iour__opfilter *const *pg = f->page[opcode / IOUR__OP_PAGE];
+
+	return pg ? pg[opcode % IOUR__OP_PAGE] : NULL;
+}
 
 struct iour_prog {
 	uint32_t opcode;

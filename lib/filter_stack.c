@@ -37,6 +37,8 @@ struct stacker {
 	struct iour__cmp *cmps;   /* scratch: set slices */
 	struct iour_filter *tf;   /* scratch: f with the opcode's rules replaced */
 	struct iour__opfilter tof;
+	/* tf's page of the opcode: f's, with the opcode's slot at tof */
+	struct iour__opfilter *tpage[IOUR__OP_PAGE];
 	struct iour_prog *head, **tail;
 	uint32_t nprogs;
 	uint32_t compiles; /* of parts (iour__stack_stats) */
@@ -609,10 +611,9 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	if (why && whylen)
 		why[0] = '\0';
 	rc = 0;
-	if (opcode < IOUR__NOPCODES && f->ops[opcode] && !f->ops[opcode]->raw &&
-	    deny_run(f->ops[opcode], &lo, &hi, &weight))
-		rc = surely_too_large(f->ops[opcode], lo, hi, weight, cfg->max_insns,
-				      cfg->big_endian);
+	st.of = opcode < IOUR__NOPCODES ? iour__filter_op(f, opcode) : NULL;
+	if (st.of && !st.of->raw && deny_run(st.of, &lo, &hi, &weight))
+		rc = surely_too_large(st.of, lo, hi, weight, cfg->max_insns, cfg->big_endian);
 	if (rc < 0)
 		return rc;
 	if (rc) {
@@ -629,8 +630,9 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 		}
 		return rc;
 	}
+	if (!st.of) /* not reached: an opcode without a filter is -ENOENT */
+		return -ENOENT;
 	name = iour__op_label(opcode, tmp, sizeof(tmp));
-	st.of = f->ops[opcode];
 	if (st.of->raw) {
 		if (why)
 			snprintf(why, whylen,
@@ -665,7 +667,9 @@ int iour__filter_compile_stack(const struct iour_filter *f, uint32_t opcode,
 	*st.tf = *f;
 	st.tof = *st.of;
 	st.tof.rules = st.rules;
-	st.tf->ops[opcode] = &st.tof;
+	memcpy(st.tpage, f->page[opcode / IOUR__OP_PAGE], sizeof(st.tpage));
+	st.tpage[opcode % IOUR__OP_PAGE] = &st.tof;
+	st.tf->page[opcode / IOUR__OP_PAGE] = st.tpage;
 	st.tail = &st.head;
 	rc = stack_units(&st, lo, hi);
 	if (rc)

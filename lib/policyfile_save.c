@@ -338,7 +338,7 @@ static const uint32_t attr_order[] = { IOUR_POLICY_ATTR_DEFAULT,
  * outright by the filter. */
 static bool simple(const struct iour_policy *p, uint32_t op)
 {
-	const struct iour__opfilter *of = p->src ? p->src->ops[op] : NULL;
+	const struct iour__opfilter *of = p->src ? iour__filter_op(p->src, op) : NULL;
 
 	return p->progs[op] && !p->raw[op] && of && !of->raw &&
 	       ((of->nrules == 1 && of->rules[0].ncmps == 0) ||
@@ -348,7 +348,7 @@ static bool simple(const struct iour_policy *p, uint32_t op)
 /* The verdict of a simple() opcode. */
 static uint32_t simple_verdict(const struct iour_policy *p, uint32_t op)
 {
-	const struct iour__opfilter *of = p->src->ops[op];
+	const struct iour__opfilter *of = iour__filter_op(p->src, op);
 
 	return of->nrules ? of->rules[0].verdict : of->default_verdict;
 }
@@ -392,7 +392,7 @@ static json_t *build(const struct iour_policy *p)
 		}
 	}
 	for (op = 0; op < IOUR__NOPCODES && !bad; op++) {
-		const struct iour__opfilter *of = f ? f->ops[op] : NULL;
+		const struct iour__opfilter *of = f ? iour__filter_op(f, op) : NULL;
 		uint32_t def;
 
 		if (!p->progs[op] || simple(p, op))
@@ -430,7 +430,7 @@ static bool has_unnamed_field(const struct iour_filter *f)
 	uint32_t op, i, j;
 
 	for (op = 0; f && op < IOUR__NOPCODES; op++) {
-		const struct iour__opfilter *of = f->ops[op];
+		const struct iour__opfilter *of = iour__filter_op(f, op);
 
 		for (i = 0; of && i < of->nrules; i++)
 			for (j = 0; j < of->rules[i].ncmps; j++)
@@ -576,7 +576,7 @@ int iour_policy__decide(const struct iour_policy *p, const uint8_t *ctx, size_t 
 		rc = run(p->progs[op], ctx, &d.verdict);
 		if (rc)
 			return rc;
-		of = p->src && !p->raw[op] ? p->src->ops[op] : NULL;
+		of = p->src && !p->raw[op] ? iour__filter_op(p->src, op) : NULL;
 		if (!of || of->raw) {
 			d.reason = IOUR_DECIDE_PROGRAM;
 			goto done;

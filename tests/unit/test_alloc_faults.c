@@ -252,6 +252,142 @@ Test(alloc_faults, filter_build_dup_compile_every_field_kind)
 	drive("filter build, dup, compile (every field and operator kind)", op_filter, NULL);
 }
 
+/* ---- filters: opcodes over several pages, rules that grow --------------- */
+
+/* Opcodes in three of the four pages of 64 (lib/filter_internal.h), each
+ * page allocated on its first use, and more one-comparison rules than the
+ * rules array first holds; then a copy, its opcodes, its programs. */
+static int op_filter_pages(const void *arg)
+{
+	static const uint32_t ops[] = { 0, 63, 64, 130, 255 };
+	static const struct iour_insn raw[] = { { 0x06, 0, 0, 1 } };
+	struct iour_filter *f = NULL, *dup = NULL;
+	struct iour_cmp c[3];
+	uint32_t list[8];
+	int rc = 0;
+
+	(void)arg;
+	TRY(rc, iour_filter__new(NULL, &f));
+	c[0] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_EQ, .value = 1);
+	TRY(rc, add(f, 0, IOUR_ALLOW, c, 1));
+	c[0] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_IN_SET, .set = ports,
+		   .set_len = 12);
+	c[1] = CMP(.field = IOUR_FIELD_SQE_FLAGS, .op = IOUR_CMP_NONE_BITS, .value = 0x1);
+	c[2] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_NE, .value = 80);
+	TRY(rc, add(f, 63, IOUR_DENY, c, 3));
+	TRY(rc, iour_filter__set_default(f, 64, IOUR_ALLOW));
+	TRY(rc, iour_filter__set_raw(f, 130, raw, 1));
+	for (uint64_t i = 0; i < 9; i++) {
+		c[0] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_IN_SET,
+			   .set = &ports[i], .set_len = 3);
+		TRY(rc, add(f, 255, i % 2 ? IOUR_DENY : IOUR_ALLOW, c, 1));
+	}
+	TRY(rc, iour_filter__dup(f, &dup));
+	if (!rc && iour_filter__opcodes(dup, list, 8) != 5)
+		rc = -EINVAL;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && !rc; i++) {
+		struct iour_prog *p = NULL;
+
+		TRY(rc, iour_filter__compile(dup, ops[i], NULL, &p));
+		if (!rc && list[i] != ops[i])
+			rc = -EINVAL;
+		iour_prog__free(p);
+	}
+	iour_filter__free(dup);
+	iour_filter__free(f);
+	return rc;
+}
+
+Test(alloc_faults, filter_pages_and_growing_rules)
+{
+	drive("filter over several opcode pages, growing rules, dup, compile", op_filter_pages,
+	      NULL);
+}
+
+/* One mutating call on a filter holding opcodes 0, 64 and 65 (pages 0
+ * and 1). */
+enum mutation { ADD_ONE, ADD_THREE, SET_DEFAULT, SET_RAW, MUTATIONS };
+
+static int mutate(struct iour_filter *f, enum mutation m, uint32_t opcode)
+{
+	static const struct iour_insn raw[] = { { 0x06, 0, 0, 1 } };
+	struct iour_cmp c[3];
+
+	c[0] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_IN_SET, .set = ports,
+		   .set_len = 12);
+	c[1] = CMP(.field = IOUR_FIELD_SQE_FLAGS, .op = IOUR_CMP_NONE_BITS, .value = 0x1);
+	c[2] = CMP(.field = IOUR_FIELD_USER_DATA, .op = IOUR_CMP_NE, .value = 80);
+	switch (m) {
+	case ADD_ONE:
+		return add(f, opcode, IOUR_DENY, c, 1);
+	case ADD_THREE:
+		return add(f, opcode, IOUR_DENY, c, 3);
+	case SET_DEFAULT:
+		return iour_filter__set_default(f, opcode, IOUR_ALLOW);
+	default:
+		return iour_filter__set_raw(f, opcode, raw, 1);
+	}
+}
+
+/* A call that fails for want of memory leaves the filter as it was: no
+ * opcode, page or rule added, nothing of its own left allocated.  Swept
+ * over every allocation of the call, for an opcode in a page the filter
+ * has not used yet (191: the page is allocated first), a fresh slot of a
+ * page in use (1), and an opcode in use (0, whose rules array is full; 65
+ * for set_raw, which replaces a raw program but refuses rules). */
+Test(alloc_faults, failed_call_leaves_filter_unchanged)
+{
+	for (int m = 0; m < MUTATIONS; m++) {
+		const uint32_t targets[] = { 191, 1, m == SET_RAW ? 65 : 0 };
+
+		for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+			uint32_t op = targets[t];
+			unsigned long n, calls = 0;
+
+			for (n = 1;; n++) {
+				struct iour_filter *f = NULL;
+				struct iour_filter_opinfo before = { .sz = sizeof(before) };
+				struct iour_filter_opinfo after = { .sz = sizeof(after) };
+				struct iour_cmp c = CMP(.field = IOUR_FIELD_USER_DATA,
+							.op = IOUR_CMP_EQ, .value = 7);
+				int had, rc;
+				long live = 0;
+
+				cr_assert_eq(iour_filter__new(NULL, &f), 0);
+				for (int i = 0; i < 4; i++) /* rules array exactly full */
+					cr_assert_eq(add(f, 0, IOUR_ALLOW, &c, 1), 0);
+				cr_assert_eq(iour_filter__set_default(f, 64, IOUR_DENY), 0);
+				cr_assert_eq(mutate(f, SET_RAW, 65), 0);
+				had = iour_filter__opcode_info(f, op, &before);
+				iour__alloc_arm(n);
+				rc = mutate(f, (enum mutation)m, op);
+				iour__alloc_disarm(&calls, &live);
+				if (calls < n) {
+					cr_assert_eq(rc, 0, "mutation %d on %u: %s", m, op,
+						     iour_errname(rc));
+					iour_filter__free(f);
+					break;
+				}
+				cr_assert_eq(rc, -ENOMEM, "mutation %d on %u, allocation %lu: %s",
+					     m, op, n, iour_errname(rc));
+				cr_assert_eq(live, 0, "mutation %d on %u, allocation %lu: %ld left",
+					     m, op, n, live);
+				cr_assert_eq(iour_filter__opcodes(f, NULL, 0), 3,
+					     "mutation %d on %u, allocation %lu: opcodes", m, op,
+					     n);
+				cr_assert_eq(iour_filter__opcode_info(f, op, &after), had);
+				cr_assert(!memcmp(&before, &after, sizeof(before)),
+					  "mutation %d on %u, allocation %lu: opcode changed", m,
+					  op, n);
+				iour_filter__free(f);
+			}
+			/* only set_default on an opcode in use allocates nothing */
+			if (m != SET_DEFAULT || op == 191 || op == 1)
+				cr_assert_gt(n, 1, "mutation %d on %u allocates nothing", m, op);
+		}
+	}
+}
+
 /* ---- stacked programs: a deny-list split under a small limit ------------ */
 static int op_stack(const void *arg)
 {

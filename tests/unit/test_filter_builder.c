@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -468,6 +469,206 @@ Test(filter_builder, dup_is_deep_and_independent)
 	cr_assert_eq(iour_prog__kind(a), IOUR_PROG_ALWAYS_DENY);
 	iour_prog__free(a);
 	iour_filter__free(g);
+}
+
+/* Compiles f's opcode; the program's instructions in a malloc'd copy. */
+static struct iour_insn *compiled(const struct iour_filter *f, uint32_t opcode, size_t *cnt)
+{
+	struct iour_prog *p = NULL;
+	struct iour_insn *copy;
+
+	cr_assert_eq(iour_filter__compile(f, opcode, NULL, &p), 0, "opcode %u", opcode);
+	*cnt = iour_prog__insn_cnt(p);
+	copy = malloc(*cnt * sizeof(*copy));
+	cr_assert_not_null(copy);
+	memcpy(copy, iour_prog__insns(p), *cnt * sizeof(*copy));
+	iour_prog__free(p);
+	return copy;
+}
+
+static void expect_same_prog(const struct iour_filter *f, uint32_t opcode,
+			     const struct iour_insn *want, size_t want_cnt)
+{
+	size_t cnt;
+	struct iour_insn *got = compiled(f, opcode, &cnt);
+
+	cr_assert_eq(cnt, want_cnt, "opcode %u: %zu instructions, not %zu", opcode, cnt, want_cnt);
+	cr_assert(!memcmp(got, want, cnt * sizeof(*got)), "opcode %u: another program", opcode);
+	free(got);
+}
+
+/* The filter keeps opcodes in pages of 64 allocated on first use
+ * (lib/filter_internal.h): opcodes at both ends of several pages, one page
+ * left out, go through opcodes(), opcode_info(), dup() and compile. */
+Test(filter_builder, opcodes_in_several_pages_round_trip)
+{
+	static const uint32_t ops[] = { 0, 63, 64, 255 };
+	const struct iour_insn allow[] = { { 0x06, 0, 0, 1 } };
+	struct iour_filter *f = mk(), *g = NULL;
+	struct iour_filter_opinfo oi = { .sz = sizeof(oi) };
+	struct iour_insn *want[4];
+	size_t want_cnt[4];
+	uint32_t buf[8];
+	struct iour_prog *p = NULL;
+
+	cr_assert_eq(add1(f, 0, cmp(IOUR_FIELD_USER_DATA, IOUR_CMP_EQ, 1, 0)), 0);
+	cr_assert_eq(iour_filter__set_default(f, 63, IOUR_ALLOW), 0);
+	cr_assert_eq(add1(f, 64, cmp(IOUR_FIELD_SQE_FLAGS, IOUR_CMP_NONE_BITS, 1, 0)), 0);
+	cr_assert_eq(iour_filter__set_default(f, 64, IOUR_ALLOW), 0);
+	cr_assert_eq(iour_filter__set_raw(f, 255, allow, 1), 0);
+	cr_assert_eq(iour_filter__opcodes(f, NULL, 0), 4);
+	cr_assert_eq(iour_filter__opcodes(f, buf, 8), 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_eq(buf[i], ops[i], "opcodes()[%zu] = %u", i, buf[i]);
+		want[i] = compiled(f, ops[i], &want_cnt[i]);
+	}
+	/* absent: a slot of an allocated page, and a page never allocated */
+	for (uint32_t op = 1; op < 256; op++) {
+		if (op == 63 || op == 64 || op == 255)
+			continue;
+		cr_assert_eq(iour_filter__opcode_info(f, op, &oi), -ENOENT, "opcode %u", op);
+		cr_assert_eq(iour_filter__compile(f, op, NULL, &p), -ENOENT, "opcode %u", op);
+	}
+	cr_assert_eq(iour_filter__opcode_info(f, 0, &oi), 0);
+	cr_assert_eq(oi.nrules, 1);
+	cr_assert_eq(oi.flags, 0);
+	cr_assert_eq(iour_filter__opcode_info(f, 63, &oi), 0);
+	cr_assert_eq(oi.nrules, 0);
+	cr_assert_eq(oi.flags, IOUR_OPINFO_HAS_DEFAULT);
+	cr_assert_eq(oi.default_verdict, IOUR_ALLOW);
+	cr_assert_eq(iour_filter__opcode_info(f, 64, &oi), 0);
+	cr_assert_eq(oi.nrules, 1);
+	cr_assert_eq(oi.flags, IOUR_OPINFO_HAS_DEFAULT);
+	cr_assert_eq(iour_filter__opcode_info(f, 255, &oi), 0);
+	cr_assert_eq(oi.flags, IOUR_OPINFO_RAW);
+	cr_assert_eq(oi.raw_cnt, 1);
+
+	cr_assert_eq(iour_filter__dup(f, &g), 0);
+	iour_filter__free(f); /* the copy shares nothing with it */
+	memset(buf, 0, sizeof(buf));
+	cr_assert_eq(iour_filter__opcodes(g, buf, 8), 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_eq(buf[i], ops[i], "dup: opcodes()[%zu] = %u", i, buf[i]);
+		expect_same_prog(g, ops[i], want[i], want_cnt[i]);
+		free(want[i]);
+	}
+	cr_assert_eq(iour_filter__opcode_info(g, 128, &oi), -ENOENT);
+	/* a page the copy did not have is allocated on its first use there */
+	cr_assert_eq(iour_filter__set_default(g, 130, IOUR_DENY), 0);
+	cr_assert_eq(iour_filter__opcodes(g, buf, 8), 5);
+	cr_assert_eq(buf[3], 130);
+	cr_assert_eq(buf[4], 255);
+	iour_filter__free(g);
+}
+
+/* Rule i of the list below, as the test's own reference: its verdict when
+ * user_data and sqe_flags match it, else UINT32_MAX. */
+static uint32_t ref_rule(size_t i, uint64_t ud, uint32_t flags)
+{
+	uint64_t b = 100 * (uint64_t)i;
+	uint32_t v = i % 2 ? IOUR_DENY : IOUR_ALLOW;
+
+	switch (i % 3) {
+	case 0:
+		return ud == b ? v : UINT32_MAX;
+	case 1:
+		return ud == b + 1 || ud == b + 3 || ud == b + 5 ? v : UINT32_MAX;
+	default:
+		return ud >= b && ud <= b + 50 && !(flags & 1) && ud != b + 7 ? v : UINT32_MAX;
+	}
+}
+
+/* Adds rules [from, to) of the list: one-comparison rules (an equality,
+ * a set) and three-comparison ones, by turns. */
+static void add_mixed_rules(struct iour_filter *f, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		uint64_t b = 100 * (uint64_t)i;
+		uint64_t set[4] = { b + 5, b + 1, b + 3, b + 1 }; /* sorted and deduplicated */
+		uint32_t v = i % 2 ? IOUR_DENY : IOUR_ALLOW;
+		struct iour_cmp c[3];
+
+		switch (i % 3) {
+		case 0:
+			c[0] = cmp(IOUR_FIELD_USER_DATA, IOUR_CMP_EQ, b, 0);
+			cr_assert_eq(iour_filter__add_rule(f, NOP, v, c, 1), 0, "rule %zu", i);
+			break;
+		case 1:
+			c[0] = cmp(IOUR_FIELD_USER_DATA, IOUR_CMP_IN_SET, 0, 0);
+			c[0].set = set;
+			c[0].set_len = 4;
+			cr_assert_eq(iour_filter__add_rule(f, NOP, v, c, 1), 0, "rule %zu", i);
+			break;
+		default:
+			c[0] = cmp(IOUR_FIELD_USER_DATA, IOUR_CMP_IN_RANGE, b, b + 50);
+			c[1] = cmp(IOUR_FIELD_SQE_FLAGS, IOUR_CMP_NONE_BITS, 1, 0);
+			c[2] = cmp(IOUR_FIELD_USER_DATA, IOUR_CMP_NE, b + 7, 0);
+			cr_assert_eq(iour_filter__add_rule(f, NOP, v, c, 3), 0, "rule %zu", i);
+			break;
+		}
+		memset(set, 0, sizeof(set)); /* the builder kept its own copy */
+	}
+	cr_assert_eq(nrules(f, NOP), to);
+}
+
+/* Runs f's NOP program on requests around every rule of [0, n) and checks
+ * the verdict of the first matching rule (default deny). */
+static void expect_mixed_verdicts(const struct iour_filter *f, size_t n)
+{
+	static const uint64_t offs[] = { 0, 1, 2, 3, 5, 7, 10, 50, 51, 99 };
+	size_t cnt;
+	struct iour_insn *insns = compiled(f, NOP, &cnt);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(offs) / sizeof(offs[0]); k++)
+			for (uint32_t flags = 0; flags < 2; flags++) {
+				uint64_t ud = 100 * (uint64_t)i + offs[k];
+				uint32_t want = IOUR_DENY;
+				struct iour_sim_result res = { .sz = sizeof(res) };
+				uint8_t ctx[IOUR_CTX_SIZE];
+
+				for (size_t j = 0; j < n; j++) {
+					uint32_t v = ref_rule(j, ud, flags);
+
+					if (v != UINT32_MAX) {
+						want = v;
+						break;
+					}
+				}
+				cr_assert_eq(iour_ctx_generic(ctx, sizeof(ctx), NOP, flags, ud), 0);
+				cr_assert_eq(iour_cbpf_run(insns, cnt, ctx, sizeof(ctx), &res), 0);
+				cr_assert_eq(res.allowed, want == IOUR_ALLOW,
+					     "user_data %llu, flags %u: %s", (unsigned long long)ud,
+					     flags, res.allowed ? "allowed" : "denied");
+			}
+	free(insns);
+}
+
+/* A rule's single comparison is kept inside the rule (lib/filter_internal.h,
+ * struct iour__rule): it must follow the rule as the rules array grows
+ * (4, 8, 16, 32), into a copy, and as the copy grows in turn. */
+Test(filter_builder, many_mixed_rules_grow_dup_and_compile)
+{
+	struct iour_filter *f = mk(), *g = NULL, *h = mk();
+	struct iour_insn *want;
+	size_t want_cnt;
+
+	add_mixed_rules(f, 0, 21);
+	expect_mixed_verdicts(f, 21);
+	want = compiled(f, NOP, &want_cnt);
+	cr_assert_eq(iour_filter__dup(f, &g), 0);
+	iour_filter__free(f);
+	expect_same_prog(g, NOP, want, want_cnt);
+	free(want);
+	/* the copy's array is exactly full: the next rule grows it */
+	add_mixed_rules(g, 21, 40);
+	expect_mixed_verdicts(g, 40);
+	add_mixed_rules(h, 0, 40);
+	want = compiled(h, NOP, &want_cnt);
+	expect_same_prog(g, NOP, want, want_cnt);
+	free(want);
+	iour_filter__free(g);
+	iour_filter__free(h);
 }
 
 Test(filter_builder, compile_errors)

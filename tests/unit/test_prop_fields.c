@@ -335,7 +335,7 @@ Test(prop_fields, policy_file_names_load_their_field)
 		rc = iour_policy__load_json(text, strlen(text), NULL, &p, &err);
 		cr_assert_eq(rc, 0, "%s: %d %s", w->name, rc, err.message);
 		cr_assert_not_null(p->src);
-		of = p->src->ops[w->opcode];
+		of = iour__filter_op(p->src, w->opcode);
 		cr_assert_not_null(of, "%s: no rules for opcode %u", w->name, w->opcode);
 		for (size_t r = 0; r < of->nrules; r++)
 			for (size_t c = 0; c < of->rules[r].ncmps; c++, nc++)
