@@ -111,20 +111,10 @@ int iour__fm_segv_reserve(struct segv *s, size_t want)
 	return 0;
 }
 
-int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
+/* Documented in filter_map.h: the slow path of iour__fm_segv_push(). */
+int iour__fm_segv_grow(struct segv *s)
 {
-	if (s->n && s->v[s->n - 1].t == t && s->v[s->n - 1].hi + 1 == lo) {
-		s->v[s->n - 1].hi = hi;
-		return 0;
-	}
-	if (s->n == s->cap && iour__fm_segv_reserve(s, s->cap ? 2 * s->cap : SEGV_INLINE))
-		return -ENOMEM;
-	s->v[s->n].lo = lo;
-	s->v[s->n].hi = hi;
-	s->v[s->n].t = t;
-	s->v[s->n].pad = 0;
-	s->n++;
-	return 0;
+	return iour__fm_segv_reserve(s, s->cap ? 2 * s->cap : SEGV_INLINE);
 }
 
 void iour__fm_segv_free(struct segv *s)

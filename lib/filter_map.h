@@ -48,9 +48,29 @@ struct segv {
 IOUR_INTERNAL void iour__fm_field_layout(uint32_t field, bool be, struct layout *L);
 /* The raw word a network-order field's value v appears as. */
 IOUR_INTERNAL uint32_t iour__fm_raw_of(const struct layout *L, uint64_t v, bool be);
+/* Double the room of a full vector; 0 or -ENOMEM. */
+IOUR_INTERNAL int iour__fm_segv_grow(struct segv *s);
 /* Append [lo, hi] -> t, merging with an adjacent segment of the same
- * target; 0 or -ENOMEM. */
-IOUR_INTERNAL int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t);
+ * target; 0 or -ENOMEM.  Inline: a map pushes every segment two or three
+ * times (doc/design.md, "Where a small filter's compile time goes"). */
+static inline int iour__fm_segv_push(struct segv *s, uint64_t lo, uint64_t hi, uint32_t t)
+{
+	struct seg *g;
+
+	if (s->n && s->v[s->n - 1].t == t && s->v[s->n - 1].hi + 1 == lo) {
+		s->v[s->n - 1].hi = hi;
+		return 0;
+	}
+	if (s->n == s->cap && iour__fm_segv_grow(s))
+		return -ENOMEM;
+	g = &s->v[s->n++];
+	g->lo = lo;
+	g->hi = hi;
+	g->t = t;
+	g->pad = 0;
+	return 0;
+}
+
 static inline void iour__fm_segv_init(struct segv *s)
 {
 	s->v = NULL;
