@@ -48,7 +48,9 @@
  *    bypassed.  This removes the re-tests a rule list naturally has (the
  *    address-family guard of two address rules, a later rule re-testing a
  *    field an earlier one decided).  A budget bounds the work; hitting it
- *    keeps the unspecialised graph, which is correct, only longer.
+ *    keeps the unspecialised graph, which is correct, only longer.  A
+ *    graph that is one interval map with leaf targets is not walked: no
+ *    path of it knows an outcome (filter_compile.c, spec_emit()).
  * 3. Emission.  Nodes are laid out in reverse post-order (all jumps go
  *    forward; the false branch tends to follow its test).  Each node's
  *    block is [load][transform][test]; a predecessor that already leaves
