@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -85,6 +87,7 @@ int oracle_seccomp_accepts(const struct iour_insn *insns, size_t cnt)
 {
 	struct sock_fprog fp = { .len = (unsigned short)cnt, .filter = (struct sock_filter *)insns };
 	volatile int *shared;
+	struct pollfd pfd;
 	int status, rc;
 	pid_t pid;
 
@@ -101,14 +104,38 @@ int oracle_seccomp_accepts(const struct iour_insn *insns, size_t cnt)
 		return rc;
 	}
 	if (pid == 0) {
+		/* The filter may fail every later system call, exit included,
+		 * so the child may end by a fault.  It must die of it at once:
+		 * the handlers it inherited (libFuzzer's, the sanitizers') take
+		 * locks that another thread of the parent may have held at
+		 * fork, and one such child hung a fuzzing run until its
+		 * timeout. */
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+					     SIGABRT, SIGSYS, SIGTRAP };
 		long r;
 
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 			_exit(2);
 		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
 		/* Only plain stores from here on: the filter may kill us. */
 		shared[0] = r == 0 ? 0 : -errno;
 		_exit(0);
+	}
+	/* The answer is in shared[0] before the child tries to exit; a
+	 * child still there after 5 s is killed (pidfd_open() and poll();
+	 * without them, a plain wait). */
+	pfd.fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	pfd.events = POLLIN;
+	if (pfd.fd >= 0) {
+		int n;
+
+		while ((n = poll(&pfd, 1, 5000)) < 0 && errno == EINTR)
+			;
+		if (n == 0)
+			kill(pid, SIGKILL);
+		close(pfd.fd);
 	}
 	/* Retry on EINTR: callers may run timers (libFuzzer's -timeout). */
 	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
