@@ -7,8 +7,6 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <signal.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,27 +421,4 @@ Test(cbpf_validate, differential_vs_kernel, .timeout = 600)
 	cr_assert_gt(full_ok, total / 10);
 	cr_assert_gt(total - full_ok, total / 10);
 	cr_assert_gt(gen_ok - full_ok, total / 50);
-}
-
-static void hang_forever(int sig)
-{
-	(void)sig;
-	for (;;)
-		pause();
-}
-
-/*
- * The seccomp oracle's child installs the program under test, which may
- * fail every later system call, exit included; the child then ends by a
- * fault.  Its inherited crash handlers must not run (libFuzzer's and the
- * sanitizers' can deadlock in a child forked from a threaded fuzzer, which
- * once hung a fuzzing run): with a SIGSEGV handler that never returns, a
- * program returning EPERM for every call is still answered at once.
- */
-Test(cbpf_validate, seccomp_oracle_child_cannot_hang, .timeout = 30)
-{
-	const struct iour_insn all_eperm[] = { { 0x06, 0, 0, 0x00050001 } };
-
-	signal(SIGSEGV, hang_forever);
-	cr_assert_eq(oracle_seccomp_accepts(all_eperm, 1), 0);
 }
