@@ -63,6 +63,7 @@
 
 #include "bench_util.h"
 #include "cbpf_internal.h"
+#include "denylist.h"
 #include "filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
@@ -97,27 +98,13 @@ static void die(const char *what, int rc)
 static struct iour_filter *make_random(size_t n, uint64_t *set)
 {
 	struct iour_filter *f = NULL;
-	int rc = iour_filter__new(NULL, &f);
+	int rc;
 
-	if (rc)
-		die("filter", rc);
 	for (size_t i = 0; i < n; i++)
 		set[i] = (uint32_t)rnd();
-	for (size_t at = 0; at < n; at += IOUR_FILTER_MAX_SET) {
-		struct iour_cmp c = { .sz = sizeof(c),
-				      .field = IOUR_FIELD_CONNECT_ADDR4,
-				      .op = IOUR_CMP_IN_SET,
-				      .set = set + at,
-				      .set_len = n - at < IOUR_FILTER_MAX_SET ? n - at :
-										IOUR_FILTER_MAX_SET };
-
-		rc = iour_filter__add_rule(f, OP_CONNECT, IOUR_DENY, &c, 1);
-		if (rc)
-			die("rule", rc);
-	}
-	rc = iour_filter__set_default(f, OP_CONNECT, IOUR_ALLOW);
+	rc = denylist4_new(NULL, set, n, 0, &f);
 	if (rc)
-		die("default", rc);
+		die("deny-list", rc);
 	return f;
 }
 

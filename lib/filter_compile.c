@@ -67,16 +67,21 @@ static uint32_t prog_longest_path(const struct iour_prog *p)
  * of its balanced search or equality chain splits the values its path
  * leaves into two non-empty parts, so no path knows a test's outcome and
  * specialisation would rebuild the same graph (doc/design.md, "Where a
- * small filter's compile time goes"; the filter_spec unit tests compare
- * both ways).
+ * small filter's compile time goes"; the filter_spec_skip unit test
+ * compares both ways).
  */
+static bool spec_skipped(const struct cc *c, uint32_t root, const struct iour__compile_cfg *cfg)
+{
+	return root >= 2 && root == c->leaf_map && !cfg->spec_always;
+}
+
 static int spec_emit(struct cc *c, uint32_t root, uint32_t opcode,
 		     const struct iour__compile_cfg *cfg, struct iour_prog **out)
 {
 	uint32_t sroot = root;
 	int rc;
 
-	if (root != c->leaf_map || cfg->spec_always)
+	if (!spec_skipped(c, root, cfg))
 		sroot = iour__fc_specialise(c, root, cfg->spec_budget);
 
 	if (c->err)
@@ -122,7 +127,7 @@ int iour__filter_compile_cfg(const struct iour_filter *f, uint32_t opcode,
 		goto out;
 	}
 	st->ir_nodes = c.nnodes - 2;
-	st->spec_skipped = root >= 2 && root == c.leaf_map && !cfg->spec_always;
+	st->spec_skipped = spec_skipped(&c, root, cfg);
 	rc = spec_emit(&c, root, opcode, cfg, &prog);
 	if (rc && rc != -IOUR_ERRNO__PROG_TOO_LARGE)
 		goto out;

@@ -323,7 +323,7 @@ static uint32_t compile_cmp(struct cc *c, const struct iour__cmp *cmp, uint32_t 
 			c->err = -ENOMEM;
 		else
 			node = iour__fm_map_field(c, &L, &vs);
-		if (!L.guard && t < 2 && f < 2)
+		if (!c->err && !L.guard && t < 2 && f < 2)
 			c->leaf_map = node;
 		if (ivs != small)
 			iour__free(ivs);

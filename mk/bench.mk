@@ -13,11 +13,13 @@ bench: deps
 need-bench-libs:
 	$(Q)$(NEED) /usr/include/liburing.h:liburing-dev /usr/include/seccomp.h:libseccomp-dev
 $(BENCHES): | need-bench-libs
-$(O)/bench/%: bench/%.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
+# tests/common/denylist.c: the CONNECT deny-list the stacking tests and
+# bench_stack build alike.
+$(O)/bench/%: bench/%.c tests/common/denylist.c $(STATIC_LIB) $(HDRS) $(wildcard bench/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ibench -Ilib -Itests/common -Wno-missing-field-initializers -o $@ $< \
-		$(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
+		tests/common/denylist.c $(STATIC_LIB) -luring -lseccomp -lm $(LDFLAGS)
 
 # ---- the cost of a filter on a real 7.x kernel (bench/guest/bench_guest.c;
 # doc/design.md, "The cost of a filter in the 7.x guest").  Not one of
