@@ -217,7 +217,7 @@ static int limits_line(void *ctx, char *line)
 	const char *s = line + sizeof(key) - 1;
 	int rc;
 
-	if (strncmp(line, key, sizeof(key) - 1))
+	if (strncmp(line, key, sizeof(key) - 1) != 0)
 		return 0;
 	rc = limit_value(s, &s, &r->rlim_cur);
 	if (!rc)
@@ -242,6 +242,7 @@ static int cgroup_line(void *ctx, char *line)
 	char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 	char *dst;
 	unsigned bit;
+	size_t len;
 
 	if (!c2)
 		return 0;
@@ -261,9 +262,10 @@ static int cgroup_line(void *ctx, char *line)
 		return 0;
 	}
 	p->has |= bit;
-	if (strlen(c2 + 1) >= PATH_MAX)
+	len = strlen(c2 + 1);
+	if (len >= PATH_MAX)
 		return -ENAMETOOLONG;
-	strcpy(dst, c2 + 1);
+	memcpy(dst, c2 + 1, len + 1);
 	return 0;
 }
 
@@ -304,19 +306,19 @@ static int mount_line(void *ctx, char *line)
 			dash = n;
 		f[n++] = t;
 	}
-	if (dash < 0 || dash + 3 >= n || strcmp(f[dash + 1], m->fstype))
+	if (dash < 0 || dash + 3 >= n || strcmp(f[dash + 1], m->fstype) != 0)
 		return 0;
 	if (!strcmp(m->fstype, "cgroup") && !has_word(f[dash + 3], ',', "memory"))
 		return 0;
 	unescape(f[3]);
 	unescape(f[4]);
 	/* The mount shows the subtree under ROOT: the cgroup must be in it. */
-	rl = strcmp(f[3], "/") ? strlen(f[3]) : 0;
-	if (strncmp(m->path, f[3], rl) || (m->path[rl] != '/' && m->path[rl] != '\0'))
+	rl = strcmp(f[3], "/") != 0 ? strlen(f[3]) : 0;
+	if (strncmp(m->path, f[3], rl) != 0 || (m->path[rl] != '/' && m->path[rl] != '\0'))
 		return 0;
 	rel = m->path + rl;
-	if ((size_t)snprintf(m->dir, sizeof(m->dir), "%s%s", f[4], strcmp(rel, "/") ? rel : "") >=
-	    sizeof(m->dir))
+	if ((size_t)snprintf(m->dir, sizeof(m->dir), "%s%s", f[4],
+			     strcmp(rel, "/") != 0 ? rel : "") >= sizeof(m->dir))
 		return -ENAMETOOLONG;
 	return 1;
 }
@@ -335,7 +337,7 @@ static int join(struct iour__acct *a, const char *fstype, const char *path)
 	struct mount_find m = { .fstype = fstype, .path = path };
 	char procs[PATH_MAX + 16];
 	int fd, rc;
-	const char *what = strcmp(fstype, "cgroup2") ? "v1 memory cgroup" : "cgroup v2";
+	const char *what = strcmp(fstype, "cgroup2") != 0 ? "v1 memory cgroup" : "cgroup v2";
 
 	if (outside(path)) {
 		snprintf(a->why, sizeof(a->why),
@@ -467,7 +469,7 @@ static int same_creds(const struct creds *c)
 	return n == c->ngroups && !memcmp(groups, c->groups, (size_t)n * sizeof(gid_t));
 }
 
-static int take_creds(const struct creds *c, int keep, struct iour__acct *a)
+static int take_creds(const struct creds *c, int *keep, struct iour__acct *a)
 {
 	const char *step = NULL;
 
@@ -477,8 +479,8 @@ static int take_creds(const struct creds *c, int keep, struct iour__acct *a)
 	}
 	/* Leaving uid 0 empties the permitted set unless told to keep it;
 	 * drop_caps() then keeps CAP_IPC_LOCK alone and resets this. */
-	if (keep && iour__prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		keep = 0;
+	if (*keep && iour__prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		*keep = 0;
 	/* The worker is single-threaded: these change the whole process. */
 	if (setgroups((size_t)c->ngroups, c->groups))
 		step = "setgroups";
@@ -580,7 +582,7 @@ IOUR_INTERNAL int iour__broker_account_enter(int piddir, struct iour__acct *a)
 		rc = memlock(piddir, (pid_t)c.tgid, a);
 	keep = keep_ipc_lock(piddir, &c);
 	if (!rc)
-		rc = take_creds(&c, keep, a);
+		rc = take_creds(&c, &keep, a);
 	if (!rc)
 		rc = drop_caps(keep, a);
 	return rc;
