@@ -19,8 +19,14 @@
  *   buffers fail with ENOMEM and 512 KiB work (in the worker and in another
  *   process of that uid).  Positive control: on a ring made by root
  *   (CAP_IPC_LOCK) without entering, the 2 MiB registration works.
+ * - the same count for RLIMIT_MEMLOCK: rings of a program of uid 65534 with
+ *   an 8 MiB limit (Linux 6.18 counts the ring's memory against it).
  * - credentials: the worker then shows the program's uids and gids and no
- *   capability; a worker already in the program's context is told so.
+ *   capability, and the program cannot take the ring from it with
+ *   pidfd_getfd() (control: it can from a dumpable process of its uid); a
+ *   worker already in the program's context is told so and keeps the
+ *   program's own CAP_IPC_LOCK; the worker joins a cgroup v2 even where v2
+ *   has no memory controller (this machine: hybrid).
  *
  * Needs root (cgroups, other uids, pidfd_getfd: 5.6); each part skips with
  * the reason where the machine lacks what it needs.
@@ -316,6 +322,7 @@ struct worker_result {
 	char why[160];
 	int reg_big, reg_small; /* REGISTER_BUFFERS in the worker (probe_reg) */
 	char status[512];       /* Uid:, Gid:, CapPrm:, CapEff: lines (probe_status) */
+	char v2[256];           /* its "0::" cgroup (probe_status) */
 };
 
 enum { ENTER = 1, PROBE_REG = 2, PROBE_STATUS = 4 };
@@ -341,6 +348,22 @@ static void status_lines(char *out, size_t len)
 			}
 		}
 	fclose(f);
+}
+
+/* This process's cgroup v2 path (the "0::" line), "" if none. */
+static void own_v2(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[512];
+
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%.200s", line + 3);
+		}
+	if (f)
+		fclose(f);
 }
 
 /*
@@ -387,8 +410,10 @@ static int worker_ring(unsigned entries, unsigned how, struct worker_result *res
 			}
 		}
 		if (!r.stage) {
-			if (how & PROBE_STATUS)
+			if (how & PROBE_STATUS) {
 				status_lines(r.status, sizeof(r.status));
+				own_v2(r.v2, sizeof(r.v2));
+			}
 			r.ring = raw_setup(entries);
 			if (r.ring < 0) {
 				r.stage = 3;
@@ -697,6 +722,42 @@ Test(live_broker_account, worker_not_stealable)
 		 NOBODY, strerror(-stolen), ctl ? strerror(-ctl) : "taken");
 	cr_assert_eq(ctl, 0, "the control theft failed (%s): the test cannot fail", strerror(-ctl));
 	cr_assert_eq(stolen, -EPERM, "the program took the worker's ring (%d)", stolen);
+}
+
+/* The worker joins the program's cgroup v2 wherever v2 is mounted, with
+ * the memory controller or not (memcg_v2 measures the charge where it is):
+ * here, a cgroup of the program's own under v2's root. */
+Test(live_broker_account, joins_cgroup_v2)
+{
+	struct worker_result w;
+	char mnt[1024], mine[256], want[64];
+	int fd;
+
+	if (getuid() != 0)
+		cr_skip_test("skipped: needs root (cgroups)");
+	if (pidfd_getfd_missing())
+		cr_skip_test("skipped: the kernel lacks pidfd_getfd (5.6)");
+	if (!find_mount("cgroup2", mnt, sizeof(mnt)))
+		cr_skip_test("skipped: cgroup2 is not mounted");
+	snprintf(want, sizeof(want), "/iour-acct-%d-v2", (int)getpid());
+	snprintf(cg_dirs[0], PATH_MAX, "%s%s", mnt, want);
+	if (mkdir(cg_dirs[0], 0755)) {
+		int err = errno;
+
+		cg_dirs[0][0] = '\0';
+		cr_skip_test("skipped: cannot create a cgroup under %s: %s", mnt, strerror(err));
+	}
+	own_v2(mine, sizeof(mine));
+	cr_assert_str_neq(mine, want);
+	cg_dir = cg_dirs[0];
+	start_program(0, NOBODY, 0, 0, NULL);
+	fd = worker_ring(8, ENTER | PROBE_STATUS, &w);
+	cr_assert_geq(fd, 0, "worker stage %d: %s (%s)", w.stage, strerror(w.err), w.why);
+	close(fd);
+	live_log("broker in cgroup v2 %s, program in %s: the worker joined %s (done %#x)", mine,
+		 want, w.v2, w.done);
+	cr_assert(w.done & IOUR__ACCT_CGROUP_V2, "done %#x: %s", w.done, w.why);
+	cr_assert_str_eq(w.v2, want);
 }
 
 /* Not a /proc/PID directory: an error, said, nothing entered. */
