@@ -34,6 +34,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,21 @@
 #include "sys.h"
 
 #define ACCT_GROUPS 1024 /* supplementary groups of a caller, at most */
+
+/* Add a sentence to a->why ("; " between two). */
+__attribute__((format(printf, 2, 3))) static void note(struct iour__acct *a, const char *fmt, ...)
+{
+	size_t n = strlen(a->why);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(a->why)) {
+		memcpy(a->why + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(a->why + n, sizeof(a->why) - n, fmt, ap);
+	va_end(ap);
+}
 
 /* ---- reading /proc files line by line, without stdio ---------------------- */
 
@@ -340,8 +356,7 @@ static int join(struct iour__acct *a, const char *fstype, const char *path)
 	const char *what = strcmp(fstype, "cgroup2") != 0 ? "v1 memory cgroup" : "cgroup v2";
 
 	if (outside(path)) {
-		snprintf(a->why, sizeof(a->why),
-			 "the caller's %s is outside the broker's cgroup namespace", what);
+		note(a, "the caller's %s is outside the broker's cgroup namespace", what);
 		return -EXDEV;
 	}
 	m.dir[0] = '\0';
@@ -349,8 +364,7 @@ static int join(struct iour__acct *a, const char *fstype, const char *path)
 	if (!rc && !m.dir[0])
 		rc = -ENOENT;
 	if (rc) {
-		snprintf(a->why, sizeof(a->why), "the caller's %s is not mounted here: %s", what,
-			 strerror(-rc));
+		note(a, "the caller's %s is not mounted here: %s", what, strerror(-rc));
 		return rc;
 	}
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", m.dir);
@@ -358,8 +372,7 @@ static int join(struct iour__acct *a, const char *fstype, const char *path)
 	fd = open(procs, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || write(fd, "0", 1) != 1) {
 		rc = errno ? -errno : -EIO;
-		snprintf(a->why, sizeof(a->why), "joining the caller's %s: %s", what,
-			 strerror(-rc));
+		note(a, "joining the caller's %s: %s", what, strerror(-rc));
 	}
 	if (fd >= 0)
 		close(fd);
@@ -378,11 +391,11 @@ static int cgroups(int piddir, struct iour__acct *a)
 	if (!rc)
 		rc = scan(AT_FDCWD, "/proc/self/cgroup", cgroup_line, &caller);
 	if (rc) {
-		snprintf(a->why, sizeof(a->why), "reading cgroups: %s", strerror(-rc));
+		note(a, "reading cgroups: %s", strerror(-rc));
 		return rc;
 	}
 	if (!caller.has) {
-		snprintf(a->why, sizeof(a->why), "no memory cgroup on this system");
+		note(a, "no memory cgroup on this system");
 		return 0;
 	}
 	if ((caller.has & 2) && !(caller.same & 2)) {
@@ -424,8 +437,7 @@ static int memlock(int piddir, pid_t tgid, struct iour__acct *a)
 	if (!rc && getrlimit(RLIMIT_MEMLOCK, &own))
 		rc = -errno;
 	if (rc || !found) {
-		snprintf(a->why, sizeof(a->why), "reading the caller's RLIMIT_MEMLOCK: %s",
-			 strerror(rc ? -rc : ENOENT));
+		note(a, "reading the caller's RLIMIT_MEMLOCK: %s", strerror(rc ? -rc : ENOENT));
 		return rc ? rc : -ENOENT;
 	}
 	if (want.rlim_cur != own.rlim_cur || want.rlim_max != own.rlim_max) {
@@ -438,13 +450,11 @@ static int memlock(int piddir, pid_t tgid, struct iour__acct *a)
 				want.rlim_cur = want.rlim_max;
 			if (setrlimit(RLIMIT_MEMLOCK, &want)) {
 				rc = -errno;
-				snprintf(a->why, sizeof(a->why), "setting RLIMIT_MEMLOCK: %s",
-					 strerror(errno));
+				note(a, "setting RLIMIT_MEMLOCK: %s", strerror(errno));
 				return rc;
 			}
-			snprintf(a->why, sizeof(a->why),
-				 "RLIMIT_MEMLOCK: the caller's is above the broker's hard limit "
-				 "(no CAP_SYS_RESOURCE); the broker's is kept");
+			note(a, "RLIMIT_MEMLOCK: the caller's is above the broker's hard limit "
+				"(no CAP_SYS_RESOURCE); the broker's is kept");
 			return 0;
 		}
 	}
@@ -491,8 +501,7 @@ static int take_creds(const struct creds *c, int *keep, struct iour__acct *a)
 	if (step) {
 		int err = errno;
 
-		snprintf(a->why, sizeof(a->why), "taking the caller's credentials: %s: %s", step,
-			 strerror(err));
+		note(a, "taking the caller's credentials: %s: %s", step, strerror(err));
 		return -err;
 	}
 	a->done |= IOUR__ACCT_CREDS;
@@ -536,21 +545,20 @@ static int drop_caps(int keep, struct iour__acct *a)
 	if (syscall(SYS_capset, &h, d)) {
 		int err = errno;
 
-		snprintf(a->why, sizeof(a->why), "dropping capabilities: %s", strerror(err));
+		note(a, "dropping capabilities: %s", strerror(err));
 		return -err;
 	}
 	if (keep) {
 		(void)iour__prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
-		snprintf(a->why, sizeof(a->why),
-			 "CAP_IPC_LOCK kept: the caller holds it (no locked-memory accounting, "
-			 "as for the caller's own rings)");
+		note(a, "CAP_IPC_LOCK kept: the caller holds it (no locked-memory accounting, "
+			"as for the caller's own rings)");
 	} else {
 		a->done |= IOUR__ACCT_NOCAPS;
 	}
 	/* A change of credentials made the process dumpable again. */
 	rc = iour__prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (rc < 0) {
-		snprintf(a->why, sizeof(a->why), "PR_SET_DUMPABLE: %s", strerror((int)-rc));
+		note(a, "PR_SET_DUMPABLE: %s", strerror((int)-rc));
 		return (int)rc;
 	}
 	return 0;
@@ -572,7 +580,7 @@ IOUR_INTERNAL int iour__broker_account_enter(int piddir, struct iour__acct *a)
 	if (!rc && c.seen != 15)
 		rc = -ENOENT;
 	if (rc) {
-		snprintf(a->why, sizeof(a->why), "reading the caller's status: %s", strerror(-rc));
+		note(a, "reading the caller's status: %s", strerror(-rc));
 		return rc;
 	}
 	/* In this order: joining a cgroup and raising a limit need the
