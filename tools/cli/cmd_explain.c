@@ -31,7 +31,7 @@ const char cli_help_explain[] =
 "--mechanism names another: task (task restrictions, Linux 7.0+), broker\n"
 "(every ring the program creates is restricted by the ring broker: run\n"
 "before 7.0, and the OCI agent), companion (io_uring_setup fails: run\n"
-"--broker=off before 7.0) or ring (the policy restricts one ring).\n"
+"without its broker, before 7.0) or ring (the policy restricts one ring).\n"
 "\n"
 "Options:\n"
 "  --kernel X.Y    plan for Linux X.Y instead of the running kernel\n"
