@@ -8,8 +8,9 @@
  * then sends every io_uring_setup() of the container here.
  *
  * For a container whose annotation `org.iouring-restrict.policy` names a
- * policy file, the agent plans that policy for one ring on the running
- * kernel and hands the listener to a ring broker (broker.h): every ring the
+ * policy file, the agent plans that policy for the ring broker on the
+ * running kernel (IOUR_PLAN_BROKERED, as `explain --mechanism broker`
+ * does) and hands the listener to a ring broker (broker.h): every ring the
  * container creates is created by the broker, restricted, and installed in
  * the container (doc/containers.md, doc/security.md).  A container without
  * the annotation, or whose policy cannot be loaded, gets EPERM from every
@@ -270,8 +271,10 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 	}
 	free(real);
 	/* The ring broker's view, as `explain --mechanism broker` plans it
-	 * (mechanism.c): the same status and effects. */
-	{
+	 * (mechanism.c): the same status and effects.  Every policy restricts
+	 * each ring of the container, whatever target its file names. */
+	r = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_TASK);
+	if (!r) {
 		struct iour_plan_opts po = { .sz = sizeof(po) };
 		enum cli_mech used;
 
