@@ -37,7 +37,8 @@ const char cli_help_lint[] =
 "                       or update its file table\n"
 "  default-allow        unnamed opcodes, and those of future kernels, are allowed\n"
 "  fallback-open        without argument filters, filtered opcodes are allowed\n"
-"  companion-off        before Linux 7.0 nothing restricts the task\n"
+"  companion-off        before Linux 7.0 nothing restricts the task without\n"
+"                       the ring broker\n"
 "  compat-soft          where not exact, nothing at all is enforced\n"
 "  group-grew           a group named in the file gained opcodes after Linux\n"
 "                       6.1 (or --since X.Y)\n"
@@ -372,7 +373,8 @@ static void check_attrs(struct lint *l, const struct iour_policy *p)
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPANION, &v) &&
 	    v == IOUR_POLICY_COMPANION_NONE)
 		finding(l, "companion-off", "without the seccomp companion, nothing restricts the "
-			"task on kernels before Linux 7.0");
+			"task on kernels before Linux 7.0 where no ring broker serves it (run "
+			"--broker=off, iour_plan__apply_task())");
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPAT, &v) && v == IOUR_POLICY_COMPAT_SOFT)
 		finding(l, "compat-soft", "compatibility soft: on a kernel that cannot enforce the "
 			"policy exactly, nothing at all is enforced");
