@@ -117,10 +117,12 @@ static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
 }
 
 /*
- * The report line: status, mechanism, kernel, what the companion does,
- * whether more is allowed or denied than the policy says, and how many
- * rules the kernel could not take as written.  Every clause comes from the
- * executor's report of what took effect.
+ * The report line: status, mechanism, kernel, what the broker or the
+ * companion does, and by name what is not enforced as written (the
+ * opcodes denied although allowed or allowed beyond their rules, the
+ * ring-less register calls left open: the plan's decisions, which
+ * `explain` and `compile` show for the same mechanism).  The status and
+ * mechanism come from the executor's report of what took effect.
  */
 /* What run does besides the report's steps, for the report line. */
 enum run_rings { RUN_RINGS_CLOSE, RUN_RINGS_REFUSE, RUN_RINGS_KEEP };
