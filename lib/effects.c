@@ -275,7 +275,7 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 	for (size_t e = 0; e < IOUR_ARRAY_SIZE(effects); e++) {
 		const struct effect *ef = &effects[e];
 		char open[1024] = "", filt[512] = "", closed[512] = "";
-		size_t n_open = 0, n_filt = 0, n_closed = 0;
+		size_t n_open = 0, n_filt = 0, n_closed = 0, n_denied_open = 0;
 		uint32_t first_open = IOUR_DECISION_NO_OPCODE, reason;
 		const char *state;
 
@@ -286,6 +286,12 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 
 			switch (path_state(p, in)) {
 			case ST_OPEN:
+				/* A ring-less register call the policy does not
+				 * allow, open on the task: the policy touches it. */
+				if (p->kind == P_BLIND && in->blind_reached &&
+				    in->eff->reg_restricted &&
+				    !iour__bm_test(&in->eff->reg_ops, p->num))
+					n_denied_open++;
 				add_path(open, sizeof(open), p, true);
 				if (first_open == IOUR_DECISION_NO_OPCODE && p->kind == P_REQ)
 					first_open = p->num;
@@ -315,7 +321,7 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 		}
 		if (!n_open && !n_filt && !n_closed)
 			continue; /* no path on this kernel */
-		if (!ef->fixed_only && !n_filt && !n_closed)
+		if (!ef->fixed_only && !n_filt && !n_closed && !n_denied_open)
 			continue; /* the policy does not touch it */
 		if (n_open) {
 			reason = IOUR_REASON_EFFECT_OPEN;

@@ -601,7 +601,7 @@ static int plan_ring(struct builder *b)
 		if (c->any_filter || b->em.via_filters)
 			r->mechanism |= IOUR_MECH_RING;
 	}
-	if (pl->target == IOUR_POLICY_TARGET_TASK) {
+	if (pl->target == IOUR_POLICY_TARGET_TASK && !pl->brokered) {
 		r->flags |= IOUR_REPORT_RING_ONLY;
 		if (!c->m.companion)
 			c->loosened = true;
@@ -633,6 +633,28 @@ static int plan_steps(struct builder *b)
 	return c->m.ring ? plan_ring(b) : 0;
 }
 
+/*
+ * A brokered task policy: the broker restricts rings, and io_uring_register
+ * on fd -1 reaches no ring, so the register opcodes the policy does not
+ * allow stay open there (doc/security.md 2.1, "The ring broker's view").
+ */
+static void brokered_blind(struct builder *b)
+{
+	uint64_t open = iour__effects_blind_unlisted(&b->c.eff, b->kern->reg_last);
+
+	for (uint32_t op = 0; op < 64; op++) {
+		if (!(open & (1ULL << op)))
+			continue;
+		b->c.loosened = true;
+		iour__report_add(&b->plan->rep, IOUR_DECISION_LOOSENED, IOUR_REASON_NOT_EXPRESSIBLE,
+				 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)op,
+				 "io_uring_register on fd -1 (no ring) works for %s although the "
+				 "policy does not allow it: the ring broker restricts rings, and a "
+				 "ring-less register call reaches none",
+				 iour_register_op_name(op));
+	}
+}
+
 /* The effect notes: what the planned steps leave reachable (lib/effects.c;
  * doc/security.md, 2.1). */
 static void plan_effects(struct builder *b)
@@ -656,6 +678,8 @@ static void plan_effects(struct builder *b)
 		if (iour__effects_report(&pl->rep, &ein) && (m->task || m->ring) && !m->companion)
 			b->c.loosened = true;
 	}
+	if (pl->brokered && m->ring)
+		brokered_blind(b);
 }
 
 /* The report's status and its LOOSENED and TIGHTENED flags (doc/design.md,
@@ -683,7 +707,7 @@ static void plan_status(struct builder *b)
 		r->flags |= IOUR_REPORT_LOOSENED;
 	if (tightened)
 		r->flags |= IOUR_REPORT_TIGHTENED;
-	if (pl->target == IOUR_POLICY_TARGET_TASK && !m->task && restricts)
+	if (pl->target == IOUR_POLICY_TARGET_TASK && !m->task && restricts && !pl->brokered)
 		task_without_task_path(pl, m->companion);
 }
 
@@ -728,14 +752,24 @@ static void plan_compat(struct builder *b)
 int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *kern,
 		     struct iour_plan **out)
 {
+	return iour__plan_build_flags(p, kern, 0, out);
+}
+
+int iour__plan_build_flags(const struct iour_policy *p, const struct iour__kernel *kern,
+			   uint32_t flags, struct iour_plan **out)
+{
 	struct builder b = { .p = p, .kern = kern };
 	int rc;
 
 	if (!p || !kern || !out)
 		return -EINVAL;
+	if ((flags & IOUR_PLAN_BROKERED) &&
+	    p->attr[IOUR_POLICY_ATTR_TARGET] != IOUR_POLICY_TARGET_TASK)
+		return -EINVAL;
 	b.plan = plan_new(p, kern);
 	if (!b.plan)
 		return -ENOMEM;
+	b.plan->brokered = (flags & IOUR_PLAN_BROKERED) != 0;
 	iour__plan_choose(p, kern, b.plan, &b.c);
 	rc = plan_steps(&b);
 	if (rc)
@@ -781,7 +815,7 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
 	feat = IOUR_OPTS_GET(opts, features, NULL);
-	if (flags & ~IOUR_PLAN_FORCE_LEVEL)
+	if (flags & ~(IOUR_PLAN_FORCE_LEVEL | IOUR_PLAN_BROKERED))
 		return -EINVAL;
 	if ((flags & IOUR_PLAN_FORCE_LEVEL) && feat)
 		return -EINVAL;
@@ -796,5 +830,6 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 		rc = iour__kernel_probe(&t);
 	if (rc)
 		return iour__err_public(rc, IOUR__ERRSET_POLICY_PLAN);
-	return iour__err_public(iour__plan_build(p, &t, out), IOUR__ERRSET_POLICY_PLAN);
+	return iour__err_public(iour__plan_build_flags(p, &t, flags, out),
+				IOUR__ERRSET_POLICY_PLAN);
 }

@@ -57,10 +57,12 @@ static bool policy_restricts(const struct iour_policy *p, const uint8_t *intent,
 /* Pass 2: the kernel paths for the policy's target (doc/design.md, "Degradation
  * is always reported, never silent": the ring part and the companion). */
 static void choose(const struct iour_policy *p, const struct iour__kernel *kern,
-		   struct iour_report *r, struct iour__mech *m, bool restricts)
+		   struct iour_report *r, struct iour__mech *m, bool restricts, bool brokered)
 {
 	memset(m, 0, sizeof(*m));
-	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING) {
+	/* A brokered task policy is enforced on each ring, as a ring target
+	 * is (doc/security.md 2.1, "The ring broker's view"). */
+	if (p->attr[IOUR_POLICY_ATTR_TARGET] == IOUR_POLICY_TARGET_RING || brokered) {
 		if (!kern->io_uring) {
 			iour__plan_note(r, IOUR_DECISION_DROPPED, IOUR_REASON_NO_IO_URING,
 					IOUR_DECISION_NO_OPCODE,
@@ -76,6 +78,13 @@ static void choose(const struct iour_policy *p, const struct iour__kernel *kern,
 		}
 		m->ring = true;
 		m->filters = kern->ring_bpf;
+		if (brokered)
+			iour__plan_note(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE,
+					IOUR_DECISION_NO_OPCODE,
+					"%s: ring broker: every ring the task and its descendants "
+					"create is created by the broker and restricted by this "
+					"plan; the task itself is not restricted",
+					kern->name);
 		return;
 	}
 	if (kern->task_restrict) {
@@ -363,6 +372,6 @@ void iour__plan_choose(const struct iour_policy *p, const struct iour__kernel *k
 	c->op_last = kern->op_last < IOUR__NOPCODES ? kern->op_last : IOUR__NOPCODES;
 	c->last_filter = -1;
 	plan_intent(p, pl, c);
-	choose(p, kern, &pl->rep, &c->m, c->restricts);
+	choose(p, kern, &pl->rep, &c->m, c->restricts, pl->brokered);
 	achieve(p, kern, pl, c);
 }

@@ -196,8 +196,11 @@ int iour_plan__describe(const struct iour_plan *plan, char *buf, size_t *len)
 	if (!plan || !len)
 		return -EINVAL;
 	t = &plan->kernel;
-	iour__sb_printf(&sb, "plan for the %s, on %s\n",
-			plan->target == IOUR_POLICY_TARGET_TASK ? "calling task" : "ring", t->name);
+	iour__sb_printf(&sb, "plan for %s, on %s\n",
+			plan->brokered ? "every ring the task creates (ring broker)" :
+			plan->target == IOUR_POLICY_TARGET_TASK ? "the calling task" :
+								  "the ring",
+			t->name);
 	iour__sb_printf(
 		&sb,
 		"kernel (%s): feature level %u, IORING_OP_LAST %u, IORING_REGISTER_LAST %u, "

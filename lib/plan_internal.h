@@ -50,6 +50,8 @@ struct iour_plan {
 	struct iour__step *steps;
 	size_t nsteps, n_task;            /* steps[0 .. n_task-1] are task steps */
 	bool refused;                     /* COMPAT_HARD said no */
+	bool brokered;                    /* IOUR_PLAN_BROKERED: a task policy whose
+					   * every ring a broker creates and restricts */
 	bool has_ring_part;               /* apply_ring / create_ring are meaningful */
 	uint8_t intent[IOUR__NOPCODES];   /* IOUR__V_* per opcode, as the policy says */
 	uint8_t achieved[IOUR__NOPCODES]; /* IOUR__V_* per opcode, as planned */
@@ -67,6 +69,10 @@ struct iour_plan {
 /* Compile `p` for kernel `k` (the planner proper: no system call). */
 IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *k,
 				   struct iour_plan **out);
+
+/* The same with IOUR_PLAN_BROKERED in `flags` (the only flag read). */
+IOUR_INTERNAL int iour__plan_build_flags(const struct iour_policy *p, const struct iour__kernel *k,
+					 uint32_t flags, struct iour_plan **out);
 
 /* The planner's kernel paths (pass 2). */
 struct iour__mech {

@@ -36,6 +36,25 @@ struct iour_plan;
 /** @brief Plan for the feature level in iour_plan_opts::level instead of
  *         probing the running kernel. */
 #define IOUR_PLAN_FORCE_LEVEL (1U << 0)
+/**
+ * @brief Plan a task policy for the ring broker (broker.h): every ring the
+ *        task and its descendants create is created by a broker and
+ *        restricted by the plan's ring part, and the task itself is not
+ *        restricted.
+ *
+ * The policy is planned for each ring as a ring target would be (ring
+ * restrictions, and ring filters where the kernel has them), with no
+ * seccomp companion and no task steps; the report describes those rings,
+ * and its effect notes what ring restrictions cannot close: ring-less
+ * register calls (io_uring_register on fd -1, Linux 6.13+) stay open, and
+ * the register opcodes among them that the policy does not allow make the
+ * report LOOSENED (doc/security.md 2.1, "The ring broker's view").  This
+ * is the plan `iour-restrict run` serves before Linux 7.0 and the OCI
+ * agent serves on every kernel.  Only with a task target (-EINVAL
+ * otherwise).
+ * @since 1.1
+ */
+#define IOUR_PLAN_BROKERED (1U << 1)
 
 /**
  * @brief Options of iour_policy__plan().
@@ -112,7 +131,8 @@ struct iour_plan_opts {
  * @param opts options, or NULL (probe the running kernel).
  * @param out receives the plan; free it with iour_plan__free().
  * @return 0 on success; -EINVAL if @p p or @p out is NULL, @p opts has
- *         unknown flags, a level above 5, a level without
+ *         unknown flags, #IOUR_PLAN_BROKERED with a ring target, a level
+ *         above 5, a level without
  *         #IOUR_PLAN_FORCE_LEVEL, features together with
  *         #IOUR_PLAN_FORCE_LEVEL, features whose `sz` is too small,
  *         whose opcode limits no kernel has (above 256, or a register

@@ -229,6 +229,13 @@ rc=$?
 check "runc one: exit 0 (got $rc)" [ $rc -eq 0 ]
 restricted runc one
 check "runc one: the agent logs the container gone" grep -q 'container=one pid=[0-9]* gone' "$LOG"
+# The agent's logged status and effects are explain's for the ring broker
+# (both from tools/cli/mechanism.c; doc/security.md 5).
+explained=$("$T" explain "$work/read.json" --mechanism broker)
+want="status=$(echo "$explained" | sed -n '1s/.*, mechanism broker: //p') effects=$(echo "$explained" |
+	awk 'NR > 2 { printf "%s%s:%s", (n++ ? "," : ""), $1, $2 } END { if (!n) printf "none" }')"
+check "runc one: the agent logs explain --mechanism broker's status and effects ($want)" \
+	grep -qF -- "$want" "$LOG"
 
 # two containers at once, with different policies
 bundle two-a "$work/read.json" yes wait /shared/go-two

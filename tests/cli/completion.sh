@@ -76,6 +76,10 @@ done
 # 3. Values of options.
 expect_only "iour-restrict compile p.json --format " text json c
 expect_only "iour-restrict compile p.json --level " 0 1 2 3 4 5
+expect_only "iour-restrict explain p.json --mechanism " task broker companion ring
+expect_only "iour-restrict compile p.json --mechanism " task broker companion ring
+expect_only "iour-restrict lint p.json --mechanism " task broker companion ring
+expect_only "iour-restrict check p.json --mechanism " auto task broker companion ring
 expect_only "iour-restrict run p.json --companion " enosys eperm off
 expect_only "iour-restrict run p.json --companion=e" --companion=enosys --companion=eperm
 expect_only "iour-restrict run p.json --broker " auto off

@@ -30,6 +30,25 @@
  *   notify        "pid: PID PPID", then READY=1 to $NOTIFY_SOCKET (a path
  *                 or an abstract '@' name) as sd_notify() would send it:
  *                 "notify: ok" or the errno
+ * Attacks on the effects a policy closes (doc/security.md 2.1), each on
+ * the last ring:
+ *   op:N          request opcode N with an otherwise zeroed SQE (fd -1):
+ *                 "op N: " the completion's errno (EACCES: the ring's
+ *                 restrictions denied it; anything else: they let it in)
+ *   reg:N         io_uring_register(ring, N, NULL, 0): "reg N: " ok or the
+ *                 errno (EACCES: the ring's restrictions denied it)
+ *   create:PATH   OPENAT with O_WRONLY|O_CREAT|O_TRUNC: "create: ok" once
+ *                 PATH exists as an empty file, else the errno
+ *   recvmsg-fd    RECVMSG on a unix socket its peer sent a descriptor on
+ *                 with SCM_RIGHTS: "recvmsg-fd: ok" when one arrived
+ *   sendmsg-fd    SENDMSG of a descriptor with SCM_RIGHTS: "sendmsg-fd: ok"
+ *                 when the peer received it
+ *   msg-ring      MSG_RING to the ring itself: "msg-ring: ok" when the
+ *                 message arrived
+ *   blind-msg-ring  io_uring_register(-1, REGISTER_SEND_MSG_RING) posting
+ *                 into the ring: "blind-msg-ring: ok" when the CQE arrived
+ *   blind-query   io_uring_register(-1, REGISTER_QUERY): "blind-query: ok"
+ *                 or the errno
  * Exit status 0 unless the program itself failed (2).
  */
 #ifndef _GNU_SOURCE
@@ -47,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -206,15 +226,26 @@ static void do_setup(const char *spec)
 	say("setup", "ok");
 }
 
-/* Submit one SQE and wait for its completion: the CQE's res. */
+/* Each submission's user_data is its own (a request that completes late
+ * must not be taken for a later one's); a MSG_RING message's CQE seen on
+ * the way is kept in msg_res. */
+static __thread uint64_t next_user_data = 0x1000;
+static __thread int msg_res = -200000;
+
+#define TRY_MSG_DATA 0x5eedULL
+
+/* Submit one SQE and wait for its own completion: the CQE's res. */
 static int submit(const struct io_uring_sqe *in)
 {
 	unsigned tail = *cur.sq_tail, idx = tail & *cur.sq_mask, head;
+	struct io_uring_sqe *sqe = (struct io_uring_sqe *)(cur.sqes + idx * cur.sqe_sz);
+	uint64_t ud = next_user_data++;
 	struct io_uring_cqe *cqe;
 	int r, res;
 
-	memset(cur.sqes + idx * cur.sqe_sz, 0, cur.sqe_sz);
-	memcpy(cur.sqes + idx * cur.sqe_sz, in, sizeof(*in));
+	memset(sqe, 0, cur.sqe_sz);
+	memcpy(sqe, in, sizeof(*in));
+	sqe->user_data = ud;
 	if (cur.sq_array)
 		cur.sq_array[idx] = idx;
 	__atomic_store_n(cur.sq_tail, tail + 1, __ATOMIC_RELEASE);
@@ -225,13 +256,24 @@ static int submit(const struct io_uring_sqe *in)
 			 NULL, 0);
 	if (r < 0)
 		return -100000 - errno; /* the enter call itself failed */
-	head = *cur.cq_head;
-	if (head == __atomic_load_n(cur.cq_tail, __ATOMIC_ACQUIRE))
-		return -200000;
-	cqe = (struct io_uring_cqe *)(cur.cqes + (head & *cur.cq_mask) * cur.cqe_sz);
-	res = cqe->res;
-	__atomic_store_n(cur.cq_head, head + 1, __ATOMIC_RELEASE);
-	return res;
+	for (;;) {
+		head = *cur.cq_head;
+		if (head == __atomic_load_n(cur.cq_tail, __ATOMIC_ACQUIRE)) {
+			/* only others' completions so far: wait for one more */
+			r = (int)syscall(__NR_io_uring_enter, cur.fd, 0, 1, IORING_ENTER_GETEVENTS,
+					 NULL, 0);
+			if (r < 0)
+				return -200000;
+			continue;
+		}
+		cqe = (struct io_uring_cqe *)(cur.cqes + (head & *cur.cq_mask) * cur.cqe_sz);
+		res = cqe->res;
+		__atomic_store_n(cur.cq_head, head + 1, __ATOMIC_RELEASE);
+		if (cqe->user_data == TRY_MSG_DATA)
+			msg_res = res;
+		if (cqe->user_data == ud)
+			return res;
+	}
 }
 
 static void report_res(const char *what, int res, const char *ok_extra)
@@ -305,6 +347,214 @@ static void do_register(const char *what)
 	else
 		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_FILES, fds, 1);
 	say(what, "%s", rc < 0 ? ename(errno) : "ok");
+}
+
+/* ---- attacks on effects ---- */
+
+/* The MSG_RING message's CQE, seen by submit() or pending now: its res,
+ * or -200000 if there is none. */
+static int find_msg_cqe(void)
+{
+	while (*cur.cq_head != __atomic_load_n(cur.cq_tail, __ATOMIC_ACQUIRE)) {
+		unsigned head = *cur.cq_head;
+		struct io_uring_cqe *cqe =
+			(struct io_uring_cqe *)(cur.cqes + (head & *cur.cq_mask) * cur.cqe_sz);
+
+		if (cqe->user_data == TRY_MSG_DATA)
+			msg_res = cqe->res;
+		__atomic_store_n(cur.cq_head, head + 1, __ATOMIC_RELEASE);
+	}
+	return msg_res;
+}
+
+static void do_op(const char *num)
+{
+	struct io_uring_sqe sqe;
+	char what[32];
+
+	snprintf(what, sizeof(what), "op %s", num);
+	if (cur.fd < 0) {
+		say(what, "no ring");
+		return;
+	}
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = (uint8_t)atoi(num);
+	sqe.fd = -1;
+	report_res(what, submit(&sqe), "");
+}
+
+static void do_reg(const char *num)
+{
+	char what[32];
+	int rc;
+
+	snprintf(what, sizeof(what), "reg %s", num);
+	if (cur.fd < 0) {
+		say(what, "no ring");
+		return;
+	}
+	rc = (int)syscall(__NR_io_uring_register, cur.fd, (unsigned)atoi(num), NULL, 0);
+	say(what, "%s", rc < 0 ? ename(errno) : "ok");
+}
+
+static void do_create(const char *path)
+{
+	struct io_uring_sqe sqe;
+	struct stat st;
+	int res;
+
+	if (cur.fd < 0) {
+		say("create", "no ring");
+		return;
+	}
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (uint64_t)(uintptr_t)path;
+	sqe.open_flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	sqe.len = 0600;
+	res = submit(&sqe);
+	if (res >= 0) {
+		res = fstat(res, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+			      stat(path, &st) == 0 ?
+			      0 :
+			      -EIO;
+	}
+	report_res("create", res, "");
+}
+
+/* One byte with a descriptor of /dev/null, on socket @s (plain sendmsg). */
+static int send_one_fd(int s)
+{
+	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	rc = sendmsg(s, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+/* A descriptor received in @m, closed; 1 if there was one. */
+static int got_fd(struct msghdr *m)
+{
+	struct cmsghdr *cm = CMSG_FIRSTHDR(m);
+	int fd;
+
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		return 0;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	close(fd);
+	return 1;
+}
+
+static void do_fd_passing(const char *what)
+{
+	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct io_uring_sqe sqe;
+	int sv[2], res, nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (cur.fd < 0) {
+		say(what, "no ring");
+		return;
+	}
+	if (nfd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		exit(2);
+	memset(cbuf, 0, sizeof(cbuf));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.addr = (uint64_t)(uintptr_t)&m;
+	sqe.len = 1;
+	if (!strcmp(what, "recvmsg-fd")) {
+		if (send_one_fd(sv[1]))
+			exit(2);
+		sqe.opcode = IORING_OP_RECVMSG;
+		sqe.fd = sv[0];
+		res = submit(&sqe);
+		if (res >= 0)
+			res = got_fd(&m) ? 0 : -ENOMSG;
+	} else {
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &nfd, sizeof(int));
+		sqe.opcode = IORING_OP_SENDMSG;
+		sqe.fd = sv[0];
+		res = submit(&sqe);
+		if (res >= 0) {
+			memset(cbuf, 0, sizeof(cbuf));
+			m.msg_controllen = sizeof(cbuf);
+			res = recvmsg(sv[1], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 && got_fd(&m) ?
+				      0 :
+				      -ENOMSG;
+		}
+	}
+	report_res(what, res, "");
+	close(sv[0]);
+	close(sv[1]);
+	close(nfd);
+}
+
+static void do_msg_ring(const char *what)
+{
+	struct io_uring_sqe sqe;
+	int res;
+
+	if (cur.fd < 0) {
+		say(what, "no ring");
+		return;
+	}
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_MSG_RING;
+	sqe.fd = cur.fd;
+	sqe.off = TRY_MSG_DATA; /* the target CQE's user_data */
+	sqe.len = 7;            /* its res */
+	msg_res = -200000;
+	if (!strcmp(what, "msg-ring")) {
+		res = submit(&sqe);
+	} else {
+		/* IORING_REGISTER_SEND_MSG_RING (31): no ring, fd -1 */
+		res = (int)syscall(__NR_io_uring_register, -1, 31, &sqe, 1);
+		res = res < 0 ? -errno : 0;
+	}
+	if (res >= 0)
+		res = find_msg_cqe() == 7 ? 0 : -ENOMSG;
+	report_res(what, res, "");
+}
+
+static void do_blind_query(void)
+{
+	/* struct io_uring_query_hdr (6.18): next_entry, query_data,
+	 * query_op, size, result, reserved */
+	struct {
+		uint64_t next, data;
+		uint32_t op, size;
+		int32_t result;
+		uint32_t resv[3];
+	} hdr;
+	char buf[256];
+	int rc;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memset(buf, 0, sizeof(buf));
+	hdr.data = (uint64_t)(uintptr_t)buf;
+	hdr.size = sizeof(buf);
+	/* IORING_REGISTER_QUERY (35) */
+	rc = (int)syscall(__NR_io_uring_register, -1, 35, &hdr, 0);
+	say("blind-query", "%s", rc < 0 ? ename(errno) : "ok");
 }
 
 static void child_steps(void)
@@ -402,6 +652,18 @@ int main(int argc, char **argv)
 		} else if (!strcmp(s, "register-restrictions") || !strcmp(s, "enable") ||
 			   !strcmp(s, "register-files")) {
 			do_register(s);
+		} else if (!strncmp(s, "op:", 3)) {
+			do_op(s + 3);
+		} else if (!strncmp(s, "reg:", 4)) {
+			do_reg(s + 4);
+		} else if (!strncmp(s, "create:", 7)) {
+			do_create(s + 7);
+		} else if (!strcmp(s, "recvmsg-fd") || !strcmp(s, "sendmsg-fd")) {
+			do_fd_passing(s);
+		} else if (!strcmp(s, "msg-ring") || !strcmp(s, "blind-msg-ring")) {
+			do_msg_ring(s);
+		} else if (!strcmp(s, "blind-query")) {
+			do_blind_query();
 		} else if (!strcmp(s, "fork")) {
 			pid_t pid;
 			int st = 0;

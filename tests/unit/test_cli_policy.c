@@ -268,16 +268,25 @@ Test(cli_policy, run_companion_denies_setup_and_says_so)
 	cr_assert_str_eq(r.out, "setup: ENOSYS\n");
 	snprintf(want, sizeof(want), "iour-restrict: on Linux %s: policy partially enforced "
 		 "(seccomp companion); io_uring_setup fails with ENOSYS for the command and all "
-		 "it starts; some requests the policy allows are denied", release());
+		 "it starts; no_new_privs set\n", release());
 	cr_assert(has(r.err, want), "report line: %s", r.err);
 	cr_assert_eq(strchr(r.err, '\n') - r.err + 1, (long)strlen(r.err), "one line: %s", r.err);
 	cr_assert(!has(r.err, "denies may succeed"), "%s", r.err);
 	run_free(&r);
 
-	/* Rules that need argument filters are counted per opcode. */
+	/* No ring at all: the companion's clause says it; no opcode list. */
 	run_policy(&r, POL "client.json", "--broker=off", NULL, reqs);
 	cr_assert_eq(r.status, 0);
-	cr_assert(has(r.err, "; the rules of 3 opcodes are not enforced as written"), "%s", r.err);
+	cr_assert(!has(r.err, "denied although"), "%s", r.err);
+	run_free(&r);
+	/* The broker (the default): the opcodes whose rules cannot be
+	 * enforced before 7.0, by name. */
+	run_policy(&r, POL "client.json", NULL, NULL, reqs);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.err, "; denied although the policy allows them: "), "%s", r.err);
+	cr_assert(has(r.err, "argument rules need filters, Linux 7.0+; fallback closed)"), "%s",
+		  r.err);
+	cr_assert(!has(r.err, "says how"), "%s", r.err);
 	run_free(&r);
 
 	run_policy(&r, POL "nop-only.json", "--companion=eperm", "--broker=off", reqs);
@@ -298,9 +307,10 @@ Test(cli_policy, run_companion_off_enforces_nothing_and_says_so)
 	run_policy(&r, POL "nop-only.json", "--companion=off", "--broker=off", reqs);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "setup: ok\nnop: ok\nread: ok\nopenat-r: ok\nsocket-unix: ok\n");
-	cr_assert(has(r.err, "policy not enforced (no mechanism)"), "%s", r.err);
-	cr_assert(has(r.err, "some requests the policy denies may succeed"), "%s", r.err);
+	cr_assert(has(r.err, "policy not enforced: the command runs with unrestricted io_uring"),
+		  "%s", r.err);
 	cr_assert(!has(r.err, "io_uring_setup fails"), "%s", r.err);
+	cr_assert(!has(r.err, "is restricted"), "%s", r.err);
 	run_free(&r);
 }
 
@@ -310,17 +320,26 @@ Test(cli_policy, run_compat_levels)
 	struct run r;
 
 	need_pre_7_0();
-	/* --hard: the kernel cannot enforce it exactly; the command never runs. */
-	run_policy(&r, POL "nop-only.json", "--hard", NULL, reqs);
+	/* --hard: the kernel cannot enforce it exactly (client.json's
+	 * argument rules need 7.0's filters); the command never runs, and
+	 * the refusal says what cannot be enforced. */
+	run_policy(&r, POL "client.json", "--hard", NULL, reqs);
 	cr_assert_eq(r.status, 1, "%s", r.err);
 	cr_assert_str_eq(r.out, "");
-	cr_assert(has(r.err, "cannot enforce the policy exactly"), "%s", r.err);
+	cr_assert(has(r.err, "cannot enforce the policy exactly (mechanism broker); denied "
+			     "although the policy allows them: "),
+		  "%s", r.err);
 	run_free(&r);
 	/* --soft: nothing applied, the command runs unconfined, said so. */
-	run_policy(&r, POL "nop-only.json", "--soft", NULL, reqs);
+	run_policy(&r, POL "client.json", "--soft", NULL, reqs);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "setup: ok\nnop: ok\n");
-	cr_assert(has(r.err, "policy not enforced"), "%s", r.err);
+	cr_assert(has(r.err, "policy not enforced: the command runs with unrestricted io_uring "
+			     "(--soft: "),
+		  "%s", r.err);
+	/* Nothing was applied: the line must not claim a restricted ring. */
+	cr_assert(!has(r.err, "is restricted"), "%s", r.err);
+	cr_assert(!has(r.err, "(ring broker:"), "%s", r.err);
 	run_free(&r);
 }
 
@@ -464,8 +483,10 @@ Test(cli_policy, compile_text_is_the_library_dry_run)
 	cr_assert_eq(iour_plan__describe(plan, text, &len), 0);
 	tool_run(&r, "compile", POL "client.json", "--level", "4");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(strncmp(r.out, "# iour-restrict compile, planned for feature level 4\n", 53), 0,
-		     "%s", r.out);
+	cr_assert_eq(strncmp(r.out,
+			     "# iour-restrict compile, planned for feature level 4, mechanism task\n",
+			     69),
+		     0, "%s", r.out);
 	cr_assert_str_eq(strchr(r.out, '\n') + 1, text);
 	run_free(&r);
 	free(text);
@@ -586,10 +607,12 @@ Test(cli_policy, compile_plans_every_kernel_from_5_1)
 		tool_run(&r, "compile", POL "client.json", "--kernel", k);
 		cr_assert_eq(r.status, 0, "--kernel %s: %s", k, r.err);
 		cr_assert_str_eq(r.err, "", "--kernel %s", k);
+		/* run's mechanism there: the broker from 5.10 (ring
+		 * restrictions), the companion before */
 		snprintf(line, sizeof(line),
 			 "# iour-restrict compile, planned for Linux %s (from "
-			 "the library's tables)\n",
-			 k);
+			 "the library's tables), mechanism %s\n",
+			 k, minor >= 10 ? "broker" : "companion");
 		cr_assert_eq(strncmp(r.out, line, strlen(line)), 0, "%s", r.out);
 		/* the library's opcode limits for that release label the plan
 		 * from 5.10; before, as iour_probe() there, none (0: unknown) */
@@ -1178,7 +1201,8 @@ Test(cli_policy, explain_and_lint_name_the_open_paths_of_an_effect)
 
 	tool_run(&r, "explain", POL "bypass.json", "--kernel", "7.2");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(has(r.out, "(from the library's tables): partially enforced\n"), "%s", r.out);
+	cr_assert(has(r.out, "(from the library's tables), mechanism task: partially enforced\n"),
+		  "%s", r.out);
 	cr_assert(has(r.out, "\nnet-dest           open      open: SENDMSG"), "%s", r.out);
 	cr_assert(has(r.out, "\nplain-fd           open      open: SPLICE"), "%s", r.out);
 	cr_assert(has(r.out, "\nringless-register  closed"), "%s", r.out);
@@ -1186,9 +1210,79 @@ Test(cli_policy, explain_and_lint_name_the_open_paths_of_an_effect)
 	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "7.2");
 	cr_assert(has(r.out, "\nnet-dest           filtered  filtered: CONNECT"), "%s", r.out);
 	run_free(&r);
-	/* 6.18: the companion keeps the task from creating rings. */
+	/* 6.18: run is a ring broker there, and explain says so by default:
+	 * OPENAT, RECVMSG and the ring-less register calls stay open on the
+	 * brokered rings (doc/security.md 2.1, "The ring broker's view"). */
 	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.18");
+	cr_assert(has(r.out, "(from the library's tables), mechanism broker: partially "
+			     "enforced\n"),
+		  "%s", r.out);
 	cr_assert(has(r.out, "\nnet-dest           closed"), "%s", r.out);
+	cr_assert(has(r.out, "\nfile-open          open      open: OPENAT ("), "%s", r.out);
+	cr_assert(has(r.out, "\ncross-ring         open      open: fd -1 REGISTER_SEND_MSG_RING ("),
+		  "%s", r.out);
+	cr_assert(has(r.out, "RECVMSG (SCM_RIGHTS received"), "%s", r.out);
+	cr_assert(has(r.out, "\nringless-register  open      open: fd -1 REGISTER_SEND_MSG_RING"),
+		  "%s", r.out);
+	run_free(&r);
+	/* The companion's view: no ring, every effect closed. */
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.18",
+		 "--mechanism", "companion");
+	cr_assert(has(r.out, "mechanism companion: "), "%s", r.out);
+	cr_assert(has(r.out, "\nfile-open          closed"), "%s", r.out);
+	cr_assert(has(r.out, "\nringless-register  closed"), "%s", r.out);
+	run_free(&r);
+	/* 6.1: no ring-less register calls yet. */
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.1");
+	cr_assert(has(r.out, "mechanism broker: "), "%s", r.out);
+	cr_assert(!has(r.out, "ringless-register"), "%s", r.out);
+	run_free(&r);
+	/* Mechanisms that do not fit the kernel or the policy. */
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.18",
+		 "--mechanism", "task");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(has(r.err, "no task restrictions"), "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "7.2",
+		 "--mechanism", "companion");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "5.4",
+		 "--mechanism", "broker");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--mechanism", "bogus");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "explain", POL "ring.json", "--mechanism", "broker");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(has(r.err, "target ring"), "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "explain", "examples/policies/tcp-client.json", "--kernel", "6.18",
+		 "--mechanism", "ring");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(has(r.out, "mechanism ring: "), "%s", r.out);
+	run_free(&r);
+	/* check --mechanism: what the mechanism enforces for one request. */
+	tool_run(&r, "check", "examples/policies/tcp-client.json", "--op", "SOCKET",
+		 "family=AF_INET", "type=SOCK_STREAM", "--kernel", "6.18", "--mechanism", "auto",
+		 "--expect", "deny");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(has(r.out, "verdict: allow\n"), "%s", r.out);
+	cr_assert(has(r.out, "enforced: deny (mechanism broker: its argument rules cannot be "
+			     "enforced there (fallback closed))\n"),
+		  "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "check", "examples/policies/tcp-client.json", "--op", "SOCKET",
+		 "family=AF_INET", "type=SOCK_STREAM", "--kernel", "7.2", "--mechanism", "auto");
+	cr_assert(has(r.out, "enforced: allow (mechanism task: as the policy says)\n"), "%s",
+		  r.out);
+	run_free(&r);
+	tool_run(&r, "check", "examples/policies/tcp-client.json", "--op", "READ", "--kernel",
+		 "6.18", "--mechanism", "companion", "--expect", "allow");
+	cr_assert_eq(r.status, 1, "%s", r.out);
+	cr_assert(has(r.out, "enforced: deny (mechanism companion: io_uring_setup fails"), "%s",
+		  r.out);
 	run_free(&r);
 	tool_run(&r, "explain");
 	cr_assert_eq(r.status, 2);

@@ -195,7 +195,8 @@ Test(policy_api, plan_errors)
 		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
 	}
 	{
-		IOUR_OPTS(iour_plan_opts, o, .flags = 2);
+		/* the first unknown flag (IOUR_PLAN_BROKERED is bit 1) */
+		IOUR_OPTS(iour_plan_opts, o, .flags = 4);
 		cr_expect_eq(iour_policy__plan(p, &o, &pl), -EINVAL);
 	}
 	{

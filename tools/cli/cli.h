@@ -106,6 +106,40 @@ int cli_policy_load(const char *path, uint32_t kver, struct iour_policy **out);
 struct iour_plan_opts;
 int cli_plan_fail(int err, const struct iour_plan_opts *opts, const char *target);
 
+/*
+ * Mechanisms a view describes (mechanism.c; doc/cli.md, "Mechanisms"):
+ * auto is the one `run` uses on the target kernel: task restrictions on
+ * Linux 7.0+, the ring broker before (5.10+), the companion below that;
+ * ring for a policy whose target is one ring.
+ */
+enum cli_mech { CLI_MECH_AUTO, CLI_MECH_TASK, CLI_MECH_BROKER, CLI_MECH_COMPANION, CLI_MECH_RING };
+/* --mechanism's argument; 0, or CLI_USAGE with the message printed. */
+int cli_mech_parse(const char *s, enum cli_mech *out);
+const char *cli_mech_name(enum cli_mech m);
+/*
+ * cli_plan_mech() plans @pol with @opts for the mechanism @want (a ring
+ * view sets the policy's target to ring), and says in @used which one it
+ * planned for.  Returns 0; a negative errno of iour_policy__plan(); or
+ * CLI_USAGE / CLI_FAIL with the message printed when the mechanism does
+ * not fit the policy or the kernel.  cli_plan_mech_fail() reports either.
+ */
+int cli_plan_mech(struct iour_policy *pol, const struct iour_plan_opts *opts, enum cli_mech want,
+		  enum cli_mech *used, struct iour_plan **out);
+int cli_plan_mech_fail(int err, const struct iour_plan_opts *opts, const char *target);
+/* Calls @fn for each effect note of @rep (key, state, the paths). */
+struct iour_report;
+void cli_effects_each(const struct iour_report *rep,
+		      void (*fn)(void *arg, const char *key, const char *state, size_t statelen,
+				 const char *rest),
+		      void *arg);
+/*
+ * cli_report_diffs() writes, each after @sep, what @r says is not
+ * enforced as written: the request opcodes denied although allowed, or
+ * allowed beyond their rules, and the ring-less register calls left open,
+ * by cause.  Returns how many clauses it wrote.
+ */
+int cli_report_diffs(FILE *f, const struct iour_report *r, const char *sep);
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_probe(int argc, char **argv);
 int cmd_names(int argc, char **argv);

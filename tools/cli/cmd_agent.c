@@ -8,8 +8,9 @@
  * then sends every io_uring_setup() of the container here.
  *
  * For a container whose annotation `org.iouring-restrict.policy` names a
- * policy file, the agent plans that policy for one ring on the running
- * kernel and hands the listener to a ring broker (broker.h): every ring the
+ * policy file, the agent plans that policy for the ring broker on the
+ * running kernel (IOUR_PLAN_BROKERED, as `explain --mechanism broker`
+ * does) and hands the listener to a ring broker (broker.h): every ring the
  * container creates is created by the broker, restricted, and installed in
  * the container (doc/containers.md, doc/security.md).  A container without
  * the annotation, or whose policy cannot be loaded, gets EPERM from every
@@ -269,9 +270,18 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 		return -1;
 	}
 	free(real);
-	r = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
-	if (!r)
-		r = iour_policy__plan(pol, NULL, out);
+	/* The ring broker's view, as `explain --mechanism broker` plans it
+	 * (mechanism.c): the same status and effects.  Every policy restricts
+	 * each ring of the container, whatever target its file names. */
+	r = iour_policy__set_attr(pol, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_TASK);
+	if (!r) {
+		struct iour_plan_opts po = { .sz = sizeof(po) };
+		enum cli_mech used;
+
+		r = cli_plan_mech(pol, &po, CLI_MECH_BROKER, &used, out);
+		if (r > 0)
+			r = -EOPNOTSUPP;
+	}
 	iour_policy__free(pol);
 	if (r) {
 		FILE *f = agent_log_container(a, c);
@@ -283,6 +293,31 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 		return -1;
 	}
 	return 0;
+}
+
+/* The effects as `explain --mechanism broker` lists them:
+ * " effects=KEY:STATE,..." ("none" when the policy touches none). */
+struct effect_log {
+	FILE *f;
+	int n;
+};
+
+static void effect_item(void *arg, const char *key, const char *state, size_t sl, const char *rest)
+{
+	struct effect_log *el = arg;
+
+	(void)rest;
+	fprintf(el->f, "%s%s:%.*s", el->n++ ? "," : "", key, (int)sl, state);
+}
+
+static void agent_log_effects(FILE *f, const struct iour_report *rep)
+{
+	struct effect_log el = { .f = f, .n = 0 };
+
+	fputs(" effects=", f);
+	cli_effects_each(rep, effect_item, &el);
+	if (!el.n)
+		fputs("none", f);
 }
 
 static int watch(struct agent *a, int fd, struct ent *e)
@@ -357,6 +392,8 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		const struct iour_report *rep = iour_plan__report(c->plan);
 
 		fprintf(f, " status=%s", rep ? iour_status_str(iour_report__status(rep)) : "?");
+		if (rep)
+			agent_log_effects(f, rep);
 	} else {
 		fputs(" io_uring_setup=EPERM why=", f);
 		agent_log_str(f, why);

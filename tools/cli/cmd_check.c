@@ -19,6 +19,7 @@ const char cli_help_check[] =
 "Usage: iour-restrict check POLICY --op OPCODE [FIELD=VALUE]...\n"
 "                           [--sqe-flags FLAGS] [--kernel X.Y]\n"
 "                           [--expect allow|deny]\n"
+"                           [--mechanism auto|task|broker|companion|ring]\n"
 "       iour-restrict check POLICY --register-op NAME [--kernel X.Y]\n"
 "                           [--expect allow|deny]\n"
 "\n"
@@ -45,6 +46,9 @@ const char cli_help_check[] =
 "  --kernel X.Y           read the policy's minKernel conditions for Linux\n"
 "                         X.Y (default: the running kernel)\n"
 "  --expect V             exit 1 unless the verdict is V (allow or deny)\n"
+"  --mechanism M          also print what mechanism M enforces for the request\n"
+"                         on the kernel ('enforced: allow|deny (why)'); auto\n"
+"                         is the one run uses there; --expect then reads it\n"
 "  -h, --help             show this help\n"
 "\n"
 "Output: 'verdict: allow|deny', 'reason: NAME', 'rule: N' (the deciding\n"
@@ -113,10 +117,66 @@ static void because(const struct iour_request_verdict *d, const char *op)
 
 static int check_register(const char *path, uint32_t kver, uint32_t reg, int expect);
 
+/*
+ * What mechanism @mech enforces for request opcode @op on Linux @kver (0:
+ * the running kernel), given the policy's @verdict: the plan's decisions
+ * for the opcode (mechanism.c plans as the views do).  Prints the line;
+ * *out gets IOUR_ALLOW or IOUR_DENY.  0, or an exit code.
+ */
+static int check_enforced(struct iour_policy *pol, uint32_t kver, enum cli_mech mech, uint32_t op,
+			  uint32_t verdict, uint32_t *out)
+{
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	struct iour_decision d = { .sz = sizeof(d) };
+	struct iour_features f;
+	struct iour_plan *plan = NULL;
+	const struct iour_report *r;
+	enum cli_mech used = CLI_MECH_AUTO;
+	const char *why = "as the policy says";
+	int rc, n;
+
+	if (kver) {
+		f.sz = sizeof(f);
+		(void)iour_kernel_describe(kver, &f);
+		po.features = &f;
+	}
+	rc = cli_plan_mech(pol, &po, mech, &used, &plan);
+	if (rc)
+		return rc > 0 ? rc : cli_fail(rc, "planning the policy");
+	r = iour_plan__report(plan);
+	*out = verdict;
+	n = iour_report__decision_cnt(r);
+	for (int i = 0; i < n; i++) {
+		if (iour_report__decision(r, (size_t)i, &d) || d.opcode != op)
+			continue;
+		if (d.kind == IOUR_DECISION_TIGHTENED || d.kind == IOUR_DECISION_CLAMPED) {
+			*out = IOUR_DENY;
+			why = d.kind == IOUR_DECISION_CLAMPED ? "the kernel does not know the opcode" :
+				  "its argument rules cannot be enforced there (fallback closed)";
+		} else if (d.kind == IOUR_DECISION_LOOSENED && d.reason != IOUR_REASON_FIXED_FILES) {
+			*out = IOUR_ALLOW;
+			why = "its argument rules cannot be enforced there (fallback open)";
+		}
+	}
+	if (used == CLI_MECH_COMPANION && (iour_report__mechanism(r) & IOUR_MECH_COMPANION)) {
+		*out = IOUR_DENY;
+		why = "io_uring_setup fails: no ring exists";
+	} else if (iour_report__status(r) == IOUR_STATUS_NOT_ENFORCED &&
+		   !iour_report__mechanism(r)) {
+		*out = IOUR_ALLOW;
+		why = "nothing is enforced";
+	}
+	printf("enforced: %s (mechanism %s: %s)\n", *out == IOUR_DENY ? "deny" : "allow",
+	       cli_mech_name(used), why);
+	iour_plan__free(plan);
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	enum { O_OP = 256, O_KERNEL, O_EXPECT, O_REG, O_FLAGS };
+	enum { O_OP = 256, O_KERNEL, O_EXPECT, O_REG, O_FLAGS, O_MECH };
 	static const struct option lo[] = {
+		{ "mechanism", required_argument, NULL, O_MECH },
 		{ "op", required_argument, NULL, O_OP },
 		{ "register-op", required_argument, NULL, O_REG },
 		{ "sqe-flags", required_argument, NULL, O_FLAGS },
@@ -134,7 +194,9 @@ int cmd_check(int argc, char **argv)
 	uint32_t op = UINT32_MAX, kver = 0, reg = 0, sqe_flags = 0;
 	int expect = -1, c, rc;
 	size_t flen = 0;
-	bool have_op = false, have_reg = false, have_flags = false;
+	bool have_op = false, have_reg = false, have_flags = false, have_mech = false;
+	enum cli_mech mech = CLI_MECH_AUTO;
+	uint32_t verdict;
 
 	opterr = 0;
 	/* GNU order: options may follow POLICY and the assignments. */
@@ -180,6 +242,11 @@ int cmd_check(int argc, char **argv)
 			else
 				return cli_usage("--expect: '%s' is not allow or deny", optarg);
 			break;
+		case O_MECH:
+			if (cli_mech_parse(optarg, &mech))
+				return CLI_USAGE;
+			have_mech = true;
+			break;
 		case 'h':
 			return cli_help(cli_help_check);
 		default:
@@ -189,8 +256,9 @@ int cmd_check(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage("no policy file given");
 	if (have_reg) {
-		if (have_op || have_flags || optind + 1 < argc)
-			return cli_usage("--register-op takes no --op, --sqe-flags or FIELD=VALUE");
+		if (have_op || have_flags || have_mech || optind + 1 < argc)
+			return cli_usage("--register-op takes no --op, --sqe-flags, --mechanism or "
+					 "FIELD=VALUE");
 		return check_register(argv[optind], kver, reg, expect);
 	}
 	if (!have_op)
@@ -221,9 +289,10 @@ int cmd_check(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = iour_policy__decide(pol, ctx, sizeof(ctx), &d);
-	iour_policy__free(pol);
-	if (rc)
+	if (rc) {
+		iour_policy__free(pol);
 		return cli_fail(rc, "iour_policy__decide");
+	}
 	opname = iour_opcode_name(op);
 	if (!opname) {
 		snprintf(numbuf, sizeof(numbuf), "opcode %u", op);
@@ -237,9 +306,18 @@ int cmd_check(int argc, char **argv)
 		printf("rule: -\n");
 	printf("because: ");
 	because(&d, opname);
-	if (expect >= 0 && (uint32_t)expect != (d.verdict == IOUR_DENY ? IOUR_DENY : IOUR_ALLOW)) {
-		cli_msg("the verdict is %s, not %s", d.verdict == IOUR_DENY ? "deny" : "allow",
-			expect == IOUR_DENY ? "deny" : "allow");
+	verdict = d.verdict == IOUR_DENY ? IOUR_DENY : IOUR_ALLOW;
+	if (have_mech) {
+		rc = check_enforced(pol, kver, mech, op, verdict, &verdict);
+		if (rc) {
+			iour_policy__free(pol);
+			return rc;
+		}
+	}
+	iour_policy__free(pol);
+	if (expect >= 0 && (uint32_t)expect != verdict) {
+		cli_msg("the %s is %s, not %s", have_mech ? "enforced verdict" : "verdict",
+			verdict == IOUR_DENY ? "deny" : "allow", expect == IOUR_DENY ? "deny" : "allow");
 		return CLI_FAIL;
 	}
 	return CLI_OK;

@@ -17,6 +17,7 @@
 
 const char cli_help_compile[] =
 "Usage: iour-restrict compile POLICY [--kernel X.Y | --level N]\n"
+"                             [--mechanism task|broker|companion|ring]\n"
 "                             [--format text|json|c]\n"
 "\n"
 "Plan the policy file POLICY for a kernel and print the plan without\n"
@@ -33,6 +34,11 @@ const char cli_help_compile[] =
 "  --level N              plan for a representative kernel of feature level\n"
 "                         N (0 to 5; see 'iour-restrict probe')\n"
 "                         (default: the running kernel, probed)\n"
+"  --mechanism M          the mechanism to plan for: task (task restrictions,\n"
+"                         Linux 7.0+), broker (the ring broker restricts\n"
+"                         every ring the program creates), companion\n"
+"                         (io_uring_setup fails) or ring (one ring)\n"
+"                         (default: the one run uses on that kernel)\n"
 "  --format F             text (default: the dry run as text), json (one\n"
 "                         object: kernel, steps with their bytes and\n"
 "                         programs, expected report) or c (a C source file:\n"
@@ -352,8 +358,9 @@ static int print_c(const struct iour_plan *pl, const char *path)
 
 int cmd_compile(int argc, char **argv)
 {
-	enum { O_KERNEL = 256, O_LEVEL, O_FORMAT };
+	enum { O_KERNEL = 256, O_LEVEL, O_FORMAT, O_MECH };
 	static const struct option lo[] = {
+		{ "mechanism", required_argument, NULL, O_MECH },
 		{ "kernel", required_argument, NULL, O_KERNEL },
 		{ "level", required_argument, NULL, O_LEVEL },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -365,11 +372,12 @@ int cmd_compile(int argc, char **argv)
 	struct iour_policy *pol = NULL;
 	struct iour_plan *plan = NULL;
 	enum format fmt = FMT_TEXT;
+	enum cli_mech mech = CLI_MECH_AUTO, used;
 	const char *path = NULL;
 	uint32_t kver = 0;
 	uint64_t level = 0;
 	bool have_level = false;
-	char target[64], kv[16];
+	char target[96], kv[16];
 	int c, rc;
 
 	opterr = 0;
@@ -395,6 +403,10 @@ int cmd_compile(int argc, char **argv)
 				fmt = FMT_C;
 			else
 				return cli_usage("--format: '%s' is not text, json or c", optarg);
+			break;
+		case O_MECH:
+			if (cli_mech_parse(optarg, &mech))
+				return CLI_USAGE;
 			break;
 		case 'h':
 			return cli_help(cli_help_compile);
@@ -433,10 +445,15 @@ int cmd_compile(int argc, char **argv)
 	}
 	if (rc)
 		return rc;
-	rc = iour_policy__plan(pol, &po, &plan);
+	rc = cli_plan_mech(pol, &po, mech, &used, &plan);
 	if (rc) {
-		rc = cli_plan_fail(rc, &po, target);
+		rc = cli_plan_mech_fail(rc, &po, target);
 		goto out;
+	}
+	{
+		size_t tl = strlen(target);
+
+		snprintf(target + tl, sizeof(target) - tl, ", mechanism %s", cli_mech_name(used));
 	}
 	switch (fmt) {
 	case FMT_TEXT:

@@ -14,6 +14,7 @@
 
 const char cli_help_explain[] =
 "Usage: iour-restrict explain POLICY [--kernel X.Y]\n"
+"                             [--mechanism task|broker|companion|ring]\n"
 "\n"
 "Plan the policy file POLICY for the running kernel (or for Linux X.Y,\n"
 "from the library's tables) and print, per effect the policy touches,\n"
@@ -26,8 +27,15 @@ const char cli_help_explain[] =
 "  mem-reg            memory registration\n"
 "  ringless-register  register calls on fd -1 (SEND_MSG_RING, QUERY)\n"
 "\n"
+"The effects are those of the mechanism `run` uses on that kernel, unless\n"
+"--mechanism names another: task (task restrictions, Linux 7.0+), broker\n"
+"(every ring the program creates is restricted by the ring broker: run\n"
+"before 7.0, and the OCI agent), companion (io_uring_setup fails: run\n"
+"without its broker, before 7.0) or ring (the policy restricts one ring).\n"
+"\n"
 "Options:\n"
 "  --kernel X.Y    plan for Linux X.Y instead of the running kernel\n"
+"  --mechanism M   task, broker, companion or ring (default: as run)\n"
 "  -h, --help      show this help\n"
 "\n"
 "Exit status: 0 on success (whatever the effects' states; `lint` fails on\n"
@@ -56,23 +64,34 @@ int cli_effect_split(const char *text, char *key, size_t keylen, const char **st
 	return 0;
 }
 
+static void explain_row(void *arg, const char *key, const char *state, size_t sl,
+			const char *rest)
+{
+	int *shown = arg;
+
+	if (!(*shown)++)
+		printf("%-18s %-9s %s\n", "EFFECT", "STATE", "PATHS");
+	printf("%-18s %-9.*s %s\n", key, (int)sl, state, rest);
+}
+
 int cmd_explain(int argc, char **argv)
 {
-	enum { O_KERNEL = 256 };
+	enum { O_KERNEL = 256, O_MECH };
 	static const struct option lo[] = {
 		{ "kernel", required_argument, NULL, O_KERNEL },
+		{ "mechanism", required_argument, NULL, O_MECH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct iour_plan_opts po = { .sz = sizeof(po) };
-	struct iour_decision d = { .sz = sizeof(d) };
 	struct iour_features feat;
+	enum cli_mech mech = CLI_MECH_AUTO, used;
 	struct iour_policy *pol = NULL;
 	struct iour_plan *plan = NULL;
 	const struct iour_report *rep;
 	uint32_t kver = 0;
 	char kv[16];
-	int c, rc, n, shown = 0;
+	int c, rc, shown = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -80,6 +99,10 @@ int cmd_explain(int argc, char **argv)
 		case O_KERNEL:
 			if (cli_parse_kver(optarg, &kver))
 				return cli_usage("--kernel: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case O_MECH:
+			if (cli_mech_parse(optarg, &mech))
+				return CLI_USAGE;
 			break;
 		case 'h':
 			return cli_help(cli_help_explain);
@@ -99,34 +122,22 @@ int cmd_explain(int argc, char **argv)
 	rc = cli_policy_load(argv[optind], kver, &pol);
 	if (rc)
 		return rc;
-	rc = iour_policy__plan(pol, &po, &plan);
+	rc = cli_plan_mech(pol, &po, mech, &used, &plan);
 	if (rc) {
-		rc = cli_fail(rc, "planning the policy");
+		rc = rc > 0 ? rc : cli_fail(rc, "planning the policy");
 		goto out;
 	}
 	rep = iour_plan__report(plan);
 	cli_put_escaped(stdout, argv[optind]);
 	if (kver) {
 		cli_kver_str(kver, kv, sizeof(kv));
-		printf(" on Linux %s (from the library's tables): %s\n", kv,
-		       iour_status_str(iour_report__status(rep)));
+		printf(" on Linux %s (from the library's tables), mechanism %s: %s\n", kv,
+		       cli_mech_name(used), iour_status_str(iour_report__status(rep)));
 	} else {
-		printf(" on the running kernel: %s\n", iour_status_str(iour_report__status(rep)));
+		printf(" on the running kernel, mechanism %s: %s\n", cli_mech_name(used),
+		       iour_status_str(iour_report__status(rep)));
 	}
-	n = iour_report__decision_cnt(rep);
-	for (int i = 0; i < n; i++) {
-		const char *state, *rest;
-		size_t sl;
-		char key[32];
-
-		if (iour_report__decision(rep, (size_t)i, &d) || d.kind != IOUR_DECISION_NOTE ||
-		    d.reason < IOUR_REASON_EFFECT_CLOSED || d.reason > IOUR_REASON_EFFECT_OPEN ||
-		    cli_effect_split(d.text, key, sizeof(key), &state, &sl, &rest))
-			continue;
-		if (!shown++)
-			printf("%-18s %-9s %s\n", "EFFECT", "STATE", "PATHS");
-		printf("%-18s %-9.*s %s\n", key, (int)sl, state, rest);
-	}
+	cli_effects_each(rep, explain_row, &shown);
 	if (!shown)
 		printf("the policy touches no effect on this kernel\n");
 	rc = CLI_OK;

@@ -23,7 +23,7 @@
 
 const char cli_help_lint[] =
 "Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
-"                        [--since X.Y]\n"
+"                        [--since X.Y] [--mechanism task|broker|companion|ring]\n"
 "\n"
 "Report risky choices in the policy file POLICY, one line each:\n"
 "  POLICY: ID: what is risky and why\n"
@@ -37,7 +37,8 @@ const char cli_help_lint[] =
 "                       or update its file table\n"
 "  default-allow        unnamed opcodes, and those of future kernels, are allowed\n"
 "  fallback-open        without argument filters, filtered opcodes are allowed\n"
-"  companion-off        before Linux 7.0 nothing restricts the task\n"
+"  companion-off        before Linux 7.0 nothing restricts the task without\n"
+"                       the ring broker\n"
 "  compat-soft          where not exact, nothing at all is enforced\n"
 "  group-grew           a group named in the file gained opcodes after Linux\n"
 "                       6.1 (or --since X.Y)\n"
@@ -55,6 +56,9 @@ const char cli_help_lint[] =
 "                         the effect findings for it (default 7.2)\n"
 "  --since X.Y            the oldest kernel the policy is meant for, for\n"
 "                         group-grew (default 6.1)\n"
+"  --mechanism M          plan the effect findings for task restrictions,\n"
+"                         the ring broker, the companion or one ring\n"
+"                         (default: the one run uses on that kernel)\n"
 "  -h, --help             show this help\n"
 "\n"
 "Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
@@ -300,25 +304,39 @@ out:
  * required FIXED_FILE with an opcode that names plain descriptors does not
  * keep requests to registered files.
  */
-static int check_effects(struct lint *l, const struct iour_policy *p, uint32_t kver)
+static int check_effects(struct lint *l, const struct iour_policy *p, uint32_t kver,
+			 enum cli_mech mech)
 {
 	struct iour_plan_opts po = { .sz = sizeof(po) };
 	struct iour_decision d = { .sz = sizeof(d) };
+	struct iour_policy *dup = NULL;
 	struct iour_plan *plan = NULL;
 	const struct iour_report *rep;
 	struct iour_features f;
-	char kv[16];
+	enum cli_mech used = CLI_MECH_AUTO;
+	char kv[48];
 	int n, r;
 
 	f.sz = sizeof(f);
 	(void)iour_kernel_describe(kver, &f);
 	cli_kver_str(kver, kv, sizeof(kv));
 	po.features = &f;
-	r = iour_policy__plan(p, &po, &plan);
+	r = iour_policy__dup(p, &dup);
+	if (!r)
+		r = cli_plan_mech(dup, &po, mech, &used, &plan);
+	iour_policy__free(dup);
+	if (r > 0)
+		return r;
 	if (r == -EACCES || r == -EPERM || r == -EBUSY)
 		return 0; /* no plan for this kernel: nothing it would enforce */
 	if (r)
 		return cli_fail(r, "planning the policy for Linux %s", kv);
+	if (used != CLI_MECH_TASK) {
+		size_t used_len = strlen(kv);
+
+		snprintf(kv + used_len, sizeof(kv) - used_len, " (mechanism %s)",
+			 cli_mech_name(used));
+	}
 	rep = iour_plan__report(plan);
 	n = iour_report__decision_cnt(rep);
 	for (int i = 0; i < n; i++) {
@@ -355,7 +373,8 @@ static void check_attrs(struct lint *l, const struct iour_policy *p)
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPANION, &v) &&
 	    v == IOUR_POLICY_COMPANION_NONE)
 		finding(l, "companion-off", "without the seccomp companion, nothing restricts the "
-			"task on kernels before Linux 7.0");
+			"task on kernels before Linux 7.0 where no ring broker serves it (run "
+			"--broker=off, iour_plan__apply_task())");
 	if (!iour_policy__get_attr(p, IOUR_POLICY_ATTR_COMPAT, &v) && v == IOUR_POLICY_COMPAT_SOFT)
 		finding(l, "compat-soft", "compatibility soft: on a kernel that cannot enforce the "
 			"policy exactly, nothing at all is enforced");
@@ -463,8 +482,9 @@ static void check_groups(struct lint *l, const char *text, uint32_t base)
 
 int cmd_lint(int argc, char **argv)
 {
-	enum { O_IGNORE = 256, O_KERNEL, O_SINCE };
+	enum { O_IGNORE = 256, O_KERNEL, O_SINCE, O_MECH };
 	static const struct option lo[] = {
+		{ "mechanism", required_argument, NULL, O_MECH },
 		{ "ignore", required_argument, NULL, O_IGNORE },
 		{ "since", required_argument, NULL, O_SINCE },
 		{ "kernel", required_argument, NULL, O_KERNEL },
@@ -474,6 +494,7 @@ int cmd_lint(int argc, char **argv)
 	struct lint l = { 0 };
 	struct iour_policy *pol = NULL;
 	uint32_t kver = 0, since = IOUR_KVER(6, 1);
+	enum cli_mech mech = CLI_MECH_AUTO;
 	char *text;
 	int c, rc;
 
@@ -492,6 +513,10 @@ int cmd_lint(int argc, char **argv)
 		case O_SINCE:
 			if (cli_parse_kver(optarg, &since))
 				return cli_usage("--since: '%s' is not a kernel version X.Y", optarg);
+			break;
+		case O_MECH:
+			if (cli_mech_parse(optarg, &mech))
+				return CLI_USAGE;
 			break;
 		case 'h':
 			return cli_help(cli_help_lint);
@@ -513,7 +538,7 @@ int cmd_lint(int argc, char **argv)
 	if (!rc)
 		rc = check_dead_entries(&l, pol);
 	if (!rc)
-		rc = check_effects(&l, pol, kver ? kver : IOUR_KVER(7, 2));
+		rc = check_effects(&l, pol, kver ? kver : IOUR_KVER(7, 2), mech);
 	if (!rc) {
 		check_attrs(&l, pol);
 		text = slurp(l.path);

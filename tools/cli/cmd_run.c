@@ -117,10 +117,12 @@ static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
 }
 
 /*
- * The report line: status, mechanism, kernel, what the companion does,
- * whether more is allowed or denied than the policy says, and how many
- * rules the kernel could not take as written.  Every clause comes from the
- * executor's report of what took effect.
+ * The report line: status, mechanism, kernel, what the broker or the
+ * companion does, and by name what is not enforced as written (the
+ * opcodes denied although allowed or allowed beyond their rules, the
+ * ring-less register calls left open: the plan's decisions, which
+ * `explain` and `compile` show for the same mechanism).  The status and
+ * mechanism come from the executor's report of what took effect.
  */
 /* What run does besides the report's steps, for the report line. */
 enum run_rings { RUN_RINGS_CLOSE, RUN_RINGS_REFUSE, RUN_RINGS_KEEP };
@@ -128,28 +130,37 @@ struct run_extra {
 	bool broker;         /* the ring broker serves the command's rings */
 	enum run_rings mode; /* inherited io_uring fds */
 	int rings;           /* how many were closed / kept (-1: unknown) */
+	bool soft;           /* --soft (or the policy's compat soft) */
+	bool broker_view;    /* planned for the broker */
+	enum cli_mech view;  /* the mechanism planned for (mechanism.c) */
+	/* The plan's report before the compatibility level dropped it (what
+	 * cannot be enforced), or NULL: the report's own decisions. */
+	const struct iour_report *plan_rep;
 };
 
 static void run_report(const struct iour_report *r, uint32_t companion, const struct run_extra *x)
 {
-	int status = iour_report__status(r), n = iour_report__decision_cnt(r);
+	int status = iour_report__status(r);
 	unsigned int mech = (unsigned int)iour_report__mechanism(r);
 	unsigned int flags = (unsigned int)iour_report__flags(r);
-	int changed = 0;
-	struct iour_decision d = { .sz = sizeof(d) };
 	char mbuf[128];
 	struct utsname u;
 
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "an unknown kernel");
-	for (int i = 0; i < n; i++) {
-		if (iour_report__decision(r, (size_t)i, &d))
-			continue;
-		/* Rules of an opcode that the kernel takes differently. */
-		if (d.opcode != IOUR_DECISION_NO_OPCODE &&
-		    (d.kind == IOUR_DECISION_DROPPED || d.kind == IOUR_DECISION_TIGHTENED ||
-		     d.kind == IOUR_DECISION_LOOSENED))
-			changed++;
+	if (status == IOUR_STATUS_NOT_ENFORCED && !mech && !x->broker) {
+		/* Nothing applied (--soft, or nothing the kernel can do): no
+		 * ring of the command is restricted. */
+		fprintf(stderr, CLI_PROG ": on Linux %s: policy not enforced: the command runs with "
+				"unrestricted io_uring", u.release);
+		if (x->soft)
+			fprintf(stderr, " (--soft: the kernel cannot enforce the policy exactly");
+		if (x->soft && cli_report_diffs(stderr, x->plan_rep ? x->plan_rep : r, "; ") == 0)
+			fprintf(stderr, "; '" CLI_PROG " explain --mechanism %s' says what",
+				cli_mech_name(x->view));
+		if (x->soft)
+			fputc(')', stderr);
+		goto tail;
 	}
 	fprintf(stderr, CLI_PROG ": on Linux %s: policy %s (%s%s)", u.release,
 		iour_status_str(status), x->broker ? "ring broker: " : "",
@@ -160,17 +171,22 @@ static void run_report(const struct iour_report *r, uint32_t companion, const st
 	if (mech & IOUR_MECH_COMPANION)
 		fprintf(stderr, "; io_uring_setup fails with %s for the command and all it starts",
 			companion == IOUR_POLICY_COMPANION_EPERM ? "EPERM" : "ENOSYS");
-	if (flags & IOUR_REPORT_LOOSENED)
-		fprintf(stderr, "; some requests the policy denies may succeed");
-	if (flags & IOUR_REPORT_TIGHTENED)
-		fprintf(stderr, "; some requests the policy allows are denied");
+	/* What is not enforced as written, by name; what the views say
+	 * (`explain` and `compile` default to run's mechanism). */
+	if (!(mech & IOUR_MECH_COMPANION) &&
+	    cli_report_diffs(stderr, x->plan_rep ? x->plan_rep : r, "; ") == 0) {
+		if (flags & IOUR_REPORT_LOOSENED)
+			fprintf(stderr, "; some requests the policy denies may succeed ('" CLI_PROG
+					" explain' says which)");
+		if (flags & IOUR_REPORT_TIGHTENED)
+			fprintf(stderr, "; some requests the policy allows are denied ('" CLI_PROG
+					" compile' says which)");
+	}
 	if (flags & IOUR_REPORT_OTHER_THREADS)
 		fprintf(stderr, "; other threads are not restricted");
 	if ((flags & IOUR_REPORT_NNP_SET) || x->broker)
 		fprintf(stderr, "; no_new_privs set");
-	if (changed)
-		fprintf(stderr, "; the rules of %d opcode%s are not enforced as written ('" CLI_PROG
-			" compile' says how)", changed, changed == 1 ? "" : "s");
+tail:
 	if (x->mode == RUN_RINGS_KEEP && x->rings != 0)
 		fprintf(stderr, "; %s inherited io_uring fds kept (--existing-rings=keep): they are "
 				"NOT restricted", x->rings < 0 ? "any" : "the");
@@ -542,13 +558,50 @@ static int run_policy_attrs(const struct run_args *ra, struct iour_policy *pol,
 }
 
 /* Before task restrictions (feature level below 4) a plan of ring steps
- * is served by the ring broker (broker.h), unless --broker=off. */
-static bool run_wants_broker(const struct iour_plan *plan, bool broker)
+ * is served by the ring broker (broker.h), unless --broker=off: the plan
+ * is then planned for the broker (IOUR_PLAN_BROKERED, mechanism.c).  A
+ * brokered plan the compatibility level left without restrictions (--soft)
+ * is not served: the command runs with unrestricted io_uring, as the
+ * report line says. */
+static bool run_wants_broker(const struct iour_plan *plan, bool brokered)
 {
 	struct iour_plan_info info = { .sz = sizeof(info) };
+	const struct iour_report *r = iour_plan__report(plan);
 
-	return iour_plan__info(plan, &info) == 0 && broker && info.level < 4 && info.ring_steps &&
-	       !(info.flags & IOUR_PLAN_INFO_REFUSED);
+	return iour_plan__info(plan, &info) == 0 && brokered && info.ring_steps &&
+	       !(info.flags & IOUR_PLAN_INFO_REFUSED) &&
+	       (iour_report__status(r) != IOUR_STATUS_NOT_ENFORCED || iour_report__mechanism(r));
+}
+
+/* Plans the policy for the mechanism run uses on the running kernel
+ * (mechanism.c: the views' default), or without the broker for
+ * --broker=off.  Returns 0, or an exit code. */
+static int run_plan(const struct run_args *ra, struct iour_policy *pol, struct iour_plan **plan,
+		    struct run_extra *x)
+{
+	struct iour_plan_opts po = { .sz = sizeof(po) };
+	enum cli_mech used = CLI_MECH_AUTO;
+	uint32_t compat = 0;
+	int err;
+
+	if (ra->broker)
+		err = cli_plan_mech(pol, &po, CLI_MECH_AUTO, &used, plan);
+	else
+		err = iour_policy__plan(pol, &po, plan);
+	if (err)
+		return err > 0 ? err : cli_fail(err, "planning the policy for the running kernel");
+	(void)iour_policy__get_attr(pol, IOUR_POLICY_ATTR_COMPAT, &compat);
+	x->soft = compat == IOUR_POLICY_COMPAT_SOFT;
+	if (!ra->broker) {
+		struct iour_plan_info info = { .sz = sizeof(info) };
+
+		(void)iour_plan__info(*plan, &info);
+		used = info.level >= 4 ? CLI_MECH_TASK : CLI_MECH_COMPANION;
+	}
+	x->broker_view = used == CLI_MECH_BROKER;
+	x->view = used;
+	x->plan_rep = iour_plan__report(*plan);
+	return 0;
 }
 
 /* Applies the plan to this process (iour_plan__apply_task()) and prints
@@ -562,8 +615,12 @@ static int run_apply_task(const struct iour_plan *plan, const char *cmd, bool qu
 
 	err = iour_plan__apply_task(plan, &ao, &rep);
 	if (err == -IOUR_ERRNO__UNSUPPORTED) {
-		cli_msg("the running kernel cannot enforce the policy exactly, and its "
-			"compatibility level is hard; not running '%s'", cmd);
+		fprintf(stderr, CLI_PROG " run: the running kernel cannot enforce the policy "
+				"exactly (mechanism %s)", cli_mech_name(x->view));
+		if (!cli_report_diffs(stderr, iour_plan__report(plan), "; "))
+			fprintf(stderr, "; '" CLI_PROG " explain --mechanism %s' says what",
+				cli_mech_name(x->view));
+		fprintf(stderr, "; its compatibility level is hard; not running '%s'\n", cmd);
 	} else if (err) {
 		cli_fail(err, "applying the policy");
 		if (rep && err == -IOUR_ERRNO__PARTIAL)
@@ -595,12 +652,10 @@ int cmd_run(int argc, char **argv)
 	rc = run_policy_attrs(&ra, pol, &comp_val);
 	if (rc)
 		goto out;
-	err = iour_policy__plan(pol, NULL, &plan);
-	if (err) {
-		rc = cli_fail(err, "planning the policy for the running kernel");
+	rc = run_plan(&ra, pol, &plan, &x);
+	if (rc)
 		goto out;
-	}
-	if (run_wants_broker(plan, ra.broker)) {
+	if (run_wants_broker(plan, x.broker_view)) {
 		/* Before task restrictions: the ring broker. */
 		x.broker = true;
 		if (ra.companion >= 0)

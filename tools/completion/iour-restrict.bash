@@ -95,15 +95,17 @@ _iour_restrict()
                 return
             fi ;;
         compile)
-            opts="--kernel --level --format --help"
+            opts="--kernel --level --format --mechanism --help"
             case $prev in
                 --kernel) return ;;
+                --mechanism) COMPREPLY=($(compgen -W "task broker companion ring" -- "$cur")); return ;;
                 --level) COMPREPLY=($(compgen -W "0 1 2 3 4 5" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text json c" -- "$cur")); return ;;
             esac ;;
         check)
-            opts="--op --register-op --sqe-flags --kernel --expect --help"
+            opts="--op --register-op --sqe-flags --kernel --expect --mechanism --help"
             case $prev in
+                --mechanism) COMPREPLY=($(compgen -W "auto task broker companion ring" -- "$cur")); return ;;
                 --op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" ops)" -- "$cur")); return ;;
                 --register-op) COMPREPLY=($(compgen -W "$(_iour_restrict_names "$tool" register)" -- "$cur")); return ;;
                 --sqe-flags) _iour_restrict_list "$cur" none all $(_iour_restrict_names "$tool" flags); return ;;
@@ -117,8 +119,9 @@ _iour_restrict()
                 [[ ${#COMPREPLY[@]} -gt 0 ]] && return
             fi ;;
         lint)
-            opts="--ignore --kernel --since --help"
+            opts="--ignore --kernel --since --mechanism --help"
             case $prev in
+                --mechanism) COMPREPLY=($(compgen -W "task broker companion ring" -- "$cur")); return ;;
                 --ignore)
                     _iour_restrict_list "$cur" uring-cmd msg-ring socket-unfiltered \
                         openat-unfiltered register-files default-allow fallback-open \
@@ -128,9 +131,10 @@ _iour_restrict()
                 --kernel|--since) return ;;
             esac ;;
         explain)
-            opts="--kernel --help"
+            opts="--kernel --mechanism --help"
             case $prev in
                 --kernel) return ;;
+                --mechanism) COMPREPLY=($(compgen -W "task broker companion ring" -- "$cur")); return ;;
             esac ;;
         groups)
             opts="--kernel --help"

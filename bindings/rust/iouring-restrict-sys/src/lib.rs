@@ -347,6 +347,7 @@ pub const IOUR_POLICY_DEFAULT_ALLOW: u32 = 1;
 // ---- plan.h
 
 pub const IOUR_PLAN_FORCE_LEVEL: u32 = 1 << 0;
+pub const IOUR_PLAN_BROKERED: u32 = 1 << 1;
 pub const IOUR_PLAN_INFO_FORCED: u32 = 1 << 0;
 pub const IOUR_PLAN_INFO_REFUSED: u32 = 1 << 1;
 // enum iour_step_op
