@@ -4,7 +4,8 @@
 # /tools/iour-restrict (it finds the library at /, $ORIGIN/..) and
 # /progs/uring-try (tests/progs/uring_try.c; not in /tests, whose every
 # program /init runs) and /progs/broker-try (tests/progs/broker_try.c, the
-# raw-syscall program of the broker tests, tests/live/test_live_broker.c).  Without them those tests fail in the guest.
+# raw-syscall program of the broker tests, tests/live/test_live_broker.c)
+# and /progs/escape-try (tests/progs/escape_try.c, tests/live/test_live_escape.c).  Without them those tests fail in the guest.
 # Also the tutorial's programs (examples/tutorial/, doc/tutorial.md), one
 # check each: each checks the kernel's answers itself, on every
 # generation, and prints "stepN: ok" (rpath $ORIGIN/.., from /progs).
@@ -12,6 +13,7 @@ $MAKE --no-print-directory O="$O" tools uring-try >&2 || fail "building the CLI 
 guest_file "$O/tools/iour-restrict" /tools/iour-restrict
 guest_file "$O/tests/uring-try" /progs/uring-try
 guest_file "$O/tests/broker-try" /progs/broker-try
+guest_file "$O/tests/escape-try" /progs/escape-try
 mkdir -p "$GB/tutorial"
 for src in examples/tutorial/step*.c; do
 	name=$(basename "$src" .c)
