@@ -18,7 +18,9 @@
  *
  * Also measured: io_uring's fixed-file table refuses ring fds, so
  * MSG_RING's send-fd and FIXED_FD_INSTALL, which move files out of such a
- * table, cannot carry a ring.
+ * table, cannot carry a ring; and `iour-restrict agent` is not dumpable,
+ * so a process of its uid cannot attach to it, take its fds or touch its
+ * memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -336,4 +338,116 @@ Test(live_escape, ring_fd_refused_in_fixed_tables)
 	io_uring_cqe_seen(&a, c);
 	io_uring_queue_exit(&a);
 	io_uring_queue_exit(&b);
+}
+
+/* escape-try TARGET STEPS as `uid`, unconfined; its stdout. */
+static char *try_as(uid_t uid, pid_t target, const char *const *steps)
+{
+	char prog[4096], t[16];
+	char *argv[16];
+	int o = memfd_create("out", 0), n = 0, st;
+	pid_t pid;
+
+	path_of(prog, sizeof(prog), "tests/escape-try");
+	snprintf(t, sizeof(t), "%d", (int)target);
+	argv[n++] = prog;
+	argv[n++] = t;
+	for (; *steps && n < 15; steps++)
+		argv[n++] = (char *)*steps;
+	argv[n] = NULL;
+	cr_assert_geq(o, 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(124);
+		dup2(o, 1);
+		execv(prog, argv);
+		_exit(125);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "escape-try: status %d", st);
+	{
+		char *s = slurp(o);
+
+		close(o);
+		return s;
+	}
+}
+
+/* `uid` executes argv (a dumpable process, as after any execve). */
+static pid_t spawn_as(uid_t uid, char *const argv[])
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(124);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], argv);
+		_exit(125);
+	}
+	return pid;
+}
+
+/* The agent makes itself non-dumpable: a process of its uid (a
+ * container's, in the same user namespace) can neither ptrace it, nor
+ * take its fds, nor read or write its memory; the same process can do all
+ * of that to a dumpable process of that uid (the control). */
+Test(live_escape, agent_is_not_dumpable)
+{
+	static const char *const steps[] = { "attach", "getfd", "vm_readv", "mem", NULL };
+	char tool[4096], dir[64] = "/tmp/iour-escape-agent-XXXXXX", sock[128];
+	char *agent_argv[] = { tool, "agent", "--socket", sock, NULL };
+	char *sleep_argv[] = { "/bin/sleep", "30", NULL };
+	char *out;
+	pid_t agent, sl;
+	int i;
+
+	if (yama_scope() >= 2)
+		cr_skip_test("skipped: Yama ptrace_scope %d: the control cannot attach",
+			     yama_scope());
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chown(dir, NOBODY, NOBODY), 0);
+	snprintf(sock, sizeof(sock), "%s/agent.sock", dir);
+	agent = spawn_as(NOBODY, agent_argv);
+	for (i = 0; i < 200 && access(sock, F_OK); i++)
+		usleep(10000);
+	cr_assert_eq(access(sock, F_OK), 0, "the agent did not create its socket");
+	out = try_as(NOBODY, agent, steps);
+	kill(agent, SIGTERM);
+	waitpid(agent, NULL, 0);
+	unlink(sock);
+	rmdir(dir);
+	cr_assert(strstr(out, "attach: EPERM\ngetfd0: EPERM\nvm_readv: EPERM\nmem: EACCES\n"),
+		  "the agent: %s", out);
+	free(out);
+	if (access(sleep_argv[0], X_OK))
+		cr_skip_test("skipped: no /bin/sleep for the control; the agent's part passed");
+	sl = spawn_as(NOBODY, sleep_argv);
+	usleep(50000);
+	out = try_as(NOBODY, sl, steps);
+	kill(sl, SIGKILL);
+	waitpid(sl, NULL, 0);
+	if (yama_scope() == 1) {
+		live_log("agent not dumpable: attach, pidfd_getfd, process_vm_readv, /proc/PID/mem "
+			 "denied; control not a descendant under Yama 1: %s",
+			 out);
+		free(out);
+		return;
+	}
+	cr_assert(strstr(out, "attach: ok\ngetfd0: ok\nvm_readv: EFAULT\nmem: ok\n"),
+		  "the control (a dumpable process of the same uid): %s", out);
+	live_log("agent not dumpable: attach, pidfd_getfd, process_vm_readv, /proc/PID/mem "
+		 "denied to its uid; all four work on a dumpable process of that uid");
+	free(out);
 }
