@@ -109,7 +109,7 @@ struct ll_path_beneath {
 	int32_t parent_fd;
 } __attribute__((packed));
 
-#define CAP_BIT(c) (1U << ((c) & 31))
+#define CAP_BIT(c) (1U << ((c)&31))
 #define CAP_IDX(c) ((c) >> 5)
 
 static struct iour_insn stmt(uint16_t code, uint32_t k)
@@ -345,19 +345,23 @@ int iour__peers_apply(struct iour__peers *g, bool all_threads)
 const char *iour__peers_describe(uint32_t closes, char *buf, size_t len)
 {
 	if (!(closes & IOUR__PEERS_SECCOMP))
-		snprintf(buf, len, "other processes' rings are NOT closed (ptrace allowed): "
-				   "ptrace, pidfd_getfd, process_vm_writev and /proc/PID/mem are open");
+		snprintf(buf, len,
+			 "other processes' rings are NOT closed (ptrace allowed): "
+			 "ptrace, pidfd_getfd, process_vm_writev and /proc/PID/mem are open");
 	else if (IOUR__PEERS_CLOSED(closes))
-		snprintf(buf, len, "other processes' rings are closed (ptrace, pidfd_getfd, "
-				   "process_vm_*, /proc/PID/mem: %s)",
+		snprintf(buf, len,
+			 "other processes' rings are closed (ptrace, pidfd_getfd, "
+			 "process_vm_*, /proc/PID/mem: %s)",
 			 (closes & IOUR__PEERS_LANDLOCK) ? "seccomp and Landlock" :
 							   "seccomp and Yama");
 	else if (!(closes & IOUR__PEERS_NOCAP))
-		snprintf(buf, len, "other processes' rings are NOT closed: the command can regain "
-				   "CAP_SYS_PTRACE (no no_new_privs)");
+		snprintf(buf, len,
+			 "other processes' rings are NOT closed: the command can regain "
+			 "CAP_SYS_PTRACE (no no_new_privs)");
 	else
-		snprintf(buf, len, "/proc/PID/mem of other processes of the same uid is open "
-				   "(no Landlock ABI 2, no Yama); ptrace, pidfd_getfd and "
-				   "process_vm_* are closed");
+		snprintf(buf, len,
+			 "/proc/PID/mem of other processes of the same uid is open "
+			 "(no Landlock ABI 2, no Yama); ptrace, pidfd_getfd and "
+			 "process_vm_* are closed");
 	return buf;
 }

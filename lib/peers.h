@@ -46,9 +46,9 @@
 #define IOUR__PEERS_YAMA (1U << 2)     /* Yama ptrace_scope >= 1: only descendants */
 #define IOUR__PEERS_NOCAP (1U << 3)    /* no CAP_SYS_PTRACE, nor a way to regain it */
 /* All of these: no path to another process's memory or descriptors. */
-#define IOUR__PEERS_CLOSED(c)                                       \
-	(((c) & (IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP)) ==       \
-		 (IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP) &&       \
+#define IOUR__PEERS_CLOSED(c)                                 \
+	(((c) & (IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP)) == \
+		 (IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP) && \
 	 ((c) & (IOUR__PEERS_LANDLOCK | IOUR__PEERS_YAMA)))
 
 struct iour__peers {

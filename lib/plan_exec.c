@@ -509,10 +509,11 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 			r->status = IOUR_STATUS_NOT_ENFORCED;
 			r->mechanism = IOUR_MECH_NONE;
 			r->error = rc;
-			iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
-					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, rc,
-					 "the peer guard could not be prepared (%s): nothing applied",
-					 iour_errname(rc));
+			iour__report_add(
+				r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+				IOUR_DECISION_NO_OPCODE, UINT32_MAX, rc,
+				"the peer guard could not be prepared (%s): nothing applied",
+				iour_errname(rc));
 			return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK),
 				      report);
 		}

@@ -40,8 +40,9 @@
 
 #define NOBODY 65534
 
-static const char nop_only[] = "{ \"defaultAction\": \"deny\",\n"
-			       "  \"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
+static const char nop_only[] =
+	"{ \"defaultAction\": \"deny\",\n"
+	"  \"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
 
 static void path_of(char *buf, size_t len, const char *rel)
 {
@@ -54,7 +55,8 @@ static void path_of(char *buf, size_t len, const char *rel)
 		snprintf(buf, len, "%s/../progs/%s", dir, base);
 	cr_assert_eq(access(buf, X_OK), 0,
 		     "%s is missing: the build (make tools) or the guest's initramfs "
-		     "(scripts/guest-payloads/30-cli.sh) must provide it", buf);
+		     "(scripts/guest-payloads/30-cli.sh) must provide it",
+		     buf);
 }
 
 static char *slurp(int fd)
@@ -153,8 +155,8 @@ static int escape_run(uid_t uid, const char *const *opts, const char *target,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static const char *const all_steps[] = { "steal", "attach", "getfd", "vm_writev",
-					 "vm_readv", "mem", NULL };
+static const char *const all_steps[] = { "steal",    "attach", "getfd", "vm_writev",
+					 "vm_readv", "mem",    NULL };
 
 /* What the report line says about /proc/PID/mem of other processes. */
 static bool report_says_mem_open(const char *err)
@@ -212,8 +214,7 @@ static void escape_closed(uid_t uid, const char *const *opts, const char *label)
 		return; /* the parent was the unrestricted process already */
 	rc = escape_run(uid, opts, "grandparent", all_steps, &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
-	snprintf(who, sizeof(who), "%s, uid %u, target the broker's parent", label,
-		 (unsigned)uid);
+	snprintf(who, sizeof(who), "%s, uid %u, target the broker's parent", label, (unsigned)uid);
 	expect_closed(who, out, err, uid != 0);
 	free(out);
 	free(err);
@@ -252,8 +253,7 @@ static void escape_open(uid_t uid, const char *const *opts, const char *target, 
 			     y);
 	rc = escape_run(uid, opts, target, all_steps, &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
-	cr_assert(strstr(err, "other processes' rings are NOT closed (--allow-ptrace)"), "%s",
-		  err);
+	cr_assert(strstr(err, "other processes' rings are NOT closed (--allow-ptrace)"), "%s", err);
 	cr_assert(strstr(out, "seize: ok\n"), "%s: %s", label, out);
 #if defined(__x86_64__)
 	cr_assert(strstr(out, "inject: ok\ngetfd: ok\nopenat: ok\n"),

@@ -114,7 +114,7 @@ static long openat_on(int fd, const struct io_uring_params *p)
 	memset(&sqes[idx], 0, sizeof(sqes[idx]));
 	sqes[idx].opcode = IORING_OP_OPENAT;
 	sqes[idx].fd = AT_FDCWD;
-	sqes[idx].addr = (uint64_t)(uintptr_t)"/";
+	sqes[idx].addr = (uint64_t)(uintptr_t) "/";
 	sqes[idx].open_flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 	sqes[idx].user_data = 7;
 	array = (unsigned *)(sq + p->sq_off.array);
@@ -211,7 +211,8 @@ static void steal(void)
 		} u;
 		long fd, mine;
 
-		if (ptrace(PTRACE_INTERRUPT, target, 0, 0) || waitpid(target, &st, __WALL) != target) {
+		if (ptrace(PTRACE_INTERRUPT, target, 0, 0) ||
+		    waitpid(target, &st, __WALL) != target) {
 			say("inject", errno);
 			ptrace(PTRACE_DETACH, target, 0, 0);
 			return;

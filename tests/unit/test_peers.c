@@ -33,13 +33,13 @@
 #include "peers.h"
 #include "iouring_restrict/cbpf.h"
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "child check failed at %s:%d: %s (errno %d)\n", \
-				__FILE__, __LINE__, #cond, errno);                   \
-			return 1;                                                    \
-		}                                                                    \
+#define CHECK(cond)                                                                               \
+	do {                                                                                      \
+		if (!(cond)) {                                                                    \
+			fprintf(stderr, "child check failed at %s:%d: %s (errno %d)\n", __FILE__, \
+				__LINE__, #cond, errno);                                          \
+			return 1;                                                                 \
+		}                                                                                 \
 	} while (0)
 
 #define X32 0x40000000U
@@ -140,11 +140,13 @@ static void make_ctx(uint8_t ctx[IOUR_CTX_SIZE], uint32_t arch, uint32_t nr, uin
 
 Test(peers, program_decisions_every_abi_simulated_and_in_the_kernel)
 {
-	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64,
-					   AUDIT_ARCH_ARM,    AUDIT_ARCH_RISCV64, 0,
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64,  AUDIT_ARCH_I386,
+					   AUDIT_ARCH_AARCH64, AUDIT_ARCH_ARM,
+					   AUDIT_ARCH_RISCV64, 0,
 					   0xffffffffU };
-	static const uint64_t args[] = { 0,	    ATTACH, SEIZE, 0, /* TRACEME */
-					 17,	    0x4207, 0x4206ULL | (1ULL << 32),
+	static const uint64_t args[] = { 0,          ATTACH, SEIZE,
+					 0, /* TRACEME */
+					 17,         0x4207, 0x4206ULL | (1ULL << 32),
 					 16ULL << 32 };
 	struct iour_insn prog[IOUR__PEERS_MAX_INSNS], remap[IOUR__PEERS_MAX_INSNS];
 	struct kernel_oracle ko;
@@ -168,7 +170,7 @@ Test(peers, program_decisions_every_abi_simulated_and_in_the_kernel)
 	cr_assert_eq(oracle_attach(&ko, remap, (size_t)n), 0);
 	for (a = 0; a < IOUR_ARRAY_SIZE(arches); a++) {
 		for (i = 0; i < 1400; i++) {
-			uint32_t nr = i < 600 ? (uint32_t)i :
+			uint32_t nr = i < 600  ? (uint32_t)i :
 				      i < 1200 ? ((uint32_t)i - 600) | X32 :
 						 (uint32_t)random();
 
@@ -181,7 +183,8 @@ Test(peers, program_decisions_every_abi_simulated_and_in_the_kernel)
 				sim = classify(iour__cbpf_run_unchecked(prog, ctx, NULL));
 				cr_assert_eq(oracle_run(&ko, ctx, &len), 1);
 				ker = (int)len;
-				cr_assert_eq(sim, want, "arch 0x%x nr 0x%x arg0 0x%llx: sim %d want %d",
+				cr_assert_eq(sim, want,
+					     "arch 0x%x nr 0x%x arg0 0x%llx: sim %d want %d",
 					     arches[a], nr, (unsigned long long)args[k], sim, want);
 				cr_assert_eq(ker, want, "arch 0x%x nr 0x%x arg0 0x%llx: kernel %d",
 					     arches[a], nr, (unsigned long long)args[k], ker);
@@ -193,8 +196,7 @@ Test(peers, program_decisions_every_abi_simulated_and_in_the_kernel)
 		}
 	}
 	oracle_close(&ko);
-	fprintf(stderr, "peers: %lu (arch, nr, arg0) cases, simulator and kernel agree\n",
-		cases);
+	fprintf(stderr, "peers: %lu (arch, nr, arg0) cases, simulator and kernel agree\n", cases);
 }
 
 /* ---- the seccomp part alone, live ---------------------------------------- */
@@ -365,8 +367,8 @@ static int file_ops(const char *dir)
 	fd = open(f, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
 	CHECK(fd >= 0 && write(fd, "x", 1) == 1 && ftruncate(fd, 0) == 0);
 	close(fd);
-	CHECK(rename(f, g) == 0);                            /* across directories */
-	CHECK(link(g, h) == 0);                              /* a link across them */
+	CHECK(rename(f, g) == 0); /* across directories */
+	CHECK(link(g, h) == 0);   /* a link across them */
 	CHECK(syscall(SYS_renameat2, AT_FDCWD, g, AT_FDCWD, h, 2 /* EXCHANGE */) == 0);
 	snprintf(p, sizeof(p), "%s/fifo", b);
 	CHECK(mkfifo(p, 0600) == 0);
@@ -457,8 +459,9 @@ Test(peers, guard_closes_and_changes_no_file_operation)
 	if (read(up[0], &c, 1) == 1) {
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 		fd = open(path, O_RDWR | O_CLOEXEC);
-		cr_expect_geq(fd, 0, "the unguarded parent cannot open the guarded child's "
-				     "memory: %s",
+		cr_expect_geq(fd, 0,
+			      "the unguarded parent cannot open the guarded child's "
+			      "memory: %s",
 			      strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -519,15 +522,15 @@ Test(peers, describe_names_what_is_open)
 {
 	char buf[256];
 
-	cr_assert(strstr(iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP |
-						      IOUR__PEERS_LANDLOCK,
-					      buf, sizeof(buf)),
-			 "are closed"));
-	cr_assert(strstr(iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP, buf,
-					      sizeof(buf)),
-			 "/proc/PID/mem of other processes of the same uid is open"));
-	cr_assert(strstr(iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_LANDLOCK, buf,
-					      sizeof(buf)),
-			 "CAP_SYS_PTRACE"));
+	cr_assert(strstr(
+		iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP | IOUR__PEERS_LANDLOCK,
+				     buf, sizeof(buf)),
+		"are closed"));
+	cr_assert(strstr(
+		iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_NOCAP, buf, sizeof(buf)),
+		"/proc/PID/mem of other processes of the same uid is open"));
+	cr_assert(strstr(
+		iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_LANDLOCK, buf, sizeof(buf)),
+		"CAP_SYS_PTRACE"));
 	cr_assert(strstr(iour__peers_describe(0, buf, sizeof(buf)), "NOT closed"));
 }
