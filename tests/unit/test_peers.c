@@ -31,7 +31,7 @@
 #include "cbpf_internal.h"
 #include "kernel_oracle.h"
 #include "peers.h"
-#include "iouring_restrict/cbpf.h"
+#include "iouring_restrict/iouring_restrict.h"
 
 #define CHECK(cond)                                                                               \
 	do {                                                                                      \
@@ -533,4 +533,77 @@ Test(peers, describe_names_what_is_open)
 		iour__peers_describe(IOUR__PEERS_SECCOMP | IOUR__PEERS_LANDLOCK, buf, sizeof(buf)),
 		"CAP_SYS_PTRACE"));
 	cr_assert(strstr(iour__peers_describe(0, buf, sizeof(buf)), "NOT closed"));
+}
+
+/* ---- iour_plan__apply_task() applies it ---------------------------------- */
+
+struct apply_arg {
+	struct iour_plan *plan;
+	pid_t sibling;
+	bool allow;
+};
+
+/* The task plan of this kernel (task restrictions, or the companion),
+ * applied: the guard is in place (seize of a sibling fails) and the
+ * report says so in one note; with IOUR_APPLY_ALLOW_PTRACE, neither. */
+static int child_apply(void *arg)
+{
+	struct apply_arg *a = arg;
+	IOUR_OPTS(iour_apply_opts, o, .flags = a->allow ? IOUR_APPLY_ALLOW_PTRACE : 0);
+	struct iour_report *rep = NULL;
+	struct iour_decision d = { .sz = sizeof(d) };
+	int i, n, notes = 0, st;
+
+	CHECK(iour_plan__apply_task(a->plan, &o, &rep) == 0);
+	n = iour_report__decision_cnt(rep);
+	for (i = 0; i < n; i++) {
+		CHECK(iour_report__decision(rep, (size_t)i, &d) == 0);
+		if (d.kind == IOUR_DECISION_NOTE && !strncmp(d.text, "peer guard: ", 12)) {
+			notes++;
+			CHECK(IOUR__PEERS_CLOSED((uint32_t)d.value) ==
+			      !!strstr(d.text, "other processes' rings are closed"));
+			CHECK((d.value & IOUR__PEERS_SECCOMP) && (d.value & IOUR__PEERS_NOCAP));
+			fprintf(stderr, "peers: apply_task's note: %s\n", d.text);
+		}
+	}
+	iour_report__free(rep);
+	if (a->allow) {
+		CHECK(notes == 0);
+		CHECK(ptrace(PTRACE_SEIZE, a->sibling, 0, 0) == 0);
+		CHECK(ptrace(PTRACE_INTERRUPT, a->sibling, 0, 0) == 0);
+		CHECK(waitpid(a->sibling, &st, __WALL) == a->sibling);
+		CHECK(ptrace(PTRACE_DETACH, a->sibling, 0, 0) == 0);
+	} else {
+		CHECK(notes == 1);
+		CHECK(ptrace(PTRACE_SEIZE, a->sibling, 0, 0) == -1 && errno == EPERM);
+	}
+	return 0;
+}
+
+Test(peers, apply_task_applies_the_guard_and_notes_it)
+{
+	struct iour_policy *p;
+	struct iour_ruleset *rs;
+	struct apply_arg a = { .allow = false };
+	struct iour_plan_info info = { .sz = sizeof(info) };
+	int rc1, rc2;
+
+	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, 0 /* NOP */), 0);
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	iour_ruleset__free(rs);
+	cr_assert_eq(iour_policy__plan(p, NULL, &a.plan), 0);
+	cr_assert_eq(iour_plan__info(a.plan, &info), 0);
+	if (info.flags & IOUR_PLAN_INFO_REFUSED)
+		cr_skip_test("skipped: the plan is refused on this kernel");
+	a.sibling = sibling();
+	rc1 = in_child(child_apply, &a);
+	a.allow = true;
+	rc2 = in_child(child_apply, &a);
+	sibling_end(a.sibling);
+	iour_plan__free(a.plan);
+	iour_policy__free(p);
+	cr_assert_eq(rc1, 0, "the guard by default");
+	cr_assert_eq(rc2, 0, "IOUR_APPLY_ALLOW_PTRACE");
 }
