@@ -146,18 +146,32 @@ struct run_extra {
  * acquisition"): the library applies it with the broker's filter or after
  * the task steps.  What it closes depends on the kernel's Landlock ABI
  * (2+: /proc/PID/mem of other processes) and Yama (ptrace_scope 1+ closes
- * it too); the text is the library's own report note's.
+ * it too).  After iour_plan__apply_task() the report's note says what it
+ * closed; with the broker, whose guard the child applies, the same text
+ * is derived here from the same inputs.
  */
-static void run_peers_clause(const struct run_extra *x)
+static void run_peers_clause(const struct iour_report *r, const struct run_extra *x)
 {
+	struct iour_decision d = { .sz = sizeof(d) };
 	char buf[8];
 	long abi;
-	int fd, yama = -1;
+	int fd, yama = -1, i, nd = iour_report__decision_cnt(r);
 	ssize_t n;
 
+	for (i = 0; !x->broker && i < nd; i++) {
+		if (!iour_report__decision(r, (size_t)i, &d) && d.kind == IOUR_DECISION_NOTE &&
+		    d.text && !strncmp(d.text, "peer guard: ", 12)) {
+			fprintf(stderr, "; %s", d.text + 12);
+			return;
+		}
+	}
 	if (x->allow_ptrace) {
 		fprintf(stderr, "; other processes' rings are NOT closed (--allow-ptrace): "
 				"ptrace, pidfd_getfd, process_vm_writev and /proc/PID/mem are open");
+		return;
+	}
+	if (!x->broker) {
+		fprintf(stderr, "; other processes' rings are NOT closed (no peer guard)");
 		return;
 	}
 	abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */);
@@ -209,7 +223,7 @@ static void run_report(const struct iour_report *r, uint32_t companion, const st
 		fprintf(stderr, "; io_uring_setup fails with %s for the command and all it starts",
 			companion == IOUR_POLICY_COMPANION_EPERM ? "EPERM" : "ENOSYS");
 	if (x->broker || status != IOUR_STATUS_NOT_ENFORCED)
-		run_peers_clause(x);
+		run_peers_clause(r, x);
 	if (flags & IOUR_REPORT_LOOSENED)
 		fprintf(stderr, "; some requests the policy denies may succeed");
 	if (flags & IOUR_REPORT_TIGHTENED)
