@@ -24,6 +24,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -32,6 +33,7 @@
 
 #include "enforce_internal.h"
 #include "miniring.h"
+#include "peers.h"
 #include "sys.h"
 #include "iouring_restrict/broker.h"
 #include "iouring_restrict/plan.h"
@@ -76,9 +78,11 @@ struct iour_broker {
 int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 {
 	struct iour_insn prog[IOUR__COMPANION_MAX_INSNS];
+	struct iour__peers guard;
 	struct sock_fprog fp;
 	uint32_t flags;
 	unsigned int sflags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	bool guarded;
 	long rc;
 	int n = IOUR_OPTS_VALID(opts, iour_broker_opts);
 
@@ -87,7 +91,7 @@ int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 	if (!listener_fd)
 		return -EINVAL;
 	flags = IOUR_OPTS_GET(opts, flags, 0U);
-	if (flags & ~IOUR_BROKER_ALL_THREADS)
+	if (flags & ~(IOUR_BROKER_ALL_THREADS | IOUR_BROKER_ALLOW_PTRACE))
 		return -EINVAL;
 	n = iour__broker_filter_build(prog);
 	if (n < 0)
@@ -96,9 +100,27 @@ int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd)
 	if (rc < 0)
 		return rc == -EINVAL ? -EOPNOTSUPP :
 				       iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
+	/* The peer guard (lib/peers.h), prepared before anything irreversible;
+	 * not under an emulated kernel, which confines nothing. */
+	guarded = !(flags & IOUR_BROKER_ALLOW_PTRACE) && iour__sys() == iour__sys_real();
+	if (guarded) {
+		rc = iour__peers_prepare(&guard);
+		if (rc < 0)
+			return iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
+	}
 	rc = iour__prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (rc < 0)
+	if (rc < 0) {
+		if (guarded)
+			iour__peers_release(&guard);
 		return iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
+	}
+	/* The guard first: the broker's filter, whose listener is the result,
+	 * is the last irreversible call, so a failure leaves no listener. */
+	if (guarded) {
+		rc = iour__peers_apply(&guard, flags & IOUR_BROKER_ALL_THREADS);
+		if (rc < 0)
+			return iour__err_public((int)rc, IOUR__ERRSET_BROKER_INSTALL);
+	}
 	if (flags & IOUR_BROKER_ALL_THREADS)
 		sflags |= SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
 	fp.len = (unsigned short)n;
@@ -127,7 +149,8 @@ int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 		return rc;
 	if (!plan || !out || listener_fd < 0)
 		return -EINVAL;
-	if (IOUR_OPTS_GET(opts, flags, 0U) & ~(IOUR_BROKER_ALL_THREADS | IOUR_BROKER_NONBLOCK))
+	if (IOUR_OPTS_GET(opts, flags, 0U) &
+	    ~(IOUR_BROKER_ALL_THREADS | IOUR_BROKER_NONBLOCK | IOUR_BROKER_ALLOW_PTRACE))
 		return -EINVAL;
 	if (iour_plan__info(plan, &info))
 		return -EINVAL;

@@ -13,6 +13,7 @@
 #include "sys.h"
 #include "enforce_internal.h"
 #include "miniring.h"
+#include "peers.h"
 
 #define PR_SET_NO_NEW_PRIVS_ 38
 
@@ -408,13 +409,26 @@ static bool plan_needs_priv(const struct iour_plan *pl, bool *sets_nnp)
 	return need;
 }
 
+/* Does the task part restrict io_uring (so that the peer guard has
+ * something to protect)? */
+static bool plan_restricts(const struct iour_plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->n_task; i++)
+		if (is_enforcing(pl->steps[i].op))
+			return true;
+	return false;
+}
+
 /* Documented in include/iouring_restrict/plan.h */
 int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
 			  struct iour_report **report)
 {
 	struct exec x;
 	struct iour_report *r = NULL;
-	bool sets_nnp, classic = false;
+	struct iour__peers guard;
+	bool sets_nnp, classic = false, guarded;
 	int rc, threads;
 	size_t i;
 
@@ -425,7 +439,8 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
-	if (IOUR_OPTS_GET(opts, flags, 0) != 0 || plan->target != IOUR_POLICY_TARGET_TASK)
+	if ((IOUR_OPTS_GET(opts, flags, 0) & ~IOUR_APPLY_ALLOW_PTRACE) ||
+	    plan->target != IOUR_POLICY_TARGET_TASK)
 		return -EINVAL;
 	rc = new_report(plan, &r);
 	if (rc)
@@ -484,6 +499,26 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 		}
 	}
 
+	/* The peer guard (lib/peers.h): prepared now, applied after the steps
+	 * (which set no_new_privs where the task needs it). */
+	guarded = !(IOUR_OPTS_GET(opts, flags, 0) & IOUR_APPLY_ALLOW_PTRACE) &&
+		  plan_restricts(plan) && iour__sys() == iour__sys_real();
+	if (guarded) {
+		rc = iour__peers_prepare(&guard);
+		if (rc) {
+			r->status = IOUR_STATUS_NOT_ENFORCED;
+			r->mechanism = IOUR_MECH_NONE;
+			r->error = rc;
+			iour__report_add(
+				r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+				IOUR_DECISION_NO_OPCODE, UINT32_MAX, rc,
+				"the peer guard could not be prepared (%s): nothing applied",
+				iour_errname(rc));
+			return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK),
+				      report);
+		}
+	}
+
 	memset(&x, 0, sizeof(x));
 	x.pl = plan;
 	x.r = r;
@@ -492,6 +527,27 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	x.end = plan->n_task;
 	memcpy(x.achieved, plan->achieved, sizeof(x.achieved));
 	rc = run(&x);
+	if (guarded && (rc || !x.enforcing)) {
+		iour__peers_release(&guard);
+	} else if (guarded) {
+		char text[256];
+
+		rc = iour__peers_apply(&guard, false);
+		if (rc) {
+			r->error = rc;
+			r->flags |= IOUR_REPORT_STOPPED;
+			iour__report_add(r, IOUR_DECISION_FAILED, IOUR_REASON_STEP_FAILED,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, rc,
+					 "the peer guard failed with %s: %s", iour_errname(rc),
+					 iour__peers_describe(0, text, sizeof(text)));
+			rc = -IOUR_ERRNO__PARTIAL;
+		} else {
+			iour__report_add(r, IOUR_DECISION_NOTE, IOUR_REASON_NONE,
+					 IOUR_DECISION_NO_OPCODE, UINT32_MAX, (int32_t)guard.closes,
+					 "peer guard: %s",
+					 iour__peers_describe(guard.closes, text, sizeof(text)));
+		}
+	}
 	return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK), report);
 }
 

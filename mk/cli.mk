@@ -26,7 +26,16 @@ $(BROKER_TRY): tests/progs/broker_try.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -lpthread $(LDFLAGS)
 
-tools: $(BROKER_TRY)
+# ---- escape-try: the raw-syscall program that tries to take a ring from
+# another process (ptrace injection, pidfd_getfd, process_vm_*, /proc/PID/mem)
+# under `run` (tests/live/test_live_escape.c).
+ESCAPE_TRY := $(O)/tests/escape-try
+$(ESCAPE_TRY): tests/progs/escape_try.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< $(LDFLAGS)
+
+tools: $(BROKER_TRY) $(ESCAPE_TRY)
 
 # ---- bash completion
 install: install-bash-completion

@@ -80,6 +80,12 @@ struct iour_broker;
  *  "readable" and the serve, and a waiting serve would then stall every
  *  other broker of the loop until this listener's next notification. */
 #define IOUR_BROKER_NONBLOCK (1U << 1)
+/** @brief iour_broker__install(): do not apply the peer guard (for
+ *  debugging the confined program with a debugger outside it).  The
+ *  program can then ptrace, `pidfd_getfd` and `process_vm_writev` any
+ *  process of its uid, the broker included, and take rings no policy
+ *  restricts (doc/security.md, section 3a, "Ring acquisition"). */
+#define IOUR_BROKER_ALLOW_PTRACE (1U << 2)
 /** @} */
 
 /** @brief One `io_uring_setup` the broker answered (the on_ring
@@ -139,7 +145,24 @@ struct iour_broker_counters {
  * `io_uring_setup` blocks; once the listener is closed everywhere, it
  * fails with ENOSYS.
  *
- * @param opts options (only #IOUR_BROKER_ALL_THREADS is read), or NULL.
+ * Unless #IOUR_BROKER_ALLOW_PTRACE is set, the peer guard comes first, so
+ * that the program cannot take a ring from another process (the broker
+ * is one): `ptrace` `PTRACE_ATTACH`/`PTRACE_SEIZE`, `pidfd_getfd`,
+ * `process_vm_readv` and `process_vm_writev` fail with EPERM in every
+ * system-call ABI; where Landlock has ABI 2 or later, a Landlock domain
+ * whose only effect is that the program cannot ptrace-access processes
+ * outside it (`/proc/PID/mem` included); and CAP_SYS_PTRACE is dropped
+ * from the bounding (with CAP_SETPCAP), effective, permitted, inheritable
+ * and ambient sets.  Without Landlock ABI 2 (and without Yama's
+ * ptrace_scope 1 or more), `/proc/PID/mem` of other dumpable processes of
+ * the same uid stays open: doc/security.md, section 3a, says what each
+ * kernel closes.  The seccomp part follows #IOUR_BROKER_ALL_THREADS; the
+ * Landlock domain and the capabilities are the calling thread's.  The
+ * supervising process should make itself non-dumpable
+ * (`prctl(PR_SET_DUMPABLE, 0)`).
+ *
+ * @param opts options (#IOUR_BROKER_ALL_THREADS and
+ *        #IOUR_BROKER_ALLOW_PTRACE are read), or NULL.
  * @param listener_fd receives the listener (close-on-exec).
  * @return 0 on success; or a negative error code:
  *  - -EINVAL: @p listener_fd is NULL, unknown flags, @c sz too small;
@@ -148,7 +171,8 @@ struct iour_broker_counters {
  *    Linux 5.0) or the library does not know this architecture's ABI;
  *  - -EBUSY: with #IOUR_BROKER_ALL_THREADS, another thread could not be
  *    synchronised;
- *  - -ENOMEM, -EMFILE: from the kernel.
+ *  - -ENOMEM, -EMFILE: from the kernel (also while preparing the peer
+ *    guard, before anything was applied).
  * @since 1.1
  */
 IOUR_API int iour_broker__install(const struct iour_broker_opts *opts, int *listener_fd);

@@ -323,10 +323,16 @@ IOUR_API const struct iour_report *iour_plan__report(const struct iour_plan *pla
 /** @name Executing
  *  @{ */
 
+/** @brief iour_apply_opts::flags, iour_plan__apply_task() only: do not
+ *  apply the peer guard (for debugging the confined program with a
+ *  debugger outside it; doc/security.md, section 3a, "Ring
+ *  acquisition").  @since 1.1 */
+#define IOUR_APPLY_ALLOW_PTRACE (1ULL << 0)
+
 /** @brief Options of the executor functions. */
 struct iour_apply_opts {
 	size_t sz;      /**< sizeof(struct iour_apply_opts) */
-	uint64_t flags; /**< reserved, must be 0 */
+	uint64_t flags; /**< #IOUR_APPLY_ALLOW_PTRACE (iour_plan__apply_task()); else 0 */
 };
 /** @brief The last field of struct iour_apply_opts, up to which the library reads
  *         it (the options discipline of common.h). */
@@ -351,6 +357,17 @@ struct iour_apply_opts {
  * The steps are ordered so that a failure midway leaves the task at least
  * as restricted as the report says: the report lists exactly the steps
  * that took effect and what the missing ones leave open.
+ *
+ * When a step restricts io_uring (task restrictions or the companion),
+ * the peer guard follows, unless #IOUR_APPLY_ALLOW_PTRACE: the task can
+ * no longer use another process's rings or make it create one (`ptrace`
+ * attach, `pidfd_getfd` and `process_vm_readv`/`writev` fail with EPERM;
+ * with Landlock ABI 2+, a Landlock domain that scopes ptrace access,
+ * `/proc/PID/mem` included; CAP_SYS_PTRACE dropped from every capability
+ * set, the bounding set when CAP_SETPCAP allows).  It is prepared with
+ * the other validations and applied after the last step; the report has
+ * one note saying what it closed and what is open (doc/security.md,
+ * section 3a, "Ring acquisition").  Since 1.1.
  *
  * @param plan a plan with target #IOUR_POLICY_TARGET_TASK.
  * @param opts options, or NULL.

@@ -5,7 +5,8 @@
 # /progs/uring-try (tests/progs/uring_try.c; not in /tests, whose every
 # program /init runs) and /progs/broker-try (tests/progs/broker_try.c, the
 # raw-syscall program of the broker tests, tests/live/test_live_broker.c and
-# test_live_claims.c).  Without them those tests fail in the guest.
+# test_live_claims.c) and /progs/escape-try (tests/progs/escape_try.c,
+# tests/live/test_live_escape.c).  Without them those tests fail in the guest.
 # Also the tutorial's programs (examples/tutorial/, doc/tutorial.md), one
 # check each: each checks the kernel's answers itself, on every
 # generation, and prints "stepN: ok" (rpath $ORIGIN/.., from /progs).
@@ -15,6 +16,7 @@ guest_file "$O/tests/uring-try" /progs/uring-try
 guest_file "$O/tests/broker-try" /progs/broker-try
 # the policy tests/live/test_live_claims.c attacks explain's claims with
 guest_file examples/policies/tcp-client.json /progs/tcp-client.json
+guest_file "$O/tests/escape-try" /progs/escape-try
 mkdir -p "$GB/tutorial"
 for src in examples/tutorial/step*.c; do
 	name=$(basename "$src" .c)

@@ -469,8 +469,12 @@ Test(policy_api, executor_errors)
 	cr_expect_null(rep, "the report pointer is cleared");
 	cr_expect_eq(iour_plan__apply_task(ring, NULL, &rep), -EINVAL, "a ring plan");
 	{
-		IOUR_OPTS(iour_apply_opts, o, .flags = 1);
+		IOUR_OPTS(iour_apply_opts, o, .flags = IOUR_APPLY_ALLOW_PTRACE << 1);
+		IOUR_OPTS(iour_apply_opts, allow, .flags = IOUR_APPLY_ALLOW_PTRACE);
 		cr_expect_eq(iour_plan__apply_task(task4, &o, &rep), -EINVAL);
+		/* ALLOW_PTRACE is apply_task's: the ring executors refuse it */
+		cr_expect_eq(iour_plan__apply_ring(ring, 3, &allow, &rep), -EINVAL);
+		cr_expect_eq(iour_plan__create_ring(ring, 8, NULL, &allow, &fd, &rep), -EINVAL);
 		cr_expect_eq(iour_plan__apply_ring(ring, 3, &o, &rep), -EINVAL);
 		cr_expect_eq(iour_plan__create_ring(ring, 8, NULL, &o, &fd, &rep), -EINVAL);
 	}

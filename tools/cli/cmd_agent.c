@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -896,6 +897,14 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 
+	/* Non-dumpable: a process of the agent's uid (a container's, in the
+	 * same user namespace) cannot ptrace it, read or write its memory or
+	 * take its fds without CAP_SYS_PTRACE (doc/security.md, section 3a,
+	 * "Ring acquisition"). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
+		cli_fail(-errno, "prctl(PR_SET_DUMPABLE, 0)");
+		goto out;
+	}
 	/* Signals arrive through the signalfd; a runtime that hangs up must
 	 * not kill the agent. */
 	signal(SIGPIPE, SIG_IGN);

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -40,7 +42,8 @@
 const char cli_help_run[] =
 "Usage: iour-restrict run POLICY [--best-effort | --soft | --hard]\n"
 "                         [--broker=auto|off] [--companion=enosys|eperm|off]\n"
-"                         [--existing-rings=close|refuse|keep] [-q|--quiet]\n"
+"                         [--existing-rings=close|refuse|keep] [--allow-ptrace]\n"
+"                         [-q|--quiet]\n"
 "                         -- COMMAND [ARG]...\n"
 "\n"
 "Apply the policy file POLICY to COMMAND, which inherits the restriction\n"
@@ -57,7 +60,11 @@ const char cli_help_run[] =
 "to other interfaces.\n"
 "\n"
 "io_uring fds this process inherited are closed before COMMAND runs: they\n"
-"are rings no policy restricts.\n"
+"are rings no policy restricts.  COMMAND cannot take rings from other\n"
+"processes either: ptrace attach, pidfd_getfd and process_vm_readv/writev\n"
+"fail with EPERM, a Landlock domain (where the kernel has Landlock ABI 2)\n"
+"keeps it out of other processes' /proc/PID/mem, and CAP_SYS_PTRACE is\n"
+"dropped; the broker is not dumpable.\n"
 "\n"
 "Before executing COMMAND, one line on stderr says how completely the policy\n"
 "is enforced, by which mechanism, on which kernel.\n"
@@ -79,6 +86,9 @@ const char cli_help_run[] =
 "                         default), refuse to run COMMAND if there is any, or\n"
 "                         keep them (the report line then says they are not\n"
 "                         restricted)\n"
+"  --allow-ptrace         let COMMAND ptrace other processes of its uid, for\n"
+"                         debugging: it can then take unrestricted rings from\n"
+"                         them (the report line says so)\n"
 "  -q, --quiet            do not print the report line\n"
 "  -h, --help             show this help\n"
 "\n"
@@ -136,7 +146,59 @@ struct run_extra {
 	/* The plan's report before the compatibility level dropped it (what
 	 * cannot be enforced), or NULL: the report's own decisions. */
 	const struct iour_report *plan_rep;
+	bool allow_ptrace;   /* --allow-ptrace: no peer guard */
 };
+
+/*
+ * The peer guard's clause (doc/security.md, section 3a, "Ring
+ * acquisition"): the library applies it with the broker's filter or after
+ * the task steps.  What it closes depends on the kernel's Landlock ABI
+ * (2+: /proc/PID/mem of other processes) and Yama (ptrace_scope 1+ closes
+ * it too).  After iour_plan__apply_task() the report's note says what it
+ * closed; with the broker, whose guard the child applies, the same text
+ * is derived here from the same inputs.
+ */
+static void run_peers_clause(const struct iour_report *r, const struct run_extra *x)
+{
+	struct iour_decision d = { .sz = sizeof(d) };
+	char buf[8];
+	long abi;
+	int fd, yama = -1, i, nd = iour_report__decision_cnt(r);
+	ssize_t n;
+
+	for (i = 0; !x->broker && i < nd; i++) {
+		if (!iour_report__decision(r, (size_t)i, &d) && d.kind == IOUR_DECISION_NOTE &&
+		    d.text && !strncmp(d.text, "peer guard: ", 12)) {
+			fprintf(stderr, "; %s", d.text + 12);
+			return;
+		}
+	}
+	if (x->allow_ptrace) {
+		fprintf(stderr, "; other processes' rings are NOT closed (--allow-ptrace): "
+				"ptrace, pidfd_getfd, process_vm_writev and /proc/PID/mem are open");
+		return;
+	}
+	if (!x->broker) {
+		fprintf(stderr, "; other processes' rings are NOT closed (no peer guard)");
+		return;
+	}
+	abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */);
+	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0 && buf[0] >= '0' && buf[0] <= '9')
+			yama = buf[0] - '0';
+		close(fd);
+	}
+	if (abi >= 2 || yama >= 1)
+		fprintf(stderr, "; other processes' rings are closed (ptrace, pidfd_getfd, "
+				"process_vm_*, /proc/PID/mem: %s)",
+			abi >= 2 ? "seccomp and Landlock" : "seccomp and Yama");
+	else
+		fprintf(stderr, "; /proc/PID/mem of other processes of the same uid is open "
+				"(no Landlock ABI 2, no Yama); ptrace, pidfd_getfd and "
+				"process_vm_* are closed");
+}
 
 static void run_report(const struct iour_report *r, uint32_t companion, const struct run_extra *x)
 {
@@ -171,6 +233,8 @@ static void run_report(const struct iour_report *r, uint32_t companion, const st
 	if (mech & IOUR_MECH_COMPANION)
 		fprintf(stderr, "; io_uring_setup fails with %s for the command and all it starts",
 			companion == IOUR_POLICY_COMPANION_EPERM ? "EPERM" : "ENOSYS");
+	if (x->broker || status != IOUR_STATUS_NOT_ENFORCED)
+		run_peers_clause(r, x);
 	/* What is not enforced as written, by name; what the views say
 	 * (`explain` and `compile` default to run's mechanism). */
 	if (!(mech & IOUR_MECH_COMPANION) &&
@@ -350,8 +414,12 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 		return cli_fail(err, "fork");
 	}
 	if (pid == 0) {
+		struct iour_broker_opts bo = {
+			.sz = sizeof(bo), .flags = x->allow_ptrace ? IOUR_BROKER_ALLOW_PTRACE : 0
+		};
+
 		close(sv[0]);
-		err = iour_broker__install(NULL, &lfd);
+		err = iour_broker__install(&bo, &lfd);
 		if (err) {
 			cli_fail(err, "installing the broker's seccomp filter");
 			_exit(CLI_FAIL);
@@ -370,6 +438,18 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	}
 	close(sv[1]);
 	run_child = pid;
+	/* The command may not ptrace, read or write the broker, nor take its
+	 * fds (doc/security.md, section 3a, "Ring acquisition"); the broker
+	 * still reads the command's memory (that direction is unaffected).
+	 * --allow-ptrace leaves everything as the kernel has it. */
+	if (!x->allow_ptrace && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
+		err = -errno;
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		iour_report__free(rep);
+		return cli_fail(err, "prctl(PR_SET_DUMPABLE, 0)");
+	}
 	lfd = recv_fd(sv[0]);
 	if (lfd >= 0) {
 		err = iour_broker__new(plan, lfd, NULL, &b);
@@ -430,13 +510,13 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
 }
 
-enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS };
+enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS, O_PTRACE };
 
 /* run's command line: POLICY and the policy file's settings it overrides. */
 struct run_args {
 	const char *path;
 	int compat, companion; /* -1: as the policy file says */
-	bool quiet, broker;
+	bool quiet, broker, allow_ptrace;
 	enum run_rings mode;
 };
 
@@ -480,6 +560,9 @@ static int run_option(struct run_args *ra, int c, const char *arg, char **argv)
 		else
 			return cli_usage("--existing-rings: '%s' is not close, refuse or keep", arg);
 		return 0;
+	case O_PTRACE:
+		ra->allow_ptrace = true;
+		return 0;
 	case 'q':
 		ra->quiet = true;
 		return 0;
@@ -502,6 +585,7 @@ static int run_parse(int argc, char **argv, struct run_args *ra)
 		{ "companion", required_argument, NULL, O_COMPANION },
 		{ "broker", required_argument, NULL, O_BROKER },
 		{ "existing-rings", required_argument, NULL, O_RINGS },
+		{ "allow-ptrace", no_argument, NULL, O_PTRACE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -609,7 +693,8 @@ static int run_plan(const struct run_args *ra, struct iour_policy *pol, struct i
 static int run_apply_task(const struct iour_plan *plan, const char *cmd, bool quiet,
 			  uint32_t comp, const struct run_extra *x)
 {
-	struct iour_apply_opts ao = { .sz = sizeof(ao) };
+	struct iour_apply_opts ao = { .sz = sizeof(ao),
+				      .flags = x->allow_ptrace ? IOUR_APPLY_ALLOW_PTRACE : 0 };
 	struct iour_report *rep = NULL;
 	int err;
 
@@ -646,6 +731,7 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	x.mode = ra.mode;
+	x.allow_ptrace = ra.allow_ptrace;
 	rc = cli_policy_load(ra.path, 0, &pol);
 	if (rc)
 		return rc;

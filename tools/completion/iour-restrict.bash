@@ -76,7 +76,7 @@ _iour_restrict()
     local opts=""
     case $cmd in
         run)
-            opts="--best-effort --soft --hard --broker= --companion= --existing-rings= --quiet --help --"
+            opts="--best-effort --soft --hard --broker= --companion= --existing-rings= --allow-ptrace --quiet --help --"
             case $prev in
                 --companion) COMPREPLY=($(compgen -W "enosys eperm off" -- "$cur")); return ;;
                 --broker) COMPREPLY=($(compgen -W "auto off" -- "$cur")); return ;;

@@ -15,7 +15,7 @@ the library's own layout table (iour_abi_layout()); a mismatch raises
 from .enums import *  # noqa: F401,F403
 from .enums import __all__ as _enums_all
 from .errors import IourError, LayoutError, LibraryError, UnknownNameError, error_from_code
-from ._api import (BROKER_ALL_THREADS, BROKER_NONBLOCK, Broker, BrokerCounters, BrokerEvent, broker_install)
+from ._api import (BROKER_ALL_THREADS, BROKER_ALLOW_PTRACE, BROKER_NONBLOCK, Broker, BrokerCounters, BrokerEvent, broker_install)
 from ._api import (CTX_SIZE, OPCODE_ANY, Cmp, Decision, Features, Filter, Insn, Plan,
                    PlanInfo, PlanStep, Policy, Program, Report, Ring, RingReport, Ruleset,
                    SimResult, ValidateInfo, VerifyReq, VerifyResult, cbpf_disasm, cbpf_run,
@@ -37,5 +37,5 @@ __all__ = list(_enums_all) + [
     "register_op_name", "ring_apply", "ring_create", "ring_enable", "sqe_flag",
     "sqe_flag_name", "strerror", "task_thread_count", "verify", "version", "version_info",
     "lib", "LAYOUT", "RequestVerdict", "Group", "groups", "group",
-    "BROKER_ALL_THREADS", "BROKER_NONBLOCK", "Broker", "BrokerCounters", "BrokerEvent", "broker_install",
+    "BROKER_ALL_THREADS", "BROKER_ALLOW_PTRACE", "BROKER_NONBLOCK", "Broker", "BrokerCounters", "BrokerEvent", "broker_install",
 ]

@@ -1281,6 +1281,9 @@ BROKER_ALL_THREADS = 1
 #: iour_broker__new() (Broker(nonblock=True)): serve() never waits; with
 #: nothing pending it raises IourError with errno EAGAIN.
 BROKER_NONBLOCK = 2
+#: iour_broker__install(): no peer guard; the program may ptrace other
+#: processes of its uid and take rings from them (doc/security.md, 3a).
+BROKER_ALLOW_PTRACE = 4
 
 
 @dataclasses.dataclass(frozen=True)

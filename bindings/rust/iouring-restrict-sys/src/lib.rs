@@ -702,6 +702,9 @@ pub struct iour_policy_opts {
 
 // ---- plan.h
 
+/// iour_apply_opts::flags, iour_plan__apply_task() only: no peer guard.
+pub const IOUR_APPLY_ALLOW_PTRACE: u64 = 1 << 0;
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct iour_plan_opts {
@@ -779,6 +782,7 @@ pub struct iour_broker {
 
 pub const IOUR_BROKER_ALL_THREADS: u32 = 1 << 0;
 pub const IOUR_BROKER_NONBLOCK: u32 = 1 << 1;
+pub const IOUR_BROKER_ALLOW_PTRACE: u32 = 1 << 2;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
