@@ -455,3 +455,43 @@ Test(live_escape, agent_is_not_dumpable)
 		 "denied to its uid; all four work on a dumpable process of that uid");
 	free(out);
 }
+
+/* explain's ring-acquire row describes the mechanism run uses here (its
+ * default) and says closed exactly when run's line says other processes'
+ * rings are closed; run_nobody_cannot_take_a_ring shows that line true. */
+Test(live_escape, explain_ring_acquire_agrees_with_run)
+{
+	char tool[4096], pol[64] = "/tmp/iour-escape-XXXXXX", cmd[4400], line[1024];
+	char *out, *err;
+	const char *const steps[] = { "mem", NULL };
+	bool says_closed = false, found = false;
+	FILE *p;
+	int pf, rc;
+
+	LIVE_REQUIRE(LIVE_RING);
+	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	pf = mkstemp(pol);
+	cr_assert_geq(pf, 0);
+	cr_assert_eq(write(pf, nop_only, strlen(nop_only)), (ssize_t)strlen(nop_only));
+	close(pf);
+	snprintf(cmd, sizeof(cmd), "%s explain %s", tool, pol);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (strncmp(line, "ring-acquire ", 13))
+			continue;
+		found = true;
+		says_closed = strstr(line, " closed ") && !strstr(line, "open: ");
+	}
+	cr_assert_eq(pclose(p), 0);
+	unlink(pol);
+	cr_assert(found, "explain printed no ring-acquire row");
+	rc = escape_run(NOBODY, NULL, "parent", steps, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(says_closed, !report_says_mem_open(err),
+		     "explain says ring-acquire is %s, run says: %s",
+		     says_closed ? "closed" : "open", err);
+	live_log("explain: ring-acquire %s; run agrees", says_closed ? "closed" : "open");
+	free(out);
+	free(err);
+}

@@ -126,6 +126,23 @@ const char *cli_mech_name(enum cli_mech m);
 int cli_plan_mech(struct iour_policy *pol, const struct iour_plan_opts *opts, enum cli_mech want,
 		  enum cli_mech *used, struct iour_plan **out);
 int cli_plan_mech_fail(int err, const struct iour_plan_opts *opts, const char *target);
+/*
+ * The peer guard's reach on the running kernel (doc/security.md 3a, "Ring
+ * acquisition"): cli_peers_probe() reads Landlock's ABI (0: none) and
+ * Yama's ptrace_scope (-1: no Yama); cli_peers_mem_closed() says whether
+ * /proc/PID/mem of other processes of the uid is closed to a guarded
+ * program.  cli_ring_acquire() writes the ring-acquire effect's paths for
+ * mechanism @m ("open: ...; closed: ...") and returns whether every path is
+ * closed; @p NULL describes a kernel from the tables, whose Landlock and
+ * Yama are unknown (then /proc/PID/mem is reported open).
+ */
+struct cli_peers {
+	long landlock_abi;
+	int yama;
+};
+void cli_peers_probe(struct cli_peers *p);
+bool cli_peers_mem_closed(const struct cli_peers *p);
+bool cli_ring_acquire(enum cli_mech m, const struct cli_peers *p, char *buf, size_t len);
 /* Calls @fn for each effect note of @rep (key, state, the paths). */
 struct iour_report;
 void cli_effects_each(const struct iour_report *rep,

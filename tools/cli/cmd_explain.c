@@ -26,6 +26,8 @@ const char cli_help_explain[] =
 "  cross-ring         descriptor passing and messages to other rings\n"
 "  mem-reg            memory registration\n"
 "  ringless-register  register calls on fd -1 (SEND_MSG_RING, QUERY)\n"
+"  ring-acquire       every other way to hold a ring: inherited, passed,\n"
+"                     taken from another process (always shown)\n"
 "\n"
 "The effects are those of the mechanism `run` uses on that kernel, unless\n"
 "--mechanism names another: task (task restrictions, Linux 7.0+), broker\n"
@@ -138,8 +140,19 @@ int cmd_explain(int argc, char **argv)
 		       iour_status_str(iour_report__status(rep)));
 	}
 	cli_effects_each(rep, explain_row, &shown);
-	if (!shown)
-		printf("the policy touches no effect on this kernel\n");
+	/* Every policy touches this one: how else the program could hold a
+	 * ring (doc/security.md 3a, "Ring acquisition"). */
+	{
+		struct cli_peers peers;
+		char paths[768];
+		bool closed;
+
+		if (!kver)
+			cli_peers_probe(&peers);
+		closed = cli_ring_acquire(used, kver ? NULL : &peers, paths, sizeof(paths));
+		explain_row(&shown, "ring-acquire", closed ? "closed" : "open",
+			    strlen(closed ? "closed" : "open"), paths);
+	}
 	rc = CLI_OK;
 	if (fflush(stdout))
 		rc = cli_fail(-errno, "writing the output");

@@ -161,10 +161,8 @@ struct run_extra {
 static void run_peers_clause(const struct iour_report *r, const struct run_extra *x)
 {
 	struct iour_decision d = { .sz = sizeof(d) };
-	char buf[8];
-	long abi;
-	int fd, yama = -1, i, nd = iour_report__decision_cnt(r);
-	ssize_t n;
+	struct cli_peers p;
+	int i, nd = iour_report__decision_cnt(r);
 
 	for (i = 0; !x->broker && i < nd; i++) {
 		if (!iour_report__decision(r, (size_t)i, &d) && d.kind == IOUR_DECISION_NOTE &&
@@ -182,18 +180,11 @@ static void run_peers_clause(const struct iour_report *r, const struct run_extra
 		fprintf(stderr, "; other processes' rings are NOT closed (no peer guard)");
 		return;
 	}
-	abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */);
-	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		if (n > 0 && buf[0] >= '0' && buf[0] <= '9')
-			yama = buf[0] - '0';
-		close(fd);
-	}
-	if (abi >= 2 || yama >= 1)
+	cli_peers_probe(&p);
+	if (cli_peers_mem_closed(&p))
 		fprintf(stderr, "; other processes' rings are closed (ptrace, pidfd_getfd, "
 				"process_vm_*, /proc/PID/mem: %s)",
-			abi >= 2 ? "seccomp and Landlock" : "seccomp and Yama");
+			p.landlock_abi >= 2 ? "seccomp and Landlock" : "seccomp and Yama");
 	else
 		fprintf(stderr, "; /proc/PID/mem of other processes of the same uid is open "
 				"(no Landlock ABI 2, no Yama); ptrace, pidfd_getfd and "

@@ -9,8 +9,11 @@
  * doc/security.md 2.1, "The ring broker's view").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -199,4 +202,70 @@ int cli_report_diffs(FILE *f, const struct iour_report *r, const char *sep)
 		groups++;
 	}
 	return groups;
+}
+
+/* Documented in cli.h */
+void cli_peers_probe(struct cli_peers *p)
+{
+	char buf[8];
+	ssize_t n;
+	int fd;
+
+	p->landlock_abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */);
+	if (p->landlock_abi < 0)
+		p->landlock_abi = 0;
+	p->yama = -1;
+	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0 && buf[0] >= '0' && buf[0] <= '9')
+			p->yama = buf[0] - '0';
+		close(fd);
+	}
+}
+
+/* Documented in cli.h */
+bool cli_peers_mem_closed(const struct cli_peers *p)
+{
+	return p->landlock_abi >= 2 || p->yama >= 1;
+}
+
+/* Documented in cli.h */
+bool cli_ring_acquire(enum cli_mech m, const struct cli_peers *p, char *buf, size_t len)
+{
+	const char *setup, *mem;
+	bool closed;
+
+	switch (m) {
+	case CLI_MECH_TASK:
+		setup = "io_uring_setup (the task set restricts every new ring)";
+		break;
+	case CLI_MECH_BROKER:
+		setup = "io_uring_setup (brokered: every new ring restricted)";
+		break;
+	case CLI_MECH_COMPANION:
+		setup = "io_uring_setup (fails)";
+		break;
+	default:
+		/* One ring: the program may create others. */
+		snprintf(buf, len, "open: io_uring_setup (only the policy's ring is restricted)");
+		return false;
+	}
+	if (!p)
+		mem = "/proc/PID/mem of other processes of the uid (closed where the kernel has "
+		      "Landlock ABI 2, 5.19+, or Yama ptrace_scope 1+; open otherwise)";
+	else if (p->landlock_abi >= 2)
+		mem = "/proc/PID/mem (Landlock)";
+	else if (p->yama >= 1)
+		mem = "/proc/PID/mem (Yama)";
+	else
+		mem = "/proc/PID/mem of other processes of the uid (no Landlock ABI 2, no Yama)";
+	closed = p && cli_peers_mem_closed(p);
+	snprintf(buf, len,
+		 "%s%s%sclosed: %s, inherited fds (run closes them), SCM_RIGHTS and /proc/PID/fd "
+		 "(refused by the kernel), ring fds in fixed tables (EBADF), ptrace attach, "
+		 "pidfd_getfd, process_vm_* (the peer guard's seccomp part)%s%s",
+		 closed ? "" : "open: ", closed ? "" : mem, closed ? "" : "; ", setup,
+		 closed ? ", " : "", closed ? mem : "");
+	return closed;
 }
