@@ -240,7 +240,7 @@ static int parse_explain(const char *out, struct claim *c, int max)
 	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		size_t ll = strcspn(l, "\n");
 		char effect[32];
-		const char *open, *closed, *end = l + ll;
+		const char *open, *closed, *filt, *end = l + ll;
 
 		if (sscanf(l, "%31s", effect) != 1 || !strcmp(effect, "EFFECT") ||
 		    (strstr(l, ", mechanism ") && strstr(l, ", mechanism ") < end) ||
@@ -256,11 +256,15 @@ static int parse_explain(const char *out, struct claim *c, int max)
 			open = NULL;
 		if (closed && closed > end)
 			closed = NULL;
-		cr_assert(!strstr(l, "filtered: ") || strstr(l, "filtered: ") > end,
-			  "a filtered path: this test attacks closed and open ones only: %.*s",
-			  (int)ll, l);
+		/* Filtered paths (7.0+) are left out: argument filters are
+		 * attacked by the live_task_bpf and live_ring_bpf suites
+		 * (doc/security.md 5.3); this test attacks closed and open. */
+		filt = strstr(l, "; filtered: ");
+		if (filt && filt > end)
+			filt = NULL;
 		if (open)
-			n += parse_list(open + 6, (size_t)((closed ? closed - 2 : end) - (open + 6)),
+			n += parse_list(open + 6,
+					(size_t)((filt ? filt : closed ? closed - 2 : end) - (open + 6)),
 					effect, false, c + n, max - n);
 		if (closed)
 			n += parse_list(closed + 8, (size_t)(end - (closed + 8)), effect, true, c + n,
@@ -567,6 +571,12 @@ Test(live_claims, explain_against_run_random_policies, .timeout = 120)
 			snprintf(what, sizeof(what), "op %u", op);
 			a = answer(got, what, buf, sizeof(buf));
 			cr_assert_not_null(a, "%s: no answer for %s", label, what);
+			/* The 128-byte opcodes (NOP128, URING_CMD128) fail with
+			 * EINVAL on a 64-byte-SQE ring before the allow-list is
+			 * consulted (doc/security.md 2): they never run either way. */
+			if (!allowed[op] && !strcmp(a, "EINVAL") && iour_opcode_name(op) &&
+			    strstr(iour_opcode_name(op), "128"))
+				continue;
 			cr_assert_eq(strcmp(a, "EACCES") != 0, allowed[op],
 				     "%s: %s (%u) is %s by the policy, and under run answers %s\n%s",
 				     label, iour_opcode_name(op) ? iour_opcode_name(op) : "?", op,
