@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -63,6 +64,7 @@ static pid_t prog_pid;            /* the "program", 0 if none */
 static int prog_gate = -1;        /* closing it releases the program */
 static int held[RING_CAP * 2];
 static int nheld;
+static char own_cg2[64]; /* cgroup2 mounted by the test (find_or_mount_cg2) */
 
 static void release_all(void)
 {
@@ -88,6 +90,12 @@ static void fini(void)
 		cg_dirs[i][0] = '\0';
 	}
 	cg_dir = "";
+	if (own_cg2[0]) {
+		if (umount2(own_cg2, 0) || rmdir(own_cg2))
+			fprintf(stderr, "live: could not unmount %s: %s\n", own_cg2,
+				strerror(errno));
+		own_cg2[0] = '\0';
+	}
 }
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -175,6 +183,32 @@ static int find_mount(const char *fstype, char *out, size_t len)
 	return found;
 }
 
+/*
+ * cgroup2 mounted by the test itself where nothing mounts it (the qemu
+ * guests boot with a bare /init): root may mount the hierarchy anywhere,
+ * and the broker's worker finds it in /proc/self/mountinfo as it would
+ * find /sys/fs/cgroup.  "" if the test mounted nothing.
+ */
+static int find_or_mount_cg2(char *out, size_t len)
+{
+	if (find_mount("cgroup2", out, len))
+		return 1;
+	if (getuid() != 0 || own_cg2[0])
+		return 0;
+	snprintf(own_cg2, sizeof(own_cg2), "/tmp/iour-cg2-XXXXXX");
+	if (!mkdtemp(own_cg2)) {
+		own_cg2[0] = '\0';
+		return 0;
+	}
+	if (mount("none", own_cg2, "cgroup2", 0, NULL)) {
+		rmdir(own_cg2);
+		own_cg2[0] = '\0';
+		return 0;
+	}
+	live_log("cgroup2 was not mounted: the test mounted it at %s", own_cg2);
+	return find_mount("cgroup2", out, len);
+}
+
 /* Make the test's two 64 MiB cgroups under the hierarchy's root (one for
  * the program paying itself, one for the broker's rings: the memory of
  * rings closed in one is freed by the kernel a little later); NULL, or why
@@ -188,8 +222,8 @@ static const char *make_cgroup(int v2)
 
 	if (getuid() != 0)
 		return "needs root";
-	if (!find_mount(v2 ? "cgroup2" : "cgroup", mnt, sizeof(mnt)))
-		return v2 ? "cgroup2 is not mounted" :
+	if (!(v2 ? find_or_mount_cg2(mnt, sizeof(mnt)) : find_mount("cgroup", mnt, sizeof(mnt))))
+		return v2 ? "cgroup2 is not mounted and cannot be mounted" :
 			    "no cgroup v1 hierarchy has the memory controller";
 	if (v2) {
 		snprintf(why, sizeof(why), "%s/cgroup.controllers", mnt);
@@ -737,8 +771,8 @@ Test(live_broker_account, joins_cgroup_v2)
 		cr_skip_test("skipped: needs root (cgroups)");
 	if (pidfd_getfd_missing())
 		cr_skip_test("skipped: the kernel lacks pidfd_getfd (5.6)");
-	if (!find_mount("cgroup2", mnt, sizeof(mnt)))
-		cr_skip_test("skipped: cgroup2 is not mounted");
+	if (!find_or_mount_cg2(mnt, sizeof(mnt)))
+		cr_skip_test("skipped: cgroup2 is not mounted and cannot be mounted");
 	snprintf(want, sizeof(want), "/iour-acct-%d-v2", (int)getpid());
 	snprintf(cg_dirs[0], PATH_MAX, "%s%s", mnt, want);
 	if (mkdir(cg_dirs[0], 0755)) {
