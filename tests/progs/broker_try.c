@@ -18,6 +18,12 @@
  *                 else "setup: ERRNO" or "setup: bad params (...)"
  *   setup-ro, setup-null  io_uring_setup with params in a read-only page /
  *                 at NULL: "setup: ERRNO" (EFAULT from the kernel)
+ *   setup-file:PATH  io_uring_setup with params in a private writable
+ *                 mapping of PATH's first page (never touched here):
+ *                 "params-at: ADDR" first, then "setup: ok" or the errno
+ *                 (PATH a FUSE file that never answers READ: a reader of
+ *                 the params waits; tests/common/fuse_stall.h)
+ *   setup-files:N:PATH  the same from N threads at once
  *   nop, read, openat     one request on the last ring: "nop: ok" or the
  *                 completion's errno; read checks the data it got
  *   register-restrictions, enable, register-files
@@ -154,8 +160,8 @@ static void do_setup(const char *spec)
 	}
 	/* What io_uring_setup gives back: the flags as asked, the sizes and
 	 * offsets filled in, a ring behind the fd. */
-	if (p.flags != flags || !p.sq_entries || !p.cq_entries || !p.features ||
-	    !p.sq_off.tail || !p.cq_off.cqes || ((flags & IORING_SETUP_CQSIZE) && p.cq_entries != 64)) {
+	if (p.flags != flags || !p.sq_entries || !p.cq_entries || !p.features || !p.sq_off.tail ||
+	    !p.cq_off.cqes || ((flags & IORING_SETUP_CQSIZE) && p.cq_entries != 64)) {
 		say("setup", "bad params (flags %#x sq %u cq %u features %#x)", p.flags,
 		    p.sq_entries, p.cq_entries, p.features);
 		close(fd);
@@ -195,8 +201,9 @@ static void do_setup(const char *spec)
 	/* The memory behind the fd must be the ring the params describe. */
 	if (*cur.sq_mask != p.sq_entries - 1 || *cur.cq_mask != p.cq_entries - 1 ||
 	    *cur.sq_tail != 0 || *cur.cq_tail != 0) {
-		say("setup", "ring memory does not match the params (sq mask %u tail %u, cq mask %u "
-			     "tail %u; params sq %u cq %u)",
+		say("setup",
+		    "ring memory does not match the params (sq mask %u tail %u, cq mask %u "
+		    "tail %u; params sq %u cq %u)",
 		    *cur.sq_mask, *cur.sq_tail, *cur.cq_mask, *cur.cq_tail, p.sq_entries,
 		    p.cq_entries);
 		close(fd);
@@ -269,7 +276,7 @@ static void do_request(const char *what)
 	} else {
 		sqe.opcode = IORING_OP_OPENAT;
 		sqe.fd = AT_FDCWD;
-		sqe.addr = (uint64_t)(uintptr_t)"/dev/null";
+		sqe.addr = (uint64_t)(uintptr_t) "/dev/null";
 		sqe.open_flags = O_RDONLY | O_CLOEXEC;
 	}
 	res = submit(&sqe);
@@ -298,10 +305,11 @@ static void do_register(const char *what)
 	r[0].opcode = IORING_RESTRICTION_SQE_OP;
 	r[0].sqe_op = IORING_OP_OPENAT;
 	if (!strcmp(what, "register-restrictions"))
-		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_RESTRICTIONS, r, 1);
+		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_RESTRICTIONS, r,
+				  1);
 	else if (!strcmp(what, "enable"))
-		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_ENABLE_RINGS, NULL,
-				  0);
+		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_ENABLE_RINGS,
+				  NULL, 0);
 	else
 		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_FILES, fds, 1);
 	say(what, "%s", rc < 0 ? ename(errno) : "ok");
@@ -372,6 +380,31 @@ static void do_notify(void)
 	say("notify", "%s", err ? ename(err) : "ok");
 }
 
+static void do_setup_file(const char *path)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	void *m = f >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, f, 0) : MAP_FAILED;
+	long fd;
+
+	if (f >= 0)
+		close(f);
+	if (m == MAP_FAILED) {
+		say("setup", "cannot map %s: %s", path, ename(errno));
+		return;
+	}
+	say("params-at", "%p", m);
+	fd = syscall(__NR_io_uring_setup, 8, m);
+	say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
+	if (fd >= 0)
+		close((int)fd);
+}
+
+static void *setup_file_thread(void *path)
+{
+	do_setup_file(path);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	/* A request that never completes is a failure to see, not a hang. */
@@ -384,7 +417,8 @@ int main(int argc, char **argv)
 			long fd;
 
 			if (!strcmp(s, "setup-ro")) {
-				pg = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				pg = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+					  0);
 				if (pg == MAP_FAILED)
 					return 2;
 			}
@@ -395,6 +429,20 @@ int main(int argc, char **argv)
 			say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
 			if (fd >= 0)
 				close((int)fd);
+		} else if (!strncmp(s, "setup-file:", 11)) {
+			do_setup_file(s + 11);
+		} else if (!strncmp(s, "setup-files:", 12)) {
+			pthread_t t[16];
+			char *path;
+			long n = strtol(s + 12, &path, 10);
+
+			if (n < 1 || n > 16 || *path != ':')
+				return 2;
+			for (long k = 0; k < n; k++)
+				if (pthread_create(&t[k], NULL, setup_file_thread, path + 1))
+					return 2;
+			for (long k = 0; k < n; k++)
+				pthread_join(t[k], NULL);
 		} else if (!strncmp(s, "setup:", 6)) {
 			do_setup(s + 6);
 		} else if (!strcmp(s, "nop") || !strcmp(s, "read") || !strcmp(s, "openat")) {
@@ -418,10 +466,12 @@ int main(int argc, char **argv)
 			}
 			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
 				if (WIFSIGNALED(st))
-					fprintf(stderr, "broker-try: the forked child died of signal %d\n",
+					fprintf(stderr,
+						"broker-try: the forked child died of signal %d\n",
 						WTERMSIG(st));
 				else
-					fprintf(stderr, "broker-try: the forked child failed (status %#x)\n",
+					fprintf(stderr,
+						"broker-try: the forked child failed (status %#x)\n",
 						st);
 				return 2;
 			}
