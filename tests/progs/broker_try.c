@@ -23,7 +23,8 @@
  *                 "params-at: ADDR" first, then "setup: ok" or the errno
  *                 (PATH a FUSE file that never answers READ: a reader of
  *                 the params waits; tests/common/fuse_stall.h)
- *   setup-files:N:PATH  the same from N threads at once
+ *   setup-files:N:PATH  the same from N threads at once (N <= 4), each
+ *                 with its own page
  *   nop, read, openat     one request on the last ring: "nop: ok" or the
  *                 completion's errno; read checks the data it got
  *   register-restrictions, enable, register-files
@@ -380,28 +381,38 @@ static void do_notify(void)
 	say("notify", "%s", err ? ename(err) : "ok");
 }
 
-static void do_setup_file(const char *path)
+/* N (1..4) pages of PATH mapped at once, before any call: a mmap after a
+ * reader of the params waits would wait too (the reader holds this
+ * process's memory map lock). */
+static char *map_file(const char *path, int n)
 {
 	int f = open(path, O_RDONLY | O_CLOEXEC);
-	void *m = f >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, f, 0) : MAP_FAILED;
-	long fd;
+	void *m = f >= 0 ? mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, f, 0) :
+			   MAP_FAILED;
 
 	if (f >= 0)
 		close(f);
 	if (m == MAP_FAILED) {
 		say("setup", "cannot map %s: %s", path, ename(errno));
-		return;
+		return NULL;
 	}
-	say("params-at", "%p", m);
-	fd = syscall(__NR_io_uring_setup, 8, m);
+	return m;
+}
+
+static void setup_at(void *params)
+{
+	long fd;
+
+	say("params-at", "%p", params);
+	fd = syscall(__NR_io_uring_setup, 8, params);
 	say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
 	if (fd >= 0)
 		close((int)fd);
 }
 
-static void *setup_file_thread(void *path)
+static void *setup_at_thread(void *params)
 {
-	do_setup_file(path);
+	setup_at(params);
 	return NULL;
 }
 
@@ -430,16 +441,22 @@ int main(int argc, char **argv)
 			if (fd >= 0)
 				close((int)fd);
 		} else if (!strncmp(s, "setup-file:", 11)) {
-			do_setup_file(s + 11);
+			char *m = map_file(s + 11, 1);
+
+			if (m)
+				setup_at(m);
 		} else if (!strncmp(s, "setup-files:", 12)) {
-			pthread_t t[16];
-			char *path;
+			pthread_t t[4];
+			char *path, *m;
 			long n = strtol(s + 12, &path, 10);
 
-			if (n < 1 || n > 16 || *path != ':')
+			if (n < 1 || n > 4 || *path != ':')
 				return 2;
+			m = map_file(path + 1, (int)n);
+			if (!m)
+				continue;
 			for (long k = 0; k < n; k++)
-				if (pthread_create(&t[k], NULL, setup_file_thread, path + 1))
+				if (pthread_create(&t[k], NULL, setup_at_thread, m + k * 4096))
 					return 2;
 			for (long k = 0; k < n; k++)
 				pthread_join(t[k], NULL);
