@@ -11,9 +11,10 @@
  *   1. open /proc/PID (a directory fd pins the process, not the number),
  *      check the notification is still valid (so the directory is the
  *      caller's), open its mem and maps through that directory;
- *   2. read the 120-byte io_uring_params (this is what can wait forever: a
- *      page of a FUSE file whose READ is never answered), tell the broker
- *      they were read, check validity again;
+ *   2. read the 120-byte io_uring_params with process_vm_readv (or
+ *      through mem and maps where it is refused; this is what can wait
+ *      forever: a page of a FUSE file whose READ is never answered), tell
+ *      the broker they were read, check validity again;
  *   3. decide the setup flags (the table in broker.h);
  *   4. enter the caller's accounting context (lib/broker_account.h);
  *   5. iour_plan__create_ring(): io_uring_setup with R_DISABLED added, the
@@ -44,6 +45,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -608,8 +610,20 @@ static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
 	}
 	/* 2. the params, as copy_from_user would read them: what can wait
 	 * forever, hence the worker */
-	rc = mapped(maps, c->ptr, PARAMS_SZ, 'r');
-	n = rc == 1 ? pread(mem, &c->p, PARAMS_SZ, (off_t)c->ptr) : -1;
+	{
+		/* process_vm_readv honours the protections as copy_from_user
+		 * does (no maps to read); where it is refused, the maps and
+		 * /proc/PID/mem.  A recycled pid is caught by the validity
+		 * check below, and what was read then decides nothing. */
+		struct iovec l = { .iov_base = &c->p, .iov_len = PARAMS_SZ };
+		struct iovec r = { .iov_base = (void *)(uintptr_t)c->ptr, .iov_len = PARAMS_SZ };
+
+		n = process_vm_readv(c->pid, &l, 1, &r, 1, 0);
+		if (n < 0 && errno != EFAULT) {
+			rc = mapped(maps, c->ptr, PARAMS_SZ, 'r');
+			n = rc == 1 ? pread(mem, &c->p, PARAMS_SZ, (off_t)c->ptr) : -1;
+		}
+	}
 	if (n != (ssize_t)PARAMS_SZ)
 		memset(&c->p, 0, sizeof(c->p));
 	report(wfd, REC_READ, c, 0);

@@ -11,7 +11,8 @@
  * program turns the call into a user notification
  * (`SECCOMP_RET_USER_NOTIF`), and a supervising process holding the
  * filter's listener answers it.  For each call the broker
- * - reads the program's `struct io_uring_params` through `/proc/PID/mem`
+ * - reads the program's `struct io_uring_params` (`process_vm_readv`, or
+ *   `/proc/PID/mem` where that is refused)
  *   and checks again that the notification is still valid;
  * - creates the ring itself with `IORING_SETUP_R_DISABLED` added, applies
  *   the plan's ring part (its restriction set, and the ring-level filters on
@@ -58,9 +59,10 @@
  *   the broker answers the call: -EFAULT if the params had not been read
  *   yet ("could not be read in time"), -ENOMEM otherwise; counted in
  *   `refused_deadline`.  A worker that dies without answering gets the same
- *   answers.  A killed worker the kernel keeps waiting (the FUSE read
- *   ignores SIGKILL until the file system answers or goes away) is reaped
- *   when it exits;
+ *   answers.  A killed worker the kernel keeps waiting (a FUSE read
+ *   through `/proc/PID/mem`, the fallback where `process_vm_readv` is
+ *   refused, ignores SIGKILL until the file system answers or goes away)
+ *   is reaped when it exits;
  * - at most `max_workers` (default 4) workers per broker, killed ones that
  *   have not exited included: at the limit the broker stops taking this
  *   listener's notifications until a worker exits (its callers wait; no

@@ -810,9 +810,11 @@ Test(live_broker, api_stalling_callers_are_bounded)
 	cr_assert_str_eq(out_c.text, "setup: ok\nnop: EACCES\n");
 
 	/* A's two calls get EFAULT at the deadline.  Their workers, killed,
-	 * may still wait in the kernel (6.18: a FUSE read ignores SIGKILL
-	 * until the server answers or goes) and then still hold A's two
-	 * slots: the third call stays untaken until they exit */
+	 * may still wait in the kernel (a FUSE read through /proc/PID/mem
+	 * ignores SIGKILL on 6.18 until the server answers or goes) and
+	 * then still hold A's two slots, the third call untaken until they
+	 * exit; or exit at once, and the third call is taken and stalls in
+	 * turn */
 	while (counters_of(b[0]).refused_deadline < 2) {
 		serve_round(b, 3);
 		cr_assert_lt(ms_now() - t0, 10000, "A's calls were not answered");
@@ -820,7 +822,7 @@ Test(live_broker, api_stalling_callers_are_bounded)
 	while (ms_now() - t0 < 1800)
 		serve_round(b, 3);
 	ca = counters_of(b[0]);
-	cr_assert_eq(ca.refused_deadline, 2);
+	cr_assert_geq(ca.refused_deadline, 2);
 	stuck = ca.notifications == 2;
 
 	/* the FUSE server goes: the killed workers exit, the third call is
