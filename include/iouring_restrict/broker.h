@@ -53,7 +53,9 @@
  * program (reading its memory can wait forever: params in a page of a FUSE
  * file whose READ is never answered) and exits.  Workers are non-dumpable,
  * start with every signal blocked and keep no fd of the process but the
- * listener, the pipe to the broker and standard input, output and error.
+ * listener, the pipes to the broker and standard input, output and error.
+ * After its first call a broker keeps one spare worker forked ahead (an
+ * idle process), so that the fork is not on the next caller's path.
  * Bounds (iour_broker_opts):
  * - a worker past its deadline (`deadline_ms`, default 2000) is killed and
  *   the broker answers the call: -EFAULT if the params had not been read
@@ -157,7 +159,9 @@ struct iour_broker_opts {
  *         reads it (the options discipline of common.h). */
 #define iour_broker_opts__last_field process_workers
 
-/** @brief Counters of a broker (iour_broker__counters()). */
+/** @brief Counters of a broker (iour_broker__counters()).  A call served
+ *         by a worker is counted when iour_broker__serve() reaps the
+ *         worker, which can be after the caller saw its answer. */
 struct iour_broker_counters {
 	size_t sz;                 /**< set by the caller: sizeof(struct iour_broker_counters) */
 	uint64_t notifications;    /**< notifications received */
