@@ -24,6 +24,9 @@
 	F(iour_broker_opts, flags) \
 	F(iour_broker_opts, on_ring) \
 	F(iour_broker_opts, arg) \
+	F(iour_broker_opts, deadline_ms) \
+	F(iour_broker_opts, max_workers) \
+	F(iour_broker_opts, process_workers) \
 	S(iour_broker_counters) \
 	F(iour_broker_counters, sz) \
 	F(iour_broker_counters, notifications) \
@@ -33,6 +36,10 @@
 	F(iour_broker_counters, refused_kernel) \
 	F(iour_broker_counters, refused_memory) \
 	F(iour_broker_counters, gone) \
+	F(iour_broker_counters, refused_deadline) \
+	F(iour_broker_counters, refused_busy) \
+	F(iour_broker_counters, refused_accounting) \
+	F(iour_broker_counters, deferred) \
 	S(iour_insn) \
 	F(iour_insn, code) \
 	F(iour_insn, jt) \

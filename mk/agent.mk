@@ -13,7 +13,17 @@ $(AGENT_PROG): tests/agent/agent_prog.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 
+# A runtime's connection without a container, whose io_uring_setup params
+# can lie in a FUSE page that never arrives (tests/common/fuse_stall.c).
+AGENT_STALL := $(O)/tests/agent_stall
+
+$(AGENT_STALL): tests/agent/agent_stall.c tests/common/fuse_stall.c tests/common/fuse_stall.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Itests/common -o $@ \
+		tests/agent/agent_stall.c tests/common/fuse_stall.c
+
 .PHONY: check-agent
-check-agent: $(AGENT_PROG) tools
+check-agent: $(AGENT_PROG) $(AGENT_STALL) tools
 	$(Q)$(NEED) python3:python3
 	$(Q)tests/agent/run.sh $(O)

@@ -11,7 +11,8 @@
  * program turns the call into a user notification
  * (`SECCOMP_RET_USER_NOTIF`), and a supervising process holding the
  * filter's listener answers it.  For each call the broker
- * - reads the program's `struct io_uring_params` through `/proc/PID/mem`
+ * - reads the program's `struct io_uring_params` (`process_vm_readv`, or
+ *   `/proc/PID/mem` where that is refused)
  *   and checks again that the notification is still valid;
  * - creates the ring itself with `IORING_SETUP_R_DISABLED` added, applies
  *   the plan's ring part (its restriction set, and the ring-level filters on
@@ -46,13 +47,49 @@
  * - flags the library does not know: -EINVAL, as the kernel answers;
  *   every other flag is passed to the kernel, which validates it.
  *
+ * No caller stalls the broker.  The broker process only takes
+ * notifications; each `io_uring_setup` call is served by a worker process
+ * of its own, forked for it, which does everything that can wait on the
+ * program (reading its memory can wait forever: params in a page of a FUSE
+ * file whose READ is never answered) and exits.  Workers are non-dumpable,
+ * start with every signal blocked and keep no fd of the process but the
+ * listener, the pipes to the broker and standard input, output and error.
+ * After its first call a broker keeps one spare worker forked ahead (an
+ * idle process), so that the fork is not on the next caller's path.
+ * Bounds (iour_broker_opts):
+ * - a worker past its deadline (`deadline_ms`, default 2000) is killed and
+ *   the broker answers the call: -EFAULT if the params had not been read
+ *   yet ("could not be read in time"), -ENOMEM otherwise; counted in
+ *   `refused_deadline`.  A worker that dies without answering gets the same
+ *   answers.  A killed worker the kernel keeps waiting (a FUSE read
+ *   through `/proc/PID/mem`, the fallback where `process_vm_readv` is
+ *   refused, ignores SIGKILL until the file system answers or goes away)
+ *   is reaped when it exits;
+ * - at most `max_workers` (default 4) workers per broker, killed ones that
+ *   have not exited included: at the limit the broker stops taking this
+ *   listener's notifications until a worker exits (its callers wait; no
+ *   other broker's do; counted in `deferred`);
+ * - at most `process_workers` (default 64) working workers in the whole
+ *   process, all brokers together: beyond it a call is answered -ENOMEM at
+ *   once (`refused_busy`), as when no worker can be forked.
+ * A worker first enters the caller's accounting context (the caller's
+ * memory cgroup, locked-memory limit and credentials, doc/security.md 3a
+ * "Who pays"), so the ring is charged to the caller; if it cannot, the call
+ * is answered -EPERM (`refused_accounting`).  The event's `what` line says
+ * which accounting was done.
+ *
  * Fail closed: a notification whose listener is closed (the broker died)
  * fails with -ENOSYS in the program, and the filter cannot be removed.
  * Threads, children and programs started by `execve` inherit the filter
  * and are served by the same broker.  doc/security.md gives the threat
  * model.
  *
- * Thread safety: a broker may be used by one thread at a time.
+ * Thread safety: a broker may be used by one thread at a time.  The
+ * workers are forked from the thread that calls iour_broker__serve(): in a
+ * multi-threaded process the worker runs only that thread (the library uses
+ * malloc and stdio in it, which glibc makes safe after fork).  A process
+ * that reaps every child (`waitpid(-1, ...)`) or ignores SIGCHLD takes the
+ * workers' exit status away; the broker still sees them exit (pidfd).
  */
 #ifndef IOURING_RESTRICT_BROKER_H
 #define IOURING_RESTRICT_BROKER_H
@@ -75,10 +112,9 @@ struct iour_broker;
  *  the process (seccomp's `SECCOMP_FILTER_FLAG_TSYNC`). */
 #define IOUR_BROKER_ALL_THREADS (1U << 0)
 /** @brief iour_broker__new(): iour_broker__serve() never waits: with no
- *  notification pending it returns -EAGAIN.  For event loops that serve
- *  many brokers (the OCI agent): a caller can die between poll() saying
- *  "readable" and the serve, and a waiting serve would then stall every
- *  other broker of the loop until this listener's next notification. */
+ *  work pending it returns -EAGAIN.  For event loops that serve many
+ *  brokers (the OCI agent): a waiting serve would stall every other broker
+ *  of the loop until this broker's next event. */
 #define IOUR_BROKER_NONBLOCK (1U << 1)
 /** @brief iour_broker__install(): do not apply the peer guard (for
  *  debugging the confined program with a debugger outside it).  The
@@ -113,21 +149,39 @@ struct iour_broker_opts {
 	 *  iour_broker__serve(); may be NULL. */
 	iour_broker_on_ring_fn on_ring;
 	void *arg; /**< passed to @c on_ring */
+	/** iour_broker__new(): how long a worker may take to answer one call,
+	 *  in ms (0: 2000; at most 3600000).  Past it the worker is killed
+	 *  and the call answered -EFAULT or -ENOMEM (see above). */
+	uint32_t deadline_ms;
+	/** iour_broker__new(): workers of this broker at once (0: 4; at most
+	 *  1024); at the limit its callers wait. */
+	uint32_t max_workers;
+	/** iour_broker__new(): working workers of the whole process (every
+	 *  broker's) beyond which this broker answers -ENOMEM at once (0: 64;
+	 *  at most 65536). */
+	uint32_t process_workers;
 };
 /** @brief The last field of struct iour_broker_opts, up to which the library
  *         reads it (the options discipline of common.h). */
-#define iour_broker_opts__last_field arg
+#define iour_broker_opts__last_field process_workers
 
-/** @brief Counters of a broker (iour_broker__counters()). */
+/** @brief Counters of a broker (iour_broker__counters()).  A call served
+ *         by a worker is counted when iour_broker__serve() reaps the
+ *         worker, which can be after the caller saw its answer. */
 struct iour_broker_counters {
-	size_t sz;               /**< set by the caller: sizeof(struct iour_broker_counters) */
-	uint64_t notifications;  /**< notifications received */
-	uint64_t served;         /**< restricted rings installed in the program */
-	uint64_t refused;        /**< calls answered with an errno (all reasons below) */
-	uint64_t refused_flags;  /**< ... because of a setup flag the broker refuses */
-	uint64_t refused_kernel; /**< ... because the kernel refused the ring or a step */
-	uint64_t refused_memory; /**< ... because the params could not be read or written */
-	uint64_t gone;           /**< notifications whose caller went away before the answer */
+	size_t sz;                 /**< set by the caller: sizeof(struct iour_broker_counters) */
+	uint64_t notifications;    /**< notifications received */
+	uint64_t served;           /**< restricted rings installed in the program */
+	uint64_t refused;          /**< calls answered with an errno (all reasons below) */
+	uint64_t refused_flags;    /**< ... because of a setup flag the broker refuses */
+	uint64_t refused_kernel;   /**< ... because the kernel refused the ring or a step */
+	uint64_t refused_memory;   /**< ... because the params could not be read or written */
+	uint64_t gone;             /**< notifications whose caller went away before the answer */
+	uint64_t refused_deadline; /**< ... refused: the worker did not answer in time (or died) */
+	uint64_t refused_busy;     /**< ... refused: no worker could be started (process limit) */
+	uint64_t
+		refused_accounting; /**< ... refused: the ring could not be charged to the caller */
+	uint64_t deferred; /**< times the broker stopped taking notifications at max_workers */
 };
 
 /**
@@ -189,18 +243,22 @@ IOUR_API int iour_broker__install(const struct iour_broker_opts *opts, int *list
  * @param opts options, or NULL.
  * @param out receives the broker.
  * @return 0 on success; -EINVAL if @p plan or @p out is NULL, the plan has
- *         no ring part, @p listener_fd is negative or @p opts is invalid;
+ *         no ring part, @p listener_fd is negative or not pollable, or
+ *         @p opts is invalid (a limit above its maximum);
  *         -E2BIG; -IOUR_ERRNO__UNSUPPORTED if the plan was refused by
- *         #IOUR_POLICY_COMPAT_HARD; -ENOMEM.
+ *         #IOUR_POLICY_COMPAT_HARD; -ENOMEM, -EMFILE, -ENFILE (the broker's
+ *         epoll fd and timerfd).
  * @since 1.1
  */
 IOUR_API int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 			      const struct iour_broker_opts *opts, struct iour_broker **out);
 
 /**
- * @brief **iour_broker__fd()** gives the listener, to wait on with
- *        `poll(2)`: readable (POLLIN) when a notification waits, POLLHUP
- *        when every process the filter confined has exited.
+ * @brief **iour_broker__fd()** gives the fd to wait on with `poll(2)` or
+ *        `epoll`: readable (POLLIN) when iour_broker__serve() has work
+ *        (a notification, a worker that finished, a deadline passed, or
+ *        every confined process gone).  It is the broker's own epoll fd,
+ *        not the listener; it never reports POLLHUP: serve() says -ENOENT.
  * @param b the broker.
  * @return the fd; -EINVAL if @p b is NULL.
  * @since 1.1
@@ -208,22 +266,27 @@ IOUR_API int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 IOUR_API int iour_broker__fd(const struct iour_broker *b);
 
 /**
- * @brief **iour_broker__serve()** waits for one notification and answers
- *        it (blocking unless poll() said one waits).
+ * @brief **iour_broker__serve()** does the broker's pending work: reaps
+ *        the workers that finished (counting them and calling on_ring for
+ *        their calls), answers the calls of workers past their deadline,
+ *        and takes new notifications, forking a worker for each.  It never
+ *        waits on a caller.  Without #IOUR_BROKER_NONBLOCK it waits until
+ *        there is work (one event); with it, it never waits.
  *
  * A notification that is not `io_uring_setup` (it cannot come from the
  * library's filter) is answered with -ENOSYS.  Errors of one call (a
- * refused flag, a kernel refusal, a caller that went away) are answers to
- * the program, counted and reported to the callback; they are not errors
- * of this function.
+ * refused flag, a kernel refusal, a deadline, a caller that went away) are
+ * answers to the program, counted and reported to the callback; they are
+ * not errors of this function.  The callback is called from this function,
+ * in the calling process, never from a worker.
  *
  * @param b the broker.
- * @return 0 after a notification was answered (or found gone); or a
- *         negative error code:
+ * @return 0 after some work was done; or a negative error code:
  *  - -EINVAL: @p b is NULL;
- *  - -ENOENT: every process the filter confined has exited: stop serving;
+ *  - -ENOENT: every process the filter confined has exited and every
+ *    worker has been reaped: stop serving;
  *  - -EINTR: a signal interrupted the wait;
- *  - -EAGAIN: with #IOUR_BROKER_NONBLOCK, no notification was pending;
+ *  - -EAGAIN: with #IOUR_BROKER_NONBLOCK, nothing was pending;
  *  - -ENOMEM or another negative errno from the kernel's
  *    `SECCOMP_IOCTL_NOTIF_RECV`.
  * @since 1.1
@@ -242,10 +305,13 @@ IOUR_API int iour_broker__serve(struct iour_broker *b);
 IOUR_API int iour_broker__counters(const struct iour_broker *b, struct iour_broker_counters *out);
 
 /**
- * @brief **iour_broker__free()** closes the listener and releases the
- *        broker.  Programs confined by the listener's filter get -ENOSYS
- *        from `io_uring_setup` from then on (unless another process holds
- *        a copy of the listener).  Rings already handed out keep working.
+ * @brief **iour_broker__free()** kills the broker's workers, answers
+ *        their calls -ENOSYS, reaps the workers that exit within 100 ms,
+ *        closes the listener and releases the broker.  Programs confined by
+ *        the listener's filter get -ENOSYS from `io_uring_setup` from then
+ *        on (unless another process holds a copy of the listener; a killed
+ *        worker the kernel still keeps waiting holds one until it exits).
+ *        Rings already handed out keep working.
  * @param b the broker; NULL is accepted and ignored.
  * @since 1.1
  */

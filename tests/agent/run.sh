@@ -13,6 +13,10 @@
 #   load, gets EPERM from io_uring_setup;
 # - a container killed while its io_uring_setup calls wait does not take
 #   the agent down;
+# - a container whose io_uring_setup params lie in a FUSE page that never
+#   answers: another container is served meanwhile, the stalled call gets
+#   EFAULT at the deadline, SIGTERM ends the agent at once (simulated
+#   runtime connections, tests/agent/agent_stall.c: runs without runc);
 # - the agent killed while a container runs: the container's next
 #   io_uring_setup fails with ENOSYS, its ring keeps working, it exits
 #   normally, and a new agent on the same socket serves new containers.
@@ -140,6 +144,63 @@ check "SIGTERM: the socket is removed" [ ! -e "$S" ]
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$S"
 check "a stale socket is replaced" start_agent
 stop_agent
+
+# ---- a container whose io_uring_setup params never arrive: they lie in a
+# FUSE page whose READ is never answered (tests/agent/agent_stall.c: two
+# simulated runtime connections, no real container; doc/security.md 3a)
+STALL=$O/tests/agent_stall
+# sval FILE KEY, sms FILE KEY: the result / the milliseconds agent-stall
+# printed for KEY ("KEY=RESULT ms=MS").
+sval() { sed -n "s/^$2=\(-*[0-9]*\) ms=.*/\1/p" "$1" | head -n 1; }
+sms() { sed -n "s/^$2=-*[0-9]* ms=\([0-9]*\)$/\1/p" "$1" | head -n 1; }
+cat >"$work/stall.json" <<'EOF'
+{ "defaultAction": "deny", "entries": [ { "names": ["read"], "action": "allow" } ] }
+EOF
+echo "agent: a container whose params never arrive (FUSE)"
+if [ ! -x "$STALL" ]; then
+	bad "build $STALL first (make check-agent builds it)"
+else
+	start_agent
+	"$STALL" "$S" stall-a "$work/stall.json" fuse >"$work/stall-a.out" 2>&1 &
+	ja=$!
+	wait_for "$work/stall-a.out" '^calling\|^skip:' 100
+	if grep -q '^skip:' "$work/stall-a.out"; then
+		echo "agent: FUSE stall: SKIP: $(sed -n 's/^skip: //p' "$work/stall-a.out")"
+		wait $ja
+		stop_agent
+	else
+		sleep 0.3
+		"$STALL" "$S" plain-b "$work/stall.json" plain >"$work/plain-b.out" 2>&1
+		r=$(sval "$work/plain-b.out" setup)
+		ms=$(sms "$work/plain-b.out" setup)
+		check "while a container's params never arrive, a new runtime connection's container is served at once (setup=$r in ${ms:-?} ms)" \
+			sh -c "[ '${r:--1}' -ge 0 ] && [ '${ms:-9999}' -lt 1000 ]"
+		wait $ja
+		r=$(sval "$work/stall-a.out" setup)
+		ms=$(sms "$work/stall-a.out" setup)
+		check "the stalled call gets EFAULT at the 2 s deadline (got $r after ${ms:-?} ms)" \
+			sh -c "[ '$r' = -14 ] && [ '${ms:-0}' -ge 1900 ] && [ '${ms:-0}' -lt 4000 ]"
+		check "... logged with the reason" \
+			grep -q 'container=stall-a pid=[0-9]* ring .*result=EFAULT .*could not be read in time' "$LOG"
+		r=$(sval "$work/stall-a.out" setup2)
+		check "... and the container's next io_uring_setup is served (setup2=$r)" [ "${r:--1}" -ge 0 ]
+		# SIGTERM while a call is stalled
+		"$STALL" "$S" stall-c "$work/stall.json" fuse1 >"$work/stall-c.out" 2>&1 &
+		jc=$!
+		wait_for "$work/stall-c.out" '^calling' 100
+		wait_for "$LOG" 'container=stall-c pid=[0-9]* new' 50
+		sleep 0.5
+		t0=$(date +%s%N)
+		stop_agent
+		rc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		check "SIGTERM while a container's call is stalled: the agent exits 0 at once (rc $rc after $ms ms)" \
+			sh -c "[ $rc -eq 0 ] && [ $ms -lt 1000 ]"
+		wait $jc
+		r=$(sval "$work/stall-c.out" setup)
+		check "... and the stalled call gets ENOSYS (got $r)" [ "$r" = -38 ]
+	fi
+fi
 
 # ---- containers
 command -v runc >/dev/null 2>&1 || skip "runc is not installed (Debian package runc)"

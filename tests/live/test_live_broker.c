@@ -8,6 +8,10 @@
  *   (tests/progs/broker_try.c, raw system calls only), this process serves
  *   it: counters and events, a caller killed before the answer, the
  *   broker gone (the next io_uring_setup fails with ENOSYS), bad input;
+ *   callers whose params lie in a FUSE page that never arrives
+ *   (tests/common/fuse_stall.h): they do not stall the broker or another
+ *   broker of the same loop, get EFAULT at the deadline, and many of them
+ *   at once are bounded (max_workers, process_workers);
  * - through `iour-restrict run`, which is a broker on kernels without task
  *   restrictions (before 7.0): every setup flag against what the kernel
  *   itself answers unconfined, requests allowed and denied, the program
@@ -32,8 +36,10 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "fuse_stall.h"
 #include "live.h"
 #include "scm.h"
 #include "sys.h" /* the syscall seam: one test injects timing */
@@ -51,7 +57,8 @@ static void path_of(char *buf, size_t len, const char *rel)
 		snprintf(buf, len, "%s/../progs/%s", dir, base);
 	cr_assert_eq(access(buf, X_OK), 0,
 		     "%s is missing: the build (make tools) or the guest's initramfs "
-		     "(scripts/guest-payloads/30-cli.sh) must provide it", buf);
+		     "(scripts/guest-payloads/30-cli.sh) must provide it",
+		     buf);
 }
 
 static char *slurp(int fd)
@@ -98,8 +105,9 @@ static int run_argv(char *const argv[], const char *in, char **out, char **err)
 
 /* A policy allowing READ only (and the register opcodes the default
  * allows): NOP, OPENAT, ... get -EACCES from a restricted ring. */
-static const char read_only[] = "{ \"defaultAction\": \"deny\",\n"
-				"  \"entries\": [ { \"names\": [\"read\"], \"action\": \"allow\" } ] }\n";
+static const char read_only[] =
+	"{ \"defaultAction\": \"deny\",\n"
+	"  \"entries\": [ { \"names\": [\"read\"], \"action\": \"allow\" } ] }\n";
 
 /* iour-restrict run - [opts] -- broker-try STEPS (NULL-terminated). */
 static int run_try(const char *policy, const char *opt, const char *const *steps, char **out,
@@ -221,19 +229,27 @@ static void on_ring(void *arg, const struct iour_broker_event *ev)
 	}
 }
 
-/* Serve until `pid` exits; its wait status. */
+/* Serve until `pid` exits and the broker has reaped its workers (counters
+ * and events come when a worker is reaped, which can be after its caller
+ * saw the answer); the wait status. */
 static int serve_until_exit(struct iour_broker *b, pid_t pid)
 {
-	int st = 0;
+	int st = 0, r = 0;
+	bool exited = false;
 
-	for (;;) {
+	while (r != -ENOENT) {
 		struct pollfd p = { .fd = iour_broker__fd(b), .events = POLLIN };
 
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return st;
-		if (poll(&p, 1, 50) == 1 && (p.revents & POLLIN))
-			cr_assert_eq(iour_broker__serve(b), 0);
+		if (!exited && waitpid(pid, &st, WNOHANG) == pid)
+			exited = true;
+		if (poll(&p, 1, 50) == 1 && (p.revents & POLLIN)) {
+			r = iour_broker__serve(b);
+			cr_assert(r == 0 || r == -ENOENT, "serve: %d", r);
+		}
 	}
+	if (!exited)
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return st;
 }
 
 /* ---- the API --------------------------------------------------------------- */
@@ -254,7 +270,8 @@ Test(live_broker, api_serves_counts_and_reports)
 	plan = read_only_plan();
 	pid = confined_child(steps, 0, out, &lfd);
 	cr_assert_eq(iour_broker__new(plan, lfd, &bo, &b), 0);
-	cr_assert_eq(iour_broker__fd(b), lfd);
+	/* the fd to poll is the broker's own, not the listener */
+	cr_assert(iour_broker__fd(b) >= 0 && iour_broker__fd(b) != lfd);
 	st = serve_until_exit(b, pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	text = slurp(out);
@@ -438,9 +455,12 @@ Test(live_broker, api_callers_killed_before_the_answer)
 	victim = gc[1];
 	ops.io_uring_setup = setup_killing;
 	iour__sys_set(&ops);
-	st = iour_broker__serve(b);
+	/* the worker forked for the call inherits the injected seam; its
+	 * outcome is counted when it is reaped */
+	do
+		cr_assert_eq(iour_broker__serve(b), 0);
+	while (iour_broker__counters(b, &c) == 0 && !c.gone && !c.served && !c.refused);
 	iour__sys_set(NULL);
-	cr_assert_eq(st, 0);
 	cr_assert_eq(iour_broker__counters(b, &c), 0);
 	cr_assert_eq(c.served, 0, "a ring was installed in a dead caller");
 	cr_assert_eq(c.gone, 1, "gone %llu refused %llu", (unsigned long long)c.gone,
@@ -450,9 +470,12 @@ Test(live_broker, api_callers_killed_before_the_answer)
 
 	/* 3. The broker still serves the living. */
 	cr_assert_eq(write(go[1], "g", 1), 1);
-	do
-		cr_assert_eq(iour_broker__serve(b), 0);
-	while (iour_broker__counters(b, &c) == 0 && !c.served);
+	do {
+		/* the caller may exit before its worker is reaped: the
+		 * serve that counts it can also find everyone gone */
+		st = iour_broker__serve(b);
+		cr_assert(st == 0 || st == -ENOENT, "serve: %d", st);
+	} while (iour_broker__counters(b, &c) == 0 && !c.served && st == 0);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	cr_assert_gt(read(rep[0], line, sizeof(line) - 1), 0);
@@ -467,6 +490,363 @@ Test(live_broker, api_callers_killed_before_the_answer)
 	close(go[1]);
 	close(rep[0]);
 	close(rep[1]);
+}
+
+/* ---- callers that stall their broker (doc/security.md 3a) ---------------- */
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A confined child's output, read without waiting. */
+struct out {
+	int fd;
+	char text[4096];
+	size_t len;
+};
+
+static void out_open(struct out *o, int *wr)
+{
+	int p[2];
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	cr_assert_eq(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	o->fd = p[0];
+	o->len = 0;
+	o->text[0] = '\0';
+	*wr = p[1];
+}
+
+static const char *out_text(struct out *o)
+{
+	ssize_t n;
+
+	while ((n = read(o->fd, o->text + o->len, sizeof(o->text) - 1 - o->len)) > 0) {
+		o->len += (size_t)n;
+		o->text[o->len] = '\0';
+	}
+	return o->text;
+}
+
+/* One round of a loop that serves several brokers, as the OCI agent's
+ * does (IOUR_BROKER_NONBLOCK): at most 10 ms. */
+static void serve_round(struct iour_broker *const *b, int n)
+{
+	struct pollfd p[4];
+
+	for (int i = 0; i < n; i++) {
+		p[i].fd = b[i] ? iour_broker__fd(b[i]) : -1;
+		p[i].events = POLLIN;
+		p[i].revents = 0;
+	}
+	if (poll(p, (nfds_t)n, 10) <= 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (p[i].revents & POLLIN) {
+			int r = iour_broker__serve(b[i]);
+
+			cr_assert(r == 0 || r == -EAGAIN || r == -ENOENT, "serve: %d", r);
+		}
+	}
+}
+
+static struct iour_broker_counters counters_of(struct iour_broker *b)
+{
+	struct iour_broker_counters c = { .sz = sizeof(c) };
+
+	cr_assert_eq(iour_broker__counters(b, &c), 0);
+	return c;
+}
+
+/* Serve until every broker says -ENOENT (their children have exited). */
+static void serve_to_end(struct iour_broker *const *b, int n)
+{
+	long long end = ms_now() + 20000;
+	int left = n;
+	bool done[4] = { false, false, false, false };
+
+	while (left && ms_now() < end) {
+		serve_round(b, n);
+		for (int i = 0; i < n; i++) {
+			if (!done[i] && iour_broker__serve(b[i]) == -ENOENT) {
+				done[i] = true;
+				left--;
+			}
+		}
+	}
+	cr_assert_eq(left, 0, "a broker still has work 20 s after its callers exited");
+}
+
+static void fuse_or_skip(struct fuse_stall *fs)
+{
+	char why[256];
+
+	if (fuse_stall_start(fs, why, sizeof(why)))
+		cr_skip_test("skipped: %s", why);
+}
+
+/*
+ * A caller whose io_uring_params lie in a FUSE page that never arrives.
+ * Reading them waits forever (the positive control: a plain pread of its
+ * /proc/PID/mem does not return); the broker's worker waits in its place:
+ * - a second broker served by the same loop (a second container of the
+ *   agent) serves its caller at once meanwhile;
+ * - the stalled call gets EFAULT at the deadline, counted and reported;
+ * - the same caller's next io_uring_setup is served.
+ */
+Test(live_broker, api_fuse_stall_does_not_stall_the_loop)
+{
+	struct fuse_stall fs;
+	struct events ev_a = { 0 }, ev_b = { 0 };
+	IOUR_OPTS(iour_broker_opts, oa, .flags = IOUR_BROKER_NONBLOCK, .on_ring = on_ring,
+		  .arg = &ev_a, .deadline_ms = 1500);
+	IOUR_OPTS(iour_broker_opts, ob, .flags = IOUR_BROKER_NONBLOCK, .on_ring = on_ring,
+		  .arg = &ev_b);
+	struct iour_broker *b[2] = { NULL, NULL };
+	struct iour_plan *plan;
+	struct out out_a, out_b;
+	char step_a[160], *at;
+	const char *steps_a[] = { step_a, "setup:0", "nop", NULL };
+	static const char *const steps_b[] = { "wait", "setup:0", "nop", NULL };
+	int wa, wb, in_b[2], lfd_a, lfd_b, ctl[2], st;
+	long long t_taken, t0, t_b, t_a;
+	unsigned long long addr;
+	pid_t pa, pb, reader;
+
+	LIVE_REQUIRE(LIVE_RING);
+	fuse_or_skip(&fs);
+	plan = read_only_plan();
+	snprintf(step_a, sizeof(step_a), "setup-file:%s", fs.file);
+	out_open(&out_a, &wa);
+	out_open(&out_b, &wb);
+	cr_assert_eq(pipe(in_b), 0);
+	pa = confined_child(steps_a, 0, wa, &lfd_a);
+	pb = confined_child(steps_b, in_b[0], wb, &lfd_b);
+	close(wa);
+	close(wb);
+	close(in_b[0]);
+	cr_assert_eq(iour_broker__new(plan, lfd_a, &oa, &b[0]), 0);
+	cr_assert_eq(iour_broker__new(plan, lfd_b, &ob, &b[1]), 0);
+
+	/* A's call is taken; its worker reads the params and waits */
+	t0 = ms_now();
+	while (!(counters_of(b[0]).notifications == 1 && strstr(out_text(&out_a), "params-at: "))) {
+		serve_round(b, 2);
+		cr_assert_lt(ms_now() - t0, 10000, "A's call never came: %s", out_a.text);
+	}
+	t_taken = ms_now();
+	at = strstr(out_a.text, "params-at: ");
+	cr_assert_eq(sscanf(at, "params-at: %llx", &addr), 1);
+
+	/* (d) the attack is real: a plain reader of those params waits */
+	cr_assert_eq(pipe(ctl), 0);
+	reader = fork();
+	cr_assert_geq(reader, 0);
+	if (reader == 0) {
+		char path[64], buf[120];
+		int mem;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", pa);
+		mem = open(path, O_RDONLY);
+		n = mem < 0 ? -1 : pread(mem, buf, sizeof(buf), (off_t)addr);
+		(void)!write(ctl[1], &n, sizeof(n));
+		_exit(0);
+	}
+	close(ctl[1]);
+	{
+		struct pollfd p = { .fd = ctl[0], .events = POLLIN };
+
+		while (ms_now() - t_taken < 500) {
+			serve_round(b, 2);
+			cr_assert_eq(
+				poll(&p, 1, 0), 0,
+				"a plain read of the FUSE page returned: the stall is not real");
+		}
+	}
+
+	/* (a) meanwhile B, a second broker of the same loop, is served */
+	cr_assert_eq(write(in_b[1], "x", 1), 1);
+	t0 = ms_now();
+	while (!strstr(out_text(&out_b), "nop: ")) {
+		serve_round(b, 2);
+		cr_assert_lt(ms_now() - t0, 10000, "B was not served: %s", out_b.text);
+	}
+	t_b = ms_now() - t0;
+	cr_assert_str_eq(out_b.text, "setup: ok\nnop: EACCES\n");
+	cr_assert_eq(counters_of(b[0]).refused_deadline, 0,
+		     "A was answered before B was served: nothing was shown");
+	cr_assert_lt(t_b, 1000, "B waited %lld ms while A stalled", t_b);
+
+	/* (b) A gets EFAULT at the deadline */
+	while (!strstr(out_text(&out_a), "setup: EFAULT")) {
+		serve_round(b, 2);
+		cr_assert_lt(ms_now() - t_taken, 10000, "A was never answered: %s", out_a.text);
+	}
+	t_a = ms_now() - t_taken;
+	cr_assert_geq(t_a, 1400, "A answered after %lld ms, before its deadline", t_a);
+	cr_assert_lt(t_a, 4000, "A answered after %lld ms", t_a);
+	cr_assert_eq(counters_of(b[0]).refused_deadline, 1);
+	cr_assert_eq(counters_of(b[0]).refused, 1);
+	cr_assert_eq(ev_a.n, 1);
+	cr_assert_eq(ev_a.result[0], -EFAULT);
+	cr_assert(strstr(ev_a.what[0], "could not be read in time"), "%s", ev_a.what[0]);
+
+	/* (c) A's next io_uring_setup is served (A itself then waits in its
+	 * own mmap until the FUSE read ends: the stuck reads hold its memory
+	 * map's lock, which only A pays for) */
+	t0 = ms_now();
+	while (ev_a.n < 2) {
+		serve_round(b, 2);
+		cr_assert_lt(ms_now() - t0, 10000, "A's next call was not served");
+	}
+	cr_assert_geq(ev_a.result[1], 0, "%s", ev_a.what[1]);
+	cr_assert(strstr(ev_a.what[1], "ring fd"), "%s", ev_a.what[1]);
+
+	/* the end: the FUSE server goes, every stuck read ends */
+	fuse_stall_stop(&fs);
+	kill(reader, SIGKILL);
+	cr_assert_eq(waitpid(reader, NULL, 0), reader);
+	cr_assert_eq(waitpid(pb, &st, 0), pb);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "B: status %#x", st);
+	t0 = ms_now();
+	while (waitpid(pa, &st, WNOHANG) != pa) {
+		serve_round(b, 2);
+		cr_assert_lt(ms_now() - t0, 10000, "A did not exit: %s", out_text(&out_a));
+	}
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "A: status %#x", st);
+	serve_to_end(b, 2);
+	cr_assert(strstr(out_text(&out_a), "setup: EFAULT\nsetup: ok\nnop: EACCES\n"), "%s",
+		  out_a.text);
+	live_log("FUSE stall: B served in %lld ms while A stalled; A got EFAULT after %lld ms "
+		 "(%s); A's next ring served",
+		 t_b, t_a, ev_a.what[0]);
+	iour_broker__free(b[0]);
+	iour_broker__free(b[1]);
+	iour_plan__free(plan);
+	close(ctl[0]);
+	close(in_b[1]);
+}
+
+/*
+ * Many stalling calls cannot exhaust the brokers: at max_workers a broker
+ * stops taking its listener's calls (its callers wait, killed workers the
+ * kernel keeps waiting included); beyond process_workers a call gets
+ * ENOMEM at once; another broker is served all along.
+ */
+Test(live_broker, api_stalling_callers_are_bounded)
+{
+	struct fuse_stall fs;
+	IOUR_OPTS(iour_broker_opts, oa, .flags = IOUR_BROKER_NONBLOCK, .deadline_ms = 800,
+		  .max_workers = 2);
+	IOUR_OPTS(iour_broker_opts, ob, .flags = IOUR_BROKER_NONBLOCK, .process_workers = 2);
+	IOUR_OPTS(iour_broker_opts, oc, .flags = IOUR_BROKER_NONBLOCK);
+	struct iour_broker *b[3] = { NULL, NULL, NULL };
+	struct iour_broker_counters ca;
+	struct iour_plan *plan;
+	struct out out_a, out_b, out_c;
+	char step_a[160];
+	const char *steps_a[] = { step_a, NULL };
+	static const char *const steps_bc[] = { "wait", "setup:0", "nop", NULL };
+	int wa, wb, wc, in_b[2], in_c[2], lfd[3], st;
+	long long t0;
+	bool stuck;
+	pid_t pid[3];
+
+	LIVE_REQUIRE(LIVE_RING);
+	fuse_or_skip(&fs);
+	plan = read_only_plan();
+	snprintf(step_a, sizeof(step_a), "setup-files:3:%s", fs.file);
+	out_open(&out_a, &wa);
+	out_open(&out_b, &wb);
+	out_open(&out_c, &wc);
+	cr_assert_eq(pipe(in_b), 0);
+	cr_assert_eq(pipe(in_c), 0);
+	pid[0] = confined_child(steps_a, 0, wa, &lfd[0]);
+	pid[1] = confined_child(steps_bc, in_b[0], wb, &lfd[1]);
+	pid[2] = confined_child(steps_bc, in_c[0], wc, &lfd[2]);
+	close(wa);
+	close(wb);
+	close(wc);
+	close(in_b[0]);
+	close(in_c[0]);
+	cr_assert_eq(iour_broker__new(plan, lfd[0], &oa, &b[0]), 0);
+	cr_assert_eq(iour_broker__new(plan, lfd[1], &ob, &b[1]), 0);
+	cr_assert_eq(iour_broker__new(plan, lfd[2], &oc, &b[2]), 0);
+
+	/* A's three threads call; two workers take two calls, the third waits */
+	t0 = ms_now();
+	while (counters_of(b[0]).notifications < 2) {
+		serve_round(b, 3);
+		cr_assert_lt(ms_now() - t0, 10000, "A's calls never came");
+	}
+	while (ms_now() - t0 < 300)
+		serve_round(b, 3);
+	ca = counters_of(b[0]);
+	cr_assert_eq(ca.notifications, 2, "max_workers 2, yet %llu calls taken",
+		     (unsigned long long)ca.notifications);
+	cr_assert_geq(ca.deferred, 1);
+
+	/* B's broker allows 2 working workers in the process: A has them */
+	cr_assert_eq(write(in_b[1], "x", 1), 1);
+	while (!strstr(out_text(&out_b), "nop: ")) {
+		serve_round(b, 3);
+		cr_assert_lt(ms_now() - t0, 10000, "B was not answered: %s", out_b.text);
+	}
+	cr_assert_str_eq(out_b.text, "setup: ENOMEM\nnop: no ring\n");
+	cr_assert_eq(counters_of(b[1]).refused_busy, 1);
+	cr_assert_eq(counters_of(b[0]).refused_deadline, 0, "B came after A's deadline");
+
+	/* C, a broker with the default limits, is served */
+	cr_assert_eq(write(in_c[1], "x", 1), 1);
+	while (!strstr(out_text(&out_c), "nop: ")) {
+		serve_round(b, 3);
+		cr_assert_lt(ms_now() - t0, 10000, "C was not served: %s", out_c.text);
+	}
+	cr_assert_str_eq(out_c.text, "setup: ok\nnop: EACCES\n");
+
+	/* A's two calls get EFAULT at the deadline.  Their workers, killed,
+	 * may still wait in the kernel (a FUSE read through /proc/PID/mem
+	 * ignores SIGKILL on 6.18 until the server answers or goes) and
+	 * then still hold A's two slots, the third call untaken until they
+	 * exit; or exit at once, and the third call is taken and stalls in
+	 * turn */
+	while (counters_of(b[0]).refused_deadline < 2) {
+		serve_round(b, 3);
+		cr_assert_lt(ms_now() - t0, 10000, "A's calls were not answered");
+	}
+	while (ms_now() - t0 < 1800)
+		serve_round(b, 3);
+	ca = counters_of(b[0]);
+	cr_assert_geq(ca.refused_deadline, 2);
+	stuck = ca.notifications == 2;
+
+	/* the FUSE server goes: the killed workers exit, the third call is
+	 * taken and refused (its params cannot be read) */
+	fuse_stall_stop(&fs);
+	while (waitpid(pid[0], &st, WNOHANG) != pid[0]) {
+		serve_round(b, 3);
+		cr_assert_lt(ms_now() - t0, 20000, "A did not exit: %s", out_text(&out_a));
+	}
+	cr_assert_eq(waitpid(pid[1], NULL, 0), pid[1]);
+	cr_assert_eq(waitpid(pid[2], NULL, 0), pid[2]);
+	serve_to_end(b, 3);
+	ca = counters_of(b[0]);
+	cr_assert_eq(ca.notifications, 3);
+	cr_assert_eq(ca.refused, 3);
+	live_log("stalling callers bounded: A's third call waited behind max_workers 2; B got "
+		 "ENOMEM at process_workers 2; C served; the killed workers %s; A: %s",
+		 stuck ? "waited in the kernel until the FUSE server went" : "exited at once",
+		 out_text(&out_a));
+	for (int i = 0; i < 3; i++)
+		iour_broker__free(b[i]);
+	iour_plan__free(plan);
+	close(in_b[1]);
+	close(in_c[1]);
 }
 
 Test(live_broker, api_bad_input)
@@ -567,8 +947,8 @@ Test(live_broker, run_every_setup_flag)
 
 		cr_assert_eq(try_direct(steps, &direct), 0);
 		rc = run_try(read_only, NULL, steps, &out, &err);
-		cr_assert_eq(rc, 0, "%s: status %d, output:\n%s\nstderr: %s", flag_cases[i].spec, rc,
-			     out, err);
+		cr_assert_eq(rc, 0, "%s: status %d, output:\n%s\nstderr: %s", flag_cases[i].spec,
+			     rc, out, err);
 		if (flag_cases[i].refused) {
 			snprintf(want, sizeof(want), "setup: %s\nnop: no ring\nread: no ring\n",
 				 flag_cases[i].refused);
@@ -581,8 +961,8 @@ Test(live_broker, run_every_setup_flag)
 			 * with EINVAL only after the gate), READ as unconfined. */
 			const char *rd = strstr(direct, "\nread: ");
 
-			cr_assert(!strncmp(direct, "setup: ok\nnop: ", 15) && rd, "%s unconfined: %s",
-				  flag_cases[i].spec, direct);
+			cr_assert(!strncmp(direct, "setup: ok\nnop: ", 15) && rd,
+				  "%s unconfined: %s", flag_cases[i].spec, direct);
 			snprintf(want, sizeof(want), "setup: ok\nnop: EACCES%s", rd);
 		}
 		cr_assert_str_eq(out, want, "%s: unconfined it was:\n%s\nstderr: %s",
@@ -599,8 +979,9 @@ Test(live_broker, run_every_setup_flag)
 
 Test(live_broker, run_restricts_and_says_so)
 {
-	static const char *const steps[] = { "setup:0", "nop", "read", "openat",
-					     "register-restrictions", "enable", NULL };
+	static const char *const steps[] = {
+		"setup:0", "nop", "read", "openat", "register-restrictions", "enable", NULL
+	};
 	char *out, *err;
 	int rc;
 
@@ -632,7 +1013,9 @@ static int notify_recv(int s, char *buf, size_t len, pid_t *from)
 {
 	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
 	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	ssize_t n = recvmsg(s, &m, MSG_DONTWAIT);
@@ -691,8 +1074,7 @@ Test(live_broker, run_notify_socket_names_the_command)
 	cr_assert(strstr(out, "notify: ok\n"), "%s", out);
 	notify_recv(s, msg1, sizeof(msg1), &from1);
 	notify_recv(s, msg2, sizeof(msg2), &from2);
-	cr_assert_eq(notify_recv(s, extra, sizeof(extra), &from2), 0, "a third message: %s",
-		     extra);
+	cr_assert_eq(notify_recv(s, extra, sizeof(extra), &from2), 0, "a third message: %s", extra);
 	if (broker) {
 		/* run (the command's parent) named the command first ... */
 		snprintf(buf, sizeof(buf), "MAINPID=%d", cmd_pid);
@@ -722,8 +1104,8 @@ Test(live_broker, run_notify_socket_names_the_command)
 
 Test(live_broker, run_fork_threads_exec)
 {
-	static const char *const steps[] = { "fork", "thread", "exec", "setup:0", "nop", "read",
-					     NULL };
+	static const char *const steps[] = { "fork", "thread", "exec", "setup:0",
+					     "nop",  "read",   NULL };
 	char *out, *err;
 	int rc;
 
@@ -794,9 +1176,20 @@ Test(live_broker, run_fio)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(file, sizeof(file), "--filename=%s/fio.dat", dir);
 	{
-		char *argv[] = { tool, "run", pol, "--", (char *)fio, "--name=broker",
-				 "--ioengine=io_uring", file, "--size=256k", "--bs=4k",
-				 "--rw=randrw", "--iodepth=4", "--direct=0", NULL };
+		char *argv[] = { tool,
+				 "run",
+				 pol,
+				 "--",
+				 (char *)fio,
+				 "--name=broker",
+				 "--ioengine=io_uring",
+				 file,
+				 "--size=256k",
+				 "--bs=4k",
+				 "--rw=randrw",
+				 "--iodepth=4",
+				 "--direct=0",
+				 NULL };
 
 		rc = run_argv(argv, NULL, &out, &err);
 	}
@@ -849,10 +1242,13 @@ Test(live_broker, run_learned_policies)
 		char *run[5];
 		const char *want;
 	} cases[] = {
-		{ "tests/broker-try", { "setup:0", "nop", "read", NULL },
+		{ "tests/broker-try",
+		  { "setup:0", "nop", "read", NULL },
 		  { "setup:0", "nop", "read", "openat", NULL },
 		  "setup: ok\nnop: ok\nread: ok\nopenat: EACCES\n" },
-		{ "tests/uring-try", { "nop", "read", NULL }, { "nop", "read", "openat-r", NULL },
+		{ "tests/uring-try",
+		  { "nop", "read", NULL },
+		  { "nop", "read", "openat-r", NULL },
 		  "setup: ok\nnop: ok\nread: ok\nopenat-r: EACCES\n" },
 	};
 	char dir[] = "/tmp/iour-broker-learn-XXXXXX";
@@ -921,9 +1317,23 @@ Test(live_broker, run_qemu_io)
 	cr_assert_eq(ftruncate(fd, 1 << 20), 0);
 	close(fd);
 	{
-		char *argv[] = { tool, "run", pol, "--", "/usr/bin/qemu-io", "-f", "raw",
-				 "--aio", "io_uring", "-c", "write -P 0x5a 0 64k", "-c",
-				 "read -P 0x5a 0 64k", "-c", "flush", img, NULL };
+		char *argv[] = { tool,
+				 "run",
+				 pol,
+				 "--",
+				 "/usr/bin/qemu-io",
+				 "-f",
+				 "raw",
+				 "--aio",
+				 "io_uring",
+				 "-c",
+				 "write -P 0x5a 0 64k",
+				 "-c",
+				 "read -P 0x5a 0 64k",
+				 "-c",
+				 "flush",
+				 img,
+				 NULL };
 
 		rc = run_argv(argv, NULL, &out, &err);
 	}
@@ -935,16 +1345,29 @@ Test(live_broker, run_qemu_io)
 	free(out);
 	free(err);
 	{
-		char *argv[] = { tool, "run", nowrite, "--", "/usr/bin/qemu-io", "-f", "raw",
-				 "--aio", "io_uring", "-c", "write -P 0xa5 0 64k", "-c",
-				 "read -P 0x5a 0 64k", img, NULL };
+		char *argv[] = { tool,
+				 "run",
+				 nowrite,
+				 "--",
+				 "/usr/bin/qemu-io",
+				 "-f",
+				 "raw",
+				 "--aio",
+				 "io_uring",
+				 "-c",
+				 "write -P 0xa5 0 64k",
+				 "-c",
+				 "read -P 0x5a 0 64k",
+				 img,
+				 NULL };
 
 		rc = run_argv(argv, NULL, &out, &err);
 	}
 	cr_assert(strstr(out, "write failed: Permission denied"), "exit %d: %s\n%s", rc, out, err);
 	cr_assert(strstr(out, "read 65536/65536 bytes at offset 0"), "%s", out);
 	cr_assert_null(strstr(out, "Pattern verification failed"), "%s", out);
-	live_log("qemu-io --aio io_uring: learned policy completes, its write refused without WRITEV");
+	live_log(
+		"qemu-io --aio io_uring: learned policy completes, its write refused without WRITEV");
 	unlink(img);
 	rmdir(dir);
 	free(out);
@@ -993,8 +1416,9 @@ Test(live_broker, run_closes_inherited_rings)
 Test(live_broker, run_broker_killed_fails_closed)
 {
 	char tool[4096], prog[4096], polpath[] = "/tmp/iour-broker-pol-XXXXXX";
-	char *argv[] = { tool, "run", polpath, "--", prog, "setup:0", "nop", "wait", "setup:0",
-			 NULL };
+	char *argv[] = {
+		tool, "run", polpath, "--", prog, "setup:0", "nop", "wait", "setup:0", NULL
+	};
 	char buf[256];
 	size_t got = 0;
 	int in[2], o[2], pfd, st;

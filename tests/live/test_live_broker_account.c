@@ -867,3 +867,124 @@ Test(live_broker_account, same_context)
 		cr_assert(strstr(status, "CapEff:\t0000000000000000\n"), "%s", status);
 	}
 }
+
+/* ---- end to end: `iour-restrict run`'s broker --------------------------------- */
+
+/* build/tools/iour-restrict and build/tests/broker-try, or the guests'
+ * /tools and /progs (as test_live_broker.c finds them). */
+static void tool_path(char *buf, size_t len, const char *rel)
+{
+	const char *dir = live_examples_dir();
+	const char *base = strrchr(rel, '/') + 1;
+
+	cr_assert_not_null(dir, "the examples' directory is unknown");
+	snprintf(buf, len, "%s/../%s", dir, rel);
+	if (access(buf, X_OK))
+		snprintf(buf, len, "%s/../progs/%s", dir, base);
+	cr_assert_eq(access(buf, X_OK), 0, "%s is missing", buf);
+}
+
+/* broker-try cgroup:DIR rings:ENTRIES, under `run POLICY` or unconfined;
+ * the number of rings it held and the errno word that stopped it. */
+static int rings_in_cgroup(bool under_run, const char *dir, char *err, size_t errlen)
+{
+	static const char nop_only[] = "{ \"defaultAction\": \"deny\",\n  \"entries\": "
+				       "[ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
+	char tool[4096], prog[4096], cg[PATH_MAX + 8], rings[32], pol[64] = "/tmp/iour-acct-XXXXXX";
+	char out[4096] = "", *p;
+	char *argv[12];
+	int pipefd[2], n = 0, st, count = -1, pf;
+	ssize_t got, len = 0;
+	pid_t pid;
+
+	tool_path(tool, sizeof(tool), "tools/iour-restrict");
+	tool_path(prog, sizeof(prog), "tests/broker-try");
+	pf = mkstemp(pol);
+	cr_assert_geq(pf, 0);
+	cr_assert_eq(write(pf, nop_only, strlen(nop_only)), (ssize_t)strlen(nop_only));
+	close(pf);
+	snprintf(cg, sizeof(cg), "cgroup:%s", dir);
+	snprintf(rings, sizeof(rings), "rings:%u", BIG_RING);
+	if (under_run) {
+		argv[n++] = tool;
+		argv[n++] = "run";
+		argv[n++] = "-q";
+		argv[n++] = pol;
+		argv[n++] = "--";
+	}
+	argv[n++] = prog;
+	argv[n++] = cg;
+	argv[n++] = rings;
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		execv(argv[0], argv);
+		_exit(125);
+	}
+	close(pipefd[1]);
+	while ((got = read(pipefd[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
+		len += got;
+	out[len] = '\0';
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	unlink(pol);
+	cr_assert(strstr(out, "cgroup: ok\n"), "%s could not join %s: %s",
+		  under_run ? "the command under run" : "the program", dir, out);
+	p = strstr(out, "rings: ");
+	cr_assert_not_null(p, "no rings line: %s (status %#x)", out, st);
+	cr_assert_eq(sscanf(p, "rings: %d %31s", &count, err), 2, "%s", out);
+	(void)errlen;
+	return count;
+}
+
+/* The issue's measurement as a test: the program moves itself into a
+ * 64 MiB memory cgroup of its own (the broker stays where it is) and
+ * creates rings of 32768 entries until one fails.  Under run it gets as
+ * many as unconfined (within one), and ENOMEM: the broker's worker
+ * charged each ring to the program's cgroup (doc/security.md 3a, "Who
+ * pays").  Before the workers, run's broker paid and the program held
+ * 100 of them (its cgroup was charged nothing). */
+static void run_pays_case(enum kind k)
+{
+	char e1[32], e2[32];
+	const char *why;
+	int n1, n2;
+
+	LIVE_REQUIRE(LIVE_RING);
+	if (getuid() != 0)
+		cr_skip_test("skipped: needs root (cgroups)");
+	if (!live_missing(LIVE_TASK))
+		cr_skip_test("skipped: this kernel has task restrictions, which run uses instead of "
+			     "the broker (the program creates its rings itself)");
+	why = make_cgroup(k == CG_V2);
+	if (why) {
+		live_log("%s", why);
+		cr_skip_test("skipped: %s", why);
+	}
+	n1 = rings_in_cgroup(false, cg_dirs[0], e1, sizeof(e1));
+	if (n1 >= 1000)
+		cr_skip_test("skipped: a ring's memory is not charged to the memory cgroup of its "
+			     "creator on this kernel");
+	n2 = rings_in_cgroup(true, cg_dirs[1], e2, sizeof(e2));
+	live_log("%s: unconfined the program held %d rings of %u entries, then %s; under run "
+		 "(broker) %d, then %s",
+		 k == CG_V2 ? "cgroup v2, 64 MiB" : "cgroup v1, 64 MiB", n1, BIG_RING, e1, n2, e2);
+	cr_assert_str_eq(e1, "ENOMEM");
+	cr_assert_str_eq(e2, "ENOMEM", "under run the program's ring %d failed with %s", n2 + 1,
+			 e2);
+	cr_assert(abs(n1 - n2) <= 1, "unconfined %d rings, under run %d", n1, n2);
+}
+
+Test(live_broker_account, run_program_pays_in_its_memcg_v1)
+{
+	run_pays_case(CG_V1);
+}
+
+Test(live_broker_account, run_program_pays_in_its_memcg_v2)
+{
+	run_pays_case(CG_V2);
+}

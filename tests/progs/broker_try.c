@@ -18,6 +18,17 @@
  *                 else "setup: ERRNO" or "setup: bad params (...)"
  *   setup-ro, setup-null  io_uring_setup with params in a read-only page /
  *                 at NULL: "setup: ERRNO" (EFAULT from the kernel)
+ *   setup-file:PATH  io_uring_setup with params in a private writable
+ *                 mapping of PATH's first page (never touched here):
+ *                 "params-at: ADDR" first, then "setup: ok" or the errno
+ *                 (PATH a FUSE file that never answers READ: a reader of
+ *                 the params waits; tests/common/fuse_stall.h)
+ *   setup-files:N:PATH  the same from N threads at once (N <= 4), each
+ *                 with its own page
+ *   cgroup:DIR    move this process into cgroup directory DIR: "cgroup: ok"
+ *                 or the errno
+ *   rings:N       io_uring_setup(N) again and again, keeping every ring,
+ *                 until one fails (at most 1000): "rings: COUNT ERRNO"
  *   nop, read, openat     one request on the last ring: "nop: ok" or the
  *                 completion's errno; read checks the data it got
  *   register-restrictions, enable, register-files
@@ -174,8 +185,8 @@ static void do_setup(const char *spec)
 	}
 	/* What io_uring_setup gives back: the flags as asked, the sizes and
 	 * offsets filled in, a ring behind the fd. */
-	if (p.flags != flags || !p.sq_entries || !p.cq_entries || !p.features ||
-	    !p.sq_off.tail || !p.cq_off.cqes || ((flags & IORING_SETUP_CQSIZE) && p.cq_entries != 64)) {
+	if (p.flags != flags || !p.sq_entries || !p.cq_entries || !p.features || !p.sq_off.tail ||
+	    !p.cq_off.cqes || ((flags & IORING_SETUP_CQSIZE) && p.cq_entries != 64)) {
 		say("setup", "bad params (flags %#x sq %u cq %u features %#x)", p.flags,
 		    p.sq_entries, p.cq_entries, p.features);
 		close(fd);
@@ -215,8 +226,9 @@ static void do_setup(const char *spec)
 	/* The memory behind the fd must be the ring the params describe. */
 	if (*cur.sq_mask != p.sq_entries - 1 || *cur.cq_mask != p.cq_entries - 1 ||
 	    *cur.sq_tail != 0 || *cur.cq_tail != 0) {
-		say("setup", "ring memory does not match the params (sq mask %u tail %u, cq mask %u "
-			     "tail %u; params sq %u cq %u)",
+		say("setup",
+		    "ring memory does not match the params (sq mask %u tail %u, cq mask %u "
+		    "tail %u; params sq %u cq %u)",
 		    *cur.sq_mask, *cur.sq_tail, *cur.cq_mask, *cur.cq_tail, p.sq_entries,
 		    p.cq_entries);
 		close(fd);
@@ -311,7 +323,7 @@ static void do_request(const char *what)
 	} else {
 		sqe.opcode = IORING_OP_OPENAT;
 		sqe.fd = AT_FDCWD;
-		sqe.addr = (uint64_t)(uintptr_t)"/dev/null";
+		sqe.addr = (uint64_t)(uintptr_t) "/dev/null";
 		sqe.open_flags = O_RDONLY | O_CLOEXEC;
 	}
 	res = submit(&sqe);
@@ -340,10 +352,11 @@ static void do_register(const char *what)
 	r[0].opcode = IORING_RESTRICTION_SQE_OP;
 	r[0].sqe_op = IORING_OP_OPENAT;
 	if (!strcmp(what, "register-restrictions"))
-		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_RESTRICTIONS, r, 1);
+		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_RESTRICTIONS, r,
+				  1);
 	else if (!strcmp(what, "enable"))
-		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_ENABLE_RINGS, NULL,
-				  0);
+		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_ENABLE_RINGS,
+				  NULL, 0);
 	else
 		rc = (int)syscall(__NR_io_uring_register, cur.fd, IORING_REGISTER_FILES, fds, 1);
 	say(what, "%s", rc < 0 ? ename(errno) : "ok");
@@ -622,6 +635,41 @@ static void do_notify(void)
 	say("notify", "%s", err ? ename(err) : "ok");
 }
 
+/* N (1..4) pages of PATH mapped at once, before any call: a mmap after a
+ * reader of the params waits would wait too (the reader holds this
+ * process's memory map lock). */
+static char *map_file(const char *path, int n)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	void *m = f >= 0 ? mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, f, 0) :
+			   MAP_FAILED;
+
+	if (f >= 0)
+		close(f);
+	if (m == MAP_FAILED) {
+		say("setup", "cannot map %s: %s", path, ename(errno));
+		return NULL;
+	}
+	return m;
+}
+
+static void setup_at(void *params)
+{
+	long fd;
+
+	say("params-at", "%p", params);
+	fd = syscall(__NR_io_uring_setup, 8, params);
+	say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
+	if (fd >= 0)
+		close((int)fd);
+}
+
+static void *setup_at_thread(void *params)
+{
+	setup_at(params);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	/* A request that never completes is a failure to see, not a hang. */
@@ -634,7 +682,8 @@ int main(int argc, char **argv)
 			long fd;
 
 			if (!strcmp(s, "setup-ro")) {
-				pg = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				pg = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+					  0);
 				if (pg == MAP_FAILED)
 					return 2;
 			}
@@ -645,6 +694,54 @@ int main(int argc, char **argv)
 			say("setup", "%s", fd >= 0 ? "ok" : ename(errno));
 			if (fd >= 0)
 				close((int)fd);
+		} else if (!strncmp(s, "setup-file:", 11)) {
+			char *m = map_file(s + 11, 1);
+
+			if (m)
+				setup_at(m);
+		} else if (!strncmp(s, "setup-files:", 12)) {
+			pthread_t t[4];
+			char *path, *m;
+			long n = strtol(s + 12, &path, 10);
+
+			if (n < 1 || n > 4 || *path != ':')
+				return 2;
+			m = map_file(path + 1, (int)n);
+			if (!m)
+				continue;
+			for (long k = 0; k < n; k++)
+				if (pthread_create(&t[k], NULL, setup_at_thread, m + k * 4096))
+					return 2;
+			for (long k = 0; k < n; k++)
+				pthread_join(t[k], NULL);
+		} else if (!strncmp(s, "cgroup:", 7)) {
+			/* Move this process into cgroup directory DIR. */
+			char path[4096];
+			int f;
+
+			snprintf(path, sizeof(path), "%s/cgroup.procs", s + 7);
+			f = open(path, O_WRONLY | O_CLOEXEC);
+			if (f < 0 || write(f, "0", 1) != 1)
+				say("cgroup", "%s", ename(errno));
+			else
+				say("cgroup", "ok");
+			if (f >= 0)
+				close(f);
+		} else if (!strncmp(s, "rings:", 6)) {
+			/* Rings of N entries, kept, until one fails (at most 1000). */
+			unsigned long entries = strtoul(s + 6, NULL, 10);
+			int k = 0, err = 0;
+
+			for (; k < 1000; k++) {
+				struct io_uring_params p;
+
+				memset(&p, 0, sizeof(p));
+				if (syscall(__NR_io_uring_setup, (unsigned)entries, &p) < 0) {
+					err = errno;
+					break;
+				}
+			}
+			say("rings", "%d %s", k, err ? ename(err) : "none failed");
 		} else if (!strncmp(s, "setup:", 6)) {
 			do_setup(s + 6);
 		} else if (!strcmp(s, "nop") || !strcmp(s, "read") || !strcmp(s, "openat")) {
@@ -680,10 +777,12 @@ int main(int argc, char **argv)
 			}
 			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
 				if (WIFSIGNALED(st))
-					fprintf(stderr, "broker-try: the forked child died of signal %d\n",
+					fprintf(stderr,
+						"broker-try: the forked child died of signal %d\n",
 						WTERMSIG(st));
 				else
-					fprintf(stderr, "broker-try: the forked child failed (status %#x)\n",
+					fprintf(stderr,
+						"broker-try: the forked child failed (status %#x)\n",
 						st);
 				return 2;
 			}

@@ -18,7 +18,14 @@
  *
  * One epoll loop serves the agent's socket, the runtimes' connections
  * (each with a deadline, so that no client can stall the others), every
- * container's listener, and SIGTERM/SIGINT/SIGHUP through a signalfd.
+ * container's broker, and SIGTERM/SIGINT/SIGHUP through a signalfd.
+ * Nothing in the loop waits on a container: its broker (IOUR_BROKER_NONBLOCK)
+ * only takes notifications, and everything that can wait on the container
+ * (reading its memory, installing the fd) runs in a worker process with a
+ * deadline, at most 4 per container and 64 for the agent (broker.h,
+ * doc/security.md 3a).  A container whose params never arrive gets EFAULT
+ * after 2 s, logged; the others and new runtime connections are served
+ * meanwhile, and SIGTERM ends the agent at once (the workers are killed).
  * If the agent dies, the kernel answers the containers' io_uring_setup()
  * with ENOSYS: nothing fails open.
  */
@@ -110,8 +117,10 @@ static void container_drop(struct agent *a, struct container *c, const char *why
 		struct iour_broker_counters n = { .sz = sizeof(n) };
 
 		if (!iour_broker__counters(c->broker, &n))
-			fprintf(f, " rings=%llu refused=%llu", (unsigned long long)n.served,
-				(unsigned long long)n.refused);
+			fprintf(f, " rings=%llu refused=%llu deadline=%llu busy=%llu",
+				(unsigned long long)n.served, (unsigned long long)n.refused,
+				(unsigned long long)n.refused_deadline,
+				(unsigned long long)n.refused_busy);
 	} else {
 		fprintf(f, " rings=0 refused=%lu", c->refused);
 	}
@@ -358,8 +367,9 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		 * the agent keeps it, to refuse the container's rings. */
 		bo.on_ring = on_ring;
 		bo.arg = c;
-		/* never wait inside serve: a caller that dies after epoll
-		 * said "readable" would stall every other container */
+		/* never wait inside serve: every other container would wait
+		 * too.  The default deadline (2 s) and worker limits (4 per
+		 * container, 64 in all) apply. */
 		bo.flags = IOUR_BROKER_NONBLOCK;
 		r = iour_broker__new(c->plan, fd, &bo, &c->broker);
 		if (r) {
@@ -424,7 +434,9 @@ static void container_event(struct agent *a, struct container *c, uint32_t event
 		}
 		return;
 	}
-	/* EPOLLHUP: every task of the filter has exited. */
+	/* EPOLLHUP of a refusing container's listener: every task of the
+	 * filter has exited (a broker's fd never hangs up: serve says
+	 * -ENOENT). */
 	if (events & (EPOLLHUP | EPOLLERR))
 		container_drop(a, c, "exited");
 }

@@ -1306,6 +1306,10 @@ class BrokerCounters:
     refused_kernel: int
     refused_memory: int
     gone: int
+    refused_deadline: int = 0
+    refused_busy: int = 0
+    refused_accounting: int = 0
+    deferred: int = 0
 
 
 def broker_install(all_threads: bool = False) -> int:
@@ -1346,12 +1350,14 @@ class Broker(_Handle):
         super().__init__(_new(lib.iour_broker__new, plan, fd, byref(o)))
 
     def fileno(self) -> int:
-        """The listener, for poll/select: readable when a call waits."""
+        """The broker's fd, for poll/select: readable when serve() has work."""
         return _check(lib.iour_broker__fd(self), "iour_broker__fd")
 
     def serve(self) -> bool:
-        """Answers one call (blocks until one waits).  False once every
-        confined process has exited (-ENOENT)."""
+        """Does the pending work: takes calls (each served by a worker process),
+        reaps finished workers, answers calls past their deadline (blocks until
+        there is work).  False once every confined process has exited and
+        every worker is reaped (-ENOENT)."""
         rc = lib.iour_broker__serve(self)
         if rc == -errno.ENOENT:
             return False
@@ -1362,7 +1368,8 @@ class Broker(_Handle):
         c = _lib.opts(_lib.iour_broker_counters)
         _check(lib.iour_broker__counters(self, byref(c)), "iour_broker__counters")
         return BrokerCounters(c.notifications, c.served, c.refused, c.refused_flags,
-                              c.refused_kernel, c.refused_memory, c.gone)
+                              c.refused_kernel, c.refused_memory, c.gone, c.refused_deadline,
+                              c.refused_busy, c.refused_accounting, c.deferred)
 
 
 _HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan,

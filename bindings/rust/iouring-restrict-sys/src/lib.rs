@@ -802,6 +802,9 @@ pub struct iour_broker_opts {
     pub flags: u32,
     pub on_ring: Option<unsafe extern "C" fn(arg: *mut c_void, ev: *const iour_broker_event)>,
     pub arg: *mut c_void,
+    pub deadline_ms: u32,
+    pub max_workers: u32,
+    pub process_workers: u32,
 }
 
 #[repr(C)]
@@ -815,6 +818,10 @@ pub struct iour_broker_counters {
     pub refused_kernel: u64,
     pub refused_memory: u64,
     pub gone: u64,
+    pub refused_deadline: u64,
+    pub refused_busy: u64,
+    pub refused_accounting: u64,
+    pub deferred: u64,
 }
 
 // ---- verify.h

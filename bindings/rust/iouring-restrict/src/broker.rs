@@ -41,6 +41,14 @@ pub struct BrokerCounters {
     pub refused_memory: u64,
     /// Callers that went away before the answer.
     pub gone: u64,
+    /// ... refused: the worker did not answer in time (or died).
+    pub refused_deadline: u64,
+    /// ... refused: no worker could be started (process limit).
+    pub refused_busy: u64,
+    /// ... refused: the ring could not be charged to the caller.
+    pub refused_accounting: u64,
+    /// Times the broker stopped taking calls at its worker limit.
+    pub deferred: u64,
 }
 
 /// In the process to be confined: sends every io_uring_setup to a broker
@@ -117,14 +125,16 @@ impl<'p> Broker<'p> {
         Ok(Broker { ptr: out, _cb: cb, _plan: std::marker::PhantomData })
     }
 
-    /// The listener, for poll: readable when a call waits.
+    /// The broker's own fd, for poll: readable when `serve` has work.
     pub fn fd(&self) -> RawFd {
         // SAFETY: live handle.
         unsafe { sys::iour_broker__fd(self.ptr) }
     }
 
-    /// Answers one call (blocks until one waits).  `Ok(false)` once every
-    /// confined process has exited.
+    /// Does the pending work (takes calls, each served by a worker process;
+    /// reaps workers; answers calls past their deadline), blocking until
+    /// there is some.  `Ok(false)` once every confined process has exited
+    /// and every worker is reaped.
     pub fn serve(&mut self) -> Result<bool> {
         // SAFETY: live handle.
         let rc = unsafe { sys::iour_broker__serve(self.ptr) };
@@ -147,6 +157,10 @@ impl<'p> Broker<'p> {
             refused_kernel: c.refused_kernel,
             refused_memory: c.refused_memory,
             gone: c.gone,
+            refused_deadline: c.refused_deadline,
+            refused_busy: c.refused_busy,
+            refused_accounting: c.refused_accounting,
+            deferred: c.deferred,
         })
     }
 }

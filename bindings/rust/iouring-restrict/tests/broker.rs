@@ -4,8 +4,8 @@
 //! child that passes its listener up, which std cannot express.)
 mod common;
 
-use std::fs::File;
 use std::os::unix::io::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 
 use iouring_restrict::{Broker, BrokerCounters, Opcode, Policy, Ruleset, Target};
 
@@ -19,11 +19,12 @@ fn broker_owns_its_listener_and_starts_at_zero() {
     let mut p = Policy::new().unwrap();
     p.ruleset(&rs).unwrap().target(Target::Ring).unwrap();
     let plan = p.plan().unwrap();
-    let f = File::open("/dev/null").unwrap();
+    // any pollable fd stands in for a listener here
+    let (f, _peer) = UnixStream::pair().unwrap();
     let raw = f.as_raw_fd();
     let fd: OwnedFd = f.into();
     let b = Broker::new(&plan, fd, None).unwrap();
-    assert_eq!(b.fd(), raw);
+    assert_ne!(b.fd(), raw); // the broker's own fd, not the listener
     assert_eq!(b.counters().unwrap(), BrokerCounters::default());
     drop(b);
     // The broker closed the listener.
