@@ -708,8 +708,10 @@ static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
 
 		if (iour_strerror(rc, e, sizeof(e)) < 0)
 			snprintf(e, sizeof(e), "error %d", rc);
-		snprintf(msg, sizeof(msg), "the ring could not be built: %s (errno %d; %s)", e,
-			 setup_errno(rc), acct_s);
+		/* Cut where it must: the line is for people, the errno is the answer. */
+		if (snprintf(msg, sizeof(msg), "the ring could not be built: %s (errno %d; %s)", e,
+			     setup_errno(rc), acct_s) >= (int)sizeof(msg))
+			msg[sizeof(msg) - 2] = '+';
 		rc = refuse(b, c, OUT_KERNEL, setup_errno(rc), msg);
 		goto out;
 	}
@@ -735,12 +737,13 @@ static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
 		goto out;
 	}
 	c->outcome = OUT_SERVED;
-	snprintf(c->what, sizeof(c->what),
-		 "ring fd %d: %u entries, setup flags %#x%s, the policy's ring restrictions "
-		 "registered; accounting: %s",
-		 rc, kp.sq_entries, asked,
-		 (asked & STRIP_FLAGS) ? " (served without SINGLE_ISSUER/DEFER_TASKRUN)" : "",
-		 acct_s);
+	if (snprintf(c->what, sizeof(c->what),
+		     "ring fd %d: %u entries, setup flags %#x%s, the policy's ring restrictions "
+		     "registered; accounting: %s",
+		     rc, kp.sq_entries, asked,
+		     (asked & STRIP_FLAGS) ? " (served without SINGLE_ISSUER/DEFER_TASKRUN)" : "",
+		     acct_s) >= (int)sizeof(c->what))
+		c->what[sizeof(c->what) - 2] = '+'; /* cut: the accounting list is long */
 out:
 	if (ring >= 0)
 		iour__close(ring);
