@@ -15,10 +15,12 @@
  *      through mem and maps where it is refused; this is what can wait
  *      forever: a page of a FUSE file whose READ is never answered), tell
  *      the broker they were read, check validity again;
- *   3. decide the setup flags (the table in broker.h);
+ *   3. decide the setup flags (the table in broker.h); with a ring quota,
+ *      count the rings alive (ring_quota()) and refuse at max_rings;
  *   4. enter the caller's accounting context (lib/broker_account.h);
  *   5. iour_plan__create_ring(): io_uring_setup with R_DISABLED added, the
- *      plan's ring part, IORING_REGISTER_ENABLE_RINGS;
+ *      plan's ring part, IORING_REGISTER_ENABLE_RINGS; with a ring quota,
+ *      add the ring to the broker's `alive` epoll set;
  *   6. write the kernel's params output back (flags as the program asked)
  *      into a writable mapping only, as copy_to_user would;
  *   7. SECCOMP_IOCTL_NOTIF_ADDFD, then a response carrying the fd number
@@ -114,6 +116,7 @@ enum outcome {
 	OUT_KERNEL,
 	OUT_MEMORY,
 	OUT_ACCOUNTING,
+	OUT_QUOTA,
 };
 
 /* What a worker writes to its pipe: REC_READ once the params are read,
@@ -151,12 +154,13 @@ struct iour_broker {
 	int fd;        /* the listener */
 	int epfd;      /* iour_broker__fd(): the listener, the workers, the timer */
 	int tfd;       /* timerfd of the earliest deadline */
+	int alive;     /* max_rings: the epoll set of the rings alive; else -1 */
 	bool nonblock; /* IOUR_BROKER_NONBLOCK: serve never waits */
 	bool watching; /* the listener is in epfd */
 	bool hup;      /* every confined process has exited */
 	iour_broker_on_ring_fn on_ring;
 	void *arg;
-	uint32_t deadline_ms, max_workers, process_workers;
+	uint32_t deadline_ms, max_workers, process_workers, max_rings;
 	struct worker *workers;
 	uint32_t nworkers;    /* in the list, killed ones included */
 	struct worker *spare; /* forked ahead, waiting for the next call */
@@ -280,7 +284,7 @@ int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 	b = iour__calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->epfd = b->tfd = -1;
+	b->epfd = b->tfd = b->alive = -1;
 	b->notif_sz = sizes.seccomp_notif > sizeof(struct seccomp_notif) ?
 			      sizes.seccomp_notif :
 			      sizeof(struct seccomp_notif);
@@ -298,6 +302,15 @@ int iour_broker__new(const struct iour_plan *plan, int listener_fd,
 	if (b->epfd < 0 || b->tfd < 0) {
 		rc = errno == EMFILE || errno == ENFILE ? -errno : -ENOMEM;
 		goto fail;
+	}
+	/* The ring quota's set (ring_quota()); none without a quota. */
+	b->max_rings = IOUR_OPTS_GET(opts, max_rings, 0U);
+	if (b->max_rings) {
+		b->alive = epoll_create1(EPOLL_CLOEXEC);
+		if (b->alive < 0) {
+			rc = errno == EMFILE || errno == ENFILE ? -errno : -ENOMEM;
+			goto fail;
+		}
 	}
 	ev.data.u64 = EV_TIMER;
 	if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->tfd, &ev)) {
@@ -326,6 +339,8 @@ fail:
 		close(b->epfd);
 	if (b->tfd >= 0)
 		close(b->tfd);
+	if (b->alive >= 0)
+		close(b->alive);
 	iour__free(b->notif);
 	iour__free(b->resp);
 	iour__free(b);
@@ -596,6 +611,75 @@ static void report(int wfd, uint32_t kind, const struct call *c, int rc)
 	}
 }
 
+/*
+ * The ring quota (iour_broker_opts::max_rings).  The broker's `alive`
+ * epoll set holds one item per ring its workers handed over (alive_add()):
+ * epoll keeps no reference on a file, and the kernel removes the item when
+ * the ring's file is released, that is when the program's last fd of it
+ * is closed and its last mapping gone.  The items are the set's "tfd:"
+ * lines in /proc/self/fdinfo (the worker shares the broker's set).
+ * The number of rings alive, or -errno.
+ */
+static long alive_count(const struct iour_broker *b)
+{
+	char path[64], line[256];
+	bool start = true;
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", b->alive);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (start && !strncmp(line, "tfd:", 4))
+			n++;
+		start = strchr(line, '\n') != NULL; /* a longer line goes on */
+	}
+	if (ferror(f))
+		n = -EIO;
+	fclose(f);
+	return n;
+}
+
+/* In the worker, before the ring is built: 0 under the quota (or without
+ * one), or the refusal.  Workers counting at once all see the count before
+ * any of theirs is added: up to max_workers - 1 rings past max_rings
+ * (broker.h). */
+static int ring_quota(struct iour_broker *b, struct call *c)
+{
+	char why[160];
+	long n;
+
+	if (!b->max_rings)
+		return 0;
+	n = alive_count(b);
+	if (n >= 0 && (unsigned long)n < b->max_rings)
+		return 0;
+	if (n < 0)
+		snprintf(why, sizeof(why),
+			 "ring quota: the rings alive cannot be counted: %s (ENOMEM)",
+			 strerrorname_np((int)-n) ? strerrorname_np((int)-n) : "error");
+	else
+		snprintf(why, sizeof(why), "ring quota: %ld rings alive (max_rings %u) (ENOMEM)", n,
+			 b->max_rings);
+	return refuse(b, c, OUT_QUOTA, ENOMEM, why);
+}
+
+/* In the worker, after the ring is built: count it in the quota's set
+ * (fails closed: a ring that cannot be counted is not handed over). */
+static int alive_add(struct iour_broker *b, struct call *c, int ring)
+{
+	struct epoll_event ev = { .events = 0 };
+
+	if (!b->max_rings || !epoll_ctl(b->alive, EPOLL_CTL_ADD, ring, &ev))
+		return 0;
+	return refuse(b, c, OUT_QUOTA, ENOMEM,
+		      errno == ENOSPC ? "ring quota: the ring cannot be counted: no room for "
+					"epoll watches (ENOMEM)" :
+					"ring quota: the ring cannot be counted (ENOMEM)");
+}
+
 /* In the worker: the whole call.  The answer (fd or -errno); c->outcome
  * and c->what say what happened. */
 static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
@@ -665,6 +749,10 @@ static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
 		rc = refuse(b, c, OUT_FLAGS, -rc, why);
 		goto out;
 	}
+	/* the quota, while this process has the broker's credentials */
+	rc = ring_quota(b, c);
+	if (rc)
+		goto out;
 	/* 4. the caller pays for its ring: from here on this process may
 	 * have the caller's credentials (mem and maps stay open) */
 	memset(&acct, 0, sizeof(acct));
@@ -715,6 +803,9 @@ static int serve_setup(struct iour_broker *b, struct call *c, int wfd)
 		rc = refuse(b, c, OUT_KERNEL, setup_errno(rc), msg);
 		goto out;
 	}
+	rc = alive_add(b, c, ring);
+	if (rc)
+		goto out;
 	/* 6. the params output, flags as the program asked */
 	kp.flags = asked;
 	rc = mapped(maps, c->ptr, PARAMS_SZ, 'w');
@@ -756,20 +847,21 @@ out:
 	return rc;
 }
 
-/* In the worker: close every fd but `keep` (the listener and the two
- * pipes).  In the OCI agent it inherits every container's listener, the
- * runtimes' sockets and the other workers' pipes and pidfds.  Standard
- * input, output and error stay. */
-static void close_others(const int keep[3])
+/* In the worker: close every fd but `keep` (the listener, the two pipes
+ * and the quota's set, or the listener again without one).  In the OCI
+ * agent it inherits every container's listener, the runtimes' sockets and
+ * the other workers' pipes and pidfds.  Standard input, output and error
+ * stay. */
+static void close_others(const int keep[4])
 {
-	unsigned int k[3], from = 3;
+	unsigned int k[4], from = 3;
 	struct rlimit rl;
 	bool ok = true;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		k[i] = (unsigned int)keep[i];
-	for (int i = 0; i < 3; i++) /* sort */
-		for (int j = i + 1; j < 3; j++)
+	for (int i = 0; i < 4; i++) /* sort (a repeated fd is kept once) */
+		for (int j = i + 1; j < 4; j++)
 			if (k[j] < k[i]) {
 				unsigned int t = k[i];
 
@@ -777,7 +869,7 @@ static void close_others(const int keep[3])
 				k[j] = t;
 			}
 	/* close_range (5.9+) on the ranges around them */
-	for (int i = 0; i < 3 && ok; i++) {
+	for (int i = 0; i < 4 && ok; i++) {
 		if (k[i] > from)
 			ok = syscall(SYS_close_range, from, k[i] - 1, 0U) == 0;
 		if (k[i] + 1 > from)
@@ -788,7 +880,7 @@ static void close_others(const int keep[3])
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536)
 		rl.rlim_cur = 65536;
 	for (int fd = 3; fd < (int)rl.rlim_cur; fd++)
-		if (fd != keep[0] && fd != keep[1] && fd != keep[2])
+		if (fd != keep[0] && fd != keep[1] && fd != keep[2] && fd != keep[3])
 			close(fd);
 }
 
@@ -804,7 +896,7 @@ struct call_msg {
  * never returns. */
 static void worker_main(struct iour_broker *b, int cfd, int wfd)
 {
-	const int keep[3] = { b->fd, cfd, wfd };
+	const int keep[4] = { b->fd, cfd, wfd, b->alive >= 0 ? b->alive : b->fd };
 	struct call_msg m;
 	struct call c;
 	int rc;
@@ -864,6 +956,9 @@ static void count(struct iour_broker *b, enum outcome o)
 		break;
 	case OUT_ACCOUNTING:
 		b->c.refused_accounting++;
+		break;
+	case OUT_QUOTA:
+		b->c.refused_quota++;
 		break;
 	}
 	b->c.refused++;
@@ -1273,6 +1368,8 @@ void iour_broker__free(struct iour_broker *b)
 		close(b->fd);
 	close(b->epfd);
 	close(b->tfd);
+	if (b->alive >= 0)
+		close(b->alive);
 	iour__free(b->notif);
 	iour__free(b->resp);
 	iour__free(b);

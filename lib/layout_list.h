@@ -27,6 +27,7 @@
 	F(iour_broker_opts, deadline_ms) \
 	F(iour_broker_opts, max_workers) \
 	F(iour_broker_opts, process_workers) \
+	F(iour_broker_opts, max_rings) \
 	S(iour_broker_counters) \
 	F(iour_broker_counters, sz) \
 	F(iour_broker_counters, notifications) \
@@ -40,6 +41,7 @@
 	F(iour_broker_counters, refused_busy) \
 	F(iour_broker_counters, refused_accounting) \
 	F(iour_broker_counters, deferred) \
+	F(iour_broker_counters, refused_quota) \
 	S(iour_insn) \
 	F(iour_insn, code) \
 	F(iour_insn, jt) \

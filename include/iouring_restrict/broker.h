@@ -72,6 +72,17 @@
  * - at most `process_workers` (default 64) working workers in the whole
  *   process, all brokers together: beyond it a call is answered -ENOMEM at
  *   once (`refused_busy`), as when no worker can be forked.
+ * The program pays also in number: with `max_rings` (0, the default: no
+ * limit) a broker hands out at most that many rings ALIVE at once.  A
+ * ring counts from the moment it is handed over until the program has
+ * let go of it everywhere (every fd of it closed, in every process it was
+ * passed to, and its mappings gone); the broker holds no reference to it.
+ * At the limit a call is answered -ENOMEM (`refused_quota`; the event's
+ * `what` says "ring quota: N rings alive (max_rings M)").  The count is
+ * taken before a ring is built: calls served by several workers at once
+ * may pass the limit by at most `max_workers` - 1 rings.  The count is an
+ * epoll set of the broker with one item per ring (no reference on it),
+ * read from /proc/self/fdinfo: without /proc every call is refused.
  * A worker first enters the caller's accounting context (the caller's
  * memory cgroup, locked-memory limit and credentials, doc/security.md 3a
  * "Who pays"), so the ring is charged to the caller; if it cannot, the call
@@ -160,10 +171,14 @@ struct iour_broker_opts {
 	 *  broker's) beyond which this broker answers -ENOMEM at once (0: 64;
 	 *  at most 65536). */
 	uint32_t process_workers;
+	/** iour_broker__new(): rings this broker's program may hold alive at
+	 *  once (0: no limit, and no cost); past it a call is answered
+	 *  -ENOMEM (see above; it may be passed by max_workers - 1). */
+	uint32_t max_rings;
 };
 /** @brief The last field of struct iour_broker_opts, up to which the library
  *         reads it (the options discipline of common.h). */
-#define iour_broker_opts__last_field process_workers
+#define iour_broker_opts__last_field max_rings
 
 /** @brief Counters of a broker (iour_broker__counters()).  A call served
  *         by a worker is counted when iour_broker__serve() reaps the
@@ -181,7 +196,8 @@ struct iour_broker_counters {
 	uint64_t refused_busy;     /**< ... refused: no worker could be started (process limit) */
 	uint64_t
 		refused_accounting; /**< ... refused: the ring could not be charged to the caller */
-	uint64_t deferred; /**< times the broker stopped taking notifications at max_workers */
+	uint64_t deferred;      /**< times the broker stopped taking notifications at max_workers */
+	uint64_t refused_quota; /**< ... refused: max_rings rings alive (or not countable) */
 };
 
 /**
@@ -247,7 +263,7 @@ IOUR_API int iour_broker__install(const struct iour_broker_opts *opts, int *list
  *         @p opts is invalid (a limit above its maximum);
  *         -E2BIG; -IOUR_ERRNO__UNSUPPORTED if the plan was refused by
  *         #IOUR_POLICY_COMPAT_HARD; -ENOMEM, -EMFILE, -ENFILE (the broker's
- *         epoll fd and timerfd).
+ *         epoll fds and timerfd).
  * @since 1.1
  */
 IOUR_API int iour_broker__new(const struct iour_plan *plan, int listener_fd,

@@ -21,6 +21,10 @@
  * With "pin MIB" it registers a buffer of MIB MiB on its ring
  * (IORING_REGISTER_BUFFERS) and prints pin=RES: whose locked-memory limit
  * counts it depends on who created the ring.
+ * With "rings MAX" it only creates rings of 4 entries, keeping them, until
+ * one fails or it holds MAX, and prints rings=COUNT last=RES (the failing
+ * call's -ERRNO, or 0); then closes them all and does it again: rings2=,
+ * last2= (a ring quota counts the rings alive, not the calls).
  * With "storm" it forks four children, prints "storming", and all five
  * create and close rings until they are killed (a container killed while
  * its calls wait for the agent).
@@ -135,6 +139,27 @@ int main(int argc, char **argv)
 	int fd, fd2, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "rings")) {
+		int max = atoi(argv[2]), fds[256];
+
+		for (int round = 1; round <= 2; round++) {
+			int n = 0, last = 0;
+
+			while (n < max && n < 256) {
+				memset(&p, 0, sizeof(p));
+				last = sys_setup(4, &p);
+				if (last < 0)
+					break;
+				fds[n++] = last;
+				last = 0;
+			}
+			printf("rings%s=%d\nlast%s=%d\n", round == 1 ? "" : "2", n,
+			       round == 1 ? "" : "2", last);
+			while (n > 0)
+				close(fds[--n]);
+		}
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "storm")) {
 		for (int i = 0; i < 4; i++)
 			if (fork() == 0)

@@ -96,6 +96,8 @@ echo "agent: the command line and the socket"
 check "no --socket: usage error, exit 2 (got $?)" [ $? -eq 2 ]
 "$T" agent --socket "$S" stray >/dev/null 2>&1
 check "a stray operand: exit 2" [ $? -eq 2 ]
+"$T" agent --socket "$S" --max-rings -1 >/dev/null 2>&1
+check "--max-rings -1: exit 2" [ $? -eq 2 ]
 echo keep >"$work/file"
 "$T" agent --socket "$work/file" 2>"$work/err" >/dev/null
 rc=$?
@@ -362,6 +364,25 @@ start runc outside
 check "--policy-dir: a policy outside it gives EPERM (got $(val outside setup))" \
 	[ "$(val outside setup)" = -1 ]
 check "--policy-dir: logged" grep -q 'outside --policy-dir' "$LOG"
+stop_agent
+
+# the ring quota: rings alive, not calls
+start_agent --max-rings 2
+bundle quota "$work/read.json" yes rings 8
+start runc quota
+check "--max-rings 2: a container holds 2 rings, the third gets ENOMEM (rings=$(val quota rings) last=$(val quota last))" \
+	sh -c "[ '$(val quota rings)' = 2 ] && [ '$(val quota last)' = -12 ]"
+check "... once it closed them it gets 2 again (rings2=$(val quota rings2) last2=$(val quota last2))" \
+	sh -c "[ '$(val quota rings2)' = 2 ] && [ '$(val quota last2)' = -12 ]"
+stop_agent
+check "... logged, and counted on the gone line" sh -c \
+	"grep -q 'container=quota pid=[0-9]* ring .*result=ENOMEM .*ring quota: 2 rings alive (max_rings 2)' '$LOG' &&
+	 grep -q 'container=quota pid=[0-9]* gone .* quota=2' '$LOG'"
+start_agent
+bundle noquota "$work/read.json" yes rings 8
+start runc noquota
+check "... control: with the default quota the same container holds 8 (rings=$(val noquota rings))" \
+	[ "$(val noquota rings)" = 8 ]
 stop_agent
 
 # the agent killed mid-run

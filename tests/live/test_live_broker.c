@@ -11,7 +11,8 @@
  *   callers whose params lie in a FUSE page that never arrives
  *   (tests/common/fuse_stall.h): they do not stall the broker or another
  *   broker of the same loop, get EFAULT at the deadline, and many of them
- *   at once are bounded (max_workers, process_workers);
+ *   at once are bounded (max_workers, process_workers); the ring quota
+ *   (max_rings) counts the rings alive;
  * - through `iour-restrict run`, which is a broker on kernels without task
  *   restrictions (before 7.0): every setup flag against what the kernel
  *   itself answers unconfined, requests allowed and denied, the program
@@ -847,6 +848,65 @@ Test(live_broker, api_stalling_callers_are_bounded)
 	iour_plan__free(plan);
 	close(in_b[1]);
 	close(in_c[1]);
+}
+
+/*
+ * The ring quota (max_rings) counts the rings alive, not the calls: a
+ * program holding 3 rings of a max_rings 3 broker gets ENOMEM for the
+ * fourth; once it has closed them it gets 3 again.  Control: without a
+ * quota the same program holds 8.
+ */
+static char *quota_run(uint32_t max_rings, struct events *ev, struct iour_broker_counters *c)
+{
+	static const char *const steps[] = { "rings:4:8", "close-rings", "rings:4:8", "close-rings",
+					     NULL };
+	IOUR_OPTS(iour_broker_opts, bo, .on_ring = on_ring, .arg = ev, .max_rings = max_rings);
+	struct iour_plan *plan = read_only_plan();
+	struct iour_broker *b = NULL;
+	int out = memfd_create("out", 0), lfd, st;
+	char *text;
+	pid_t pid;
+
+	pid = confined_child(steps, 0, out, &lfd);
+	cr_assert_eq(iour_broker__new(plan, lfd, &bo, &b), 0);
+	st = serve_until_exit(b, pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	c->sz = sizeof(*c);
+	cr_assert_eq(iour_broker__counters(b, c), 0);
+	text = slurp(out);
+	iour_broker__free(b);
+	iour_plan__free(plan);
+	close(out);
+	return text;
+}
+
+Test(live_broker, api_ring_quota_counts_rings_alive)
+{
+	struct events ev = { 0 }, ev0 = { 0 };
+	struct iour_broker_counters c, c0;
+	char *text, *text0;
+
+	LIVE_REQUIRE(LIVE_RING);
+	text = quota_run(3, &ev, &c);
+	cr_assert_str_eq(text,
+			 "rings: 3 ENOMEM\nclose-rings: 3\nrings: 3 ENOMEM\nclose-rings: 3\n");
+	cr_assert_eq(c.served, 6);
+	cr_assert_eq(c.refused_quota, 2);
+	cr_assert_eq(c.refused, 2);
+	cr_assert_eq(ev.n, 8);
+	cr_assert_eq(ev.result[3], -ENOMEM);
+	cr_assert(strstr(ev.what[3], "ring quota: 3 rings alive (max_rings 3) (ENOMEM)"), "%s",
+		  ev.what[3]);
+	/* the control: no quota, the same program */
+	text0 = quota_run(0, &ev0, &c0);
+	cr_assert_str_eq(text0, "rings: 8 none failed\nclose-rings: 8\n"
+				"rings: 8 none failed\nclose-rings: 8\n");
+	cr_assert_eq(c0.refused_quota, 0);
+	live_log("ring quota: max_rings 3 held 3, then ENOMEM (%s); closed, 3 again; "
+		 "without a quota 8 of 8",
+		 ev.what[3]);
+	free(text);
+	free(text0);
 }
 
 Test(live_broker, api_bad_input)

@@ -27,8 +27,12 @@
  *                 with its own page
  *   cgroup:DIR    move this process into cgroup directory DIR: "cgroup: ok"
  *                 or the errno
- *   rings:N       io_uring_setup(N) again and again, keeping every ring,
- *                 until one fails (at most 1000): "rings: COUNT ERRNO"
+ *   rings:N[:MAX] io_uring_setup(N) again and again, keeping every ring,
+ *                 until one fails (at most MAX, default 1000): "rings: COUNT
+ *                 ERRNO" ("none failed" for ERRNO at MAX)
+ *   close-rings   close every io_uring fd this process holds:
+ *                 "close-rings: COUNT" (the last setup:'s ring stays
+ *                 mapped, so alive)
  *   nop, read, openat     one request on the last ring: "nop: ok" or the
  *                 completion's errno; read checks the data it got
  *   register-restrictions, enable, register-files
@@ -70,6 +74,7 @@
 #include <linux/io_uring.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <dirent.h>
 #include <stdint.h>
@@ -585,7 +590,8 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void do_fds(void)
+/* "rings: N", or with `close` "close-rings: N" after closing them. */
+static void do_fds(bool close_them)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -603,11 +609,17 @@ static void do_fds(void)
 		k = readlink(path, link, sizeof(link) - 1);
 		if (k > 0) {
 			link[k] = '\0';
-			n += !strcmp(link, "anon_inode:[io_uring]");
+			if (!strcmp(link, "anon_inode:[io_uring]")) {
+				n++;
+				if (close_them)
+					close(atoi(e->d_name));
+			}
 		}
 	}
 	closedir(d);
-	say("rings", "%d", n);
+	if (close_them)
+		cur.fd = -1;
+	say(close_them ? "close-rings" : "rings", "%d", n);
 }
 
 /* What a Type=notify service does when it is ready (doc/systemd.md). */
@@ -728,11 +740,12 @@ int main(int argc, char **argv)
 			if (f >= 0)
 				close(f);
 		} else if (!strncmp(s, "rings:", 6)) {
-			/* Rings of N entries, kept, until one fails (at most 1000). */
-			unsigned long entries = strtoul(s + 6, NULL, 10);
-			int k = 0, err = 0;
+			/* Rings of N entries, kept, until one fails (at most MAX). */
+			char *e;
+			unsigned long entries = strtoul(s + 6, &e, 10);
+			int k = 0, err = 0, max = *e == ':' ? atoi(e + 1) : 1000;
 
-			for (; k < 1000; k++) {
+			for (; k < max; k++) {
 				struct io_uring_params p;
 
 				memset(&p, 0, sizeof(p));
@@ -799,7 +812,9 @@ int main(int argc, char **argv)
 			execv("/proc/self/exe", argv + i);
 			return 2;
 		} else if (!strcmp(s, "fds")) {
-			do_fds();
+			do_fds(false);
+		} else if (!strcmp(s, "close-rings")) {
+			do_fds(true);
 		} else if (!strcmp(s, "notify")) {
 			do_notify();
 		} else if (!strcmp(s, "wait")) {

@@ -65,6 +65,9 @@ struct container {
 	struct container *next;
 };
 
+/* --max-rings' default: each container's ring quota (broker.h, max_rings). */
+#define AGENT_MAX_RINGS 1024U
+
 struct agent {
 	int epfd;
 	int lfd;
@@ -74,7 +77,8 @@ struct agent {
 	ino_t sock_ino;
 	const char *log_path;
 	FILE *log;
-	char *policy_dir; /* realpath of --policy-dir, or NULL */
+	char *policy_dir;   /* realpath of --policy-dir, or NULL */
+	uint32_t max_rings; /* --max-rings: each container's ring quota (0: none) */
 	struct client *clients;
 	int nclients;
 	struct container *containers;

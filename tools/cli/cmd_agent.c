@@ -26,6 +26,8 @@
  * doc/security.md 3a).  A container whose params never arrive gets EFAULT
  * after 2 s, logged; the others and new runtime connections are served
  * meanwhile, and SIGTERM ends the agent at once (the workers are killed).
+ * Each container may hold at most --max-rings rings alive at once (the
+ * broker's max_rings; more calls get ENOMEM, logged).
  * If the agent dies, the kernel answers the containers' io_uring_setup()
  * with ENOSYS: nothing fails open.
  */
@@ -58,6 +60,7 @@
 
 const char cli_help_agent[] =
 	"Usage: iour-restrict agent --socket PATH [--log FILE] [--policy-dir DIR]\n"
+	"                           [--max-rings N]\n"
 	"\n"
 	"An OCI seccomp agent for runc and crun (runtime-spec\n"
 	"linux.seccomp.listenerPath).  It listens on the UNIX socket PATH; the\n"
@@ -80,6 +83,10 @@ const char cli_help_agent[] =
 	"  -l, --log FILE         append the log to FILE, with timestamps (default:\n"
 	"                         standard error, without); SIGHUP reopens it\n"
 	"  -p, --policy-dir DIR   accept only policy files inside DIR\n"
+	"      --max-rings N      rings each container may hold alive at once\n"
+	"                         (default 1024; 0: no limit); more get ENOMEM\n"
+	"                         (while calls are served at once, up to 3 more\n"
+	"                         may be handed out)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Example: iour-restrict agent --socket /run/iour-restrict/agent.sock\n"
@@ -117,10 +124,11 @@ static void container_drop(struct agent *a, struct container *c, const char *why
 		struct iour_broker_counters n = { .sz = sizeof(n) };
 
 		if (!iour_broker__counters(c->broker, &n))
-			fprintf(f, " rings=%llu refused=%llu deadline=%llu busy=%llu",
+			fprintf(f, " rings=%llu refused=%llu deadline=%llu busy=%llu quota=%llu",
 				(unsigned long long)n.served, (unsigned long long)n.refused,
 				(unsigned long long)n.refused_deadline,
-				(unsigned long long)n.refused_busy);
+				(unsigned long long)n.refused_busy,
+				(unsigned long long)n.refused_quota);
 	} else {
 		fprintf(f, " rings=0 refused=%lu", c->refused);
 	}
@@ -369,8 +377,10 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		bo.arg = c;
 		/* never wait inside serve: every other container would wait
 		 * too.  The default deadline (2 s) and worker limits (4 per
-		 * container, 64 in all) apply. */
+		 * container, 64 in all) apply; --max-rings is the ring
+		 * quota. */
 		bo.flags = IOUR_BROKER_NONBLOCK;
+		bo.max_rings = a->max_rings;
 		r = iour_broker__new(c->plan, fd, &bo, &c->broker);
 		if (r) {
 			f = agent_log_container(a, c);
@@ -869,11 +879,13 @@ int cmd_agent(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "policy-dir", required_argument, NULL, 'p' },
+		{ "max-rings", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent a = { .epfd = -1, .lfd = -1, .sigfd = -1 };
+	struct agent a = { .epfd = -1, .lfd = -1, .sigfd = -1, .max_rings = AGENT_MAX_RINGS };
 	const char *dir = NULL;
+	uint64_t v;
 	sigset_t mask;
 	int c, r, rc = CLI_FAIL;
 
@@ -888,6 +900,12 @@ int cmd_agent(int argc, char **argv)
 			break;
 		case 'p':
 			dir = optarg;
+			break;
+		case 'R':
+			if (cli_parse_u64(optarg, &v) || v > UINT32_MAX)
+				return cli_usage("--max-rings: '%s' is not a number from 0 to %u",
+						 optarg, UINT32_MAX);
+			a.max_rings = (uint32_t)v;
 			break;
 		case 'h':
 			return cli_help(cli_help_agent);

@@ -169,8 +169,9 @@ _iour_restrict()
             fi
             return ;;
         agent)
-            opts="--socket --log --policy-dir --help"
+            opts="--socket --log --policy-dir --max-rings --help"
             case $prev in
+                --max-rings) COMPREPLY=($(compgen -W "0 1024" -- "$cur")); return ;;
                 --socket|-s|--log|-l)
                     local IFS=$'\n'
                     COMPREPLY=($(compgen -f -- "$cur"))

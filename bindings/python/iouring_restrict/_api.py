@@ -1310,6 +1310,7 @@ class BrokerCounters:
     refused_busy: int = 0
     refused_accounting: int = 0
     deferred: int = 0
+    refused_quota: int = 0
 
 
 def broker_install(all_threads: bool = False) -> int:
@@ -1369,7 +1370,8 @@ class Broker(_Handle):
         _check(lib.iour_broker__counters(self, byref(c)), "iour_broker__counters")
         return BrokerCounters(c.notifications, c.served, c.refused, c.refused_flags,
                               c.refused_kernel, c.refused_memory, c.gone, c.refused_deadline,
-                              c.refused_busy, c.refused_accounting, c.deferred)
+                              c.refused_busy, c.refused_accounting, c.deferred,
+                              c.refused_quota)
 
 
 _HANDLE_CLASSES.update(ruleset=Ruleset, filter=Filter, prog=Program, policy=Policy, plan=Plan,

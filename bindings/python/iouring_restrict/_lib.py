@@ -42,12 +42,12 @@ BROKER_ON_RING = ctypes.CFUNCTYPE(None, c_void_p, POINTER(iour_broker_event))
 iour_broker_opts = _decl("iour_broker_opts", [("sz", sz), ("flags", u32),
                                               ("on_ring", BROKER_ON_RING), ("arg", c_void_p),
                                               ("deadline_ms", u32), ("max_workers", u32),
-                                              ("process_workers", u32)])
+                                              ("process_workers", u32), ("max_rings", u32)])
 iour_broker_counters = _decl("iour_broker_counters", [
     ("sz", sz), ("notifications", u64), ("served", u64), ("refused", u64),
     ("refused_flags", u64), ("refused_kernel", u64), ("refused_memory", u64), ("gone", u64),
     ("refused_deadline", u64), ("refused_busy", u64), ("refused_accounting", u64),
-    ("deferred", u64)])
+    ("deferred", u64), ("refused_quota", u64)])
 iour_cmp = _decl("iour_cmp", [("sz", sz), ("field", u32), ("op", u32), ("value", u64),
                               ("arg", u64), ("set", POINTER(u64)), ("set_len", u64),
                               ("addr6", u8 * 16)])

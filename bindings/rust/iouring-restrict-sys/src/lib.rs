@@ -805,6 +805,7 @@ pub struct iour_broker_opts {
     pub deadline_ms: u32,
     pub max_workers: u32,
     pub process_workers: u32,
+    pub max_rings: u32,
 }
 
 #[repr(C)]
@@ -822,6 +823,7 @@ pub struct iour_broker_counters {
     pub refused_busy: u64,
     pub refused_accounting: u64,
     pub deferred: u64,
+    pub refused_quota: u64,
 }
 
 // ---- verify.h

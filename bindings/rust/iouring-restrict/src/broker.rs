@@ -49,6 +49,8 @@ pub struct BrokerCounters {
     pub refused_accounting: u64,
     /// Times the broker stopped taking calls at its worker limit.
     pub deferred: u64,
+    /// ... refused: the ring quota (max_rings rings alive).
+    pub refused_quota: u64,
 }
 
 /// In the process to be confined: sends every io_uring_setup to a broker
@@ -161,6 +163,7 @@ impl<'p> Broker<'p> {
             refused_busy: c.refused_busy,
             refused_accounting: c.refused_accounting,
             deferred: c.deferred,
+            refused_quota: c.refused_quota,
         })
     }
 }
