@@ -11,12 +11,18 @@ BASH_COMPLETION := tools/completion/iour-restrict.bash
 # test headers); test-run, test-asan, check-live and the guest payloads
 # build it in their O, next to the tools, where the CLI tests look for it.
 URING_TRY := $(O)/tests/uring-try
+# The three test programs link nothing of the library and are built without
+# the sanitizers: they run confined by the peer guard, which denies
+# PTRACE_ATTACH, and LeakSanitizer attaches to the process's own threads at
+# exit (it then fails with "does not work under ptrace").  The library and
+# the tools stay sanitized in test-asan.
+PROG_CFLAGS = $(filter-out -fvisibility=hidden $(SAN_FLAGS),$(ALL_CFLAGS))
 .PHONY: uring-try
 uring-try: $(URING_TRY)
 $(URING_TRY): tests/progs/uring_try.c | need-example-libs
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -luring $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< -luring $(LDFLAGS)
 
 # ---- broker-try: the raw-syscall io_uring program (no liburing, no
 # libiouring-restrict) the broker tests run under `run` and the broker API.
@@ -24,7 +30,7 @@ BROKER_TRY := $(O)/tests/broker-try
 $(BROKER_TRY): tests/progs/broker_try.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< -lpthread $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< -lpthread $(LDFLAGS)
 
 # ---- escape-try: the raw-syscall program that tries to take a ring from
 # another process (ptrace injection, pidfd_getfd, process_vm_*, /proc/PID/mem)
@@ -33,7 +39,7 @@ ESCAPE_TRY := $(O)/tests/escape-try
 $(ESCAPE_TRY): tests/progs/escape_try.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -o $@ $< $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< $(LDFLAGS)
 
 tools: $(BROKER_TRY) $(ESCAPE_TRY)
 
