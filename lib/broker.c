@@ -404,13 +404,57 @@ static void worker_signal(struct worker *w)
  * opened before the worker gave up its privileges; read from its start.
  * 1 yes, 0 no, -errno unreadable.
  */
+/* PROCMAP_QUERY (Linux 6.11+): the mapping that covers one address, from
+ * the maps fd, without reading the text (which grows with every mapping
+ * the caller has: a program holding hundreds of rings made the read the
+ * worker's largest cost).  The layout and numbers of the kernel's uapi. */
+struct procmap_q {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size,
+		vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_Q_IOCTL 0xC0686611UL /* _IOWR('f', 17, 104 bytes) */
+#define PROCMAP_Q_READABLE 0x01ULL
+#define PROCMAP_Q_WRITABLE 0x02ULL
+
+/* mapped() by PROCMAP_QUERY: 1 yes, 0 no, -ENOTTY where the kernel lacks
+ * the query (the caller then reads the text), another -errno otherwise. */
+static int mapped_query(int maps, uint64_t addr, uint64_t end, char perm)
+{
+	uint64_t want = addr, need = perm == 'r' ? PROCMAP_Q_READABLE : PROCMAP_Q_WRITABLE;
+
+	while (want < end) {
+		struct procmap_q q;
+
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_addr = want;
+		if (ioctl(maps, PROCMAP_Q_IOCTL, &q)) {
+			if (errno == ENOENT)
+				return 0; /* no mapping covers `want` */
+			return errno == ENOTTY || errno == EINVAL ? -ENOTTY : -errno;
+		}
+		if (q.vma_start > want || q.vma_end <= want || !(q.vma_flags & need))
+			return 0;
+		want = q.vma_end;
+	}
+	return 1;
+}
+
 static int mapped(int maps, uint64_t addr, uint64_t len, char perm)
 {
 	char buf[8192];
 	size_t have = 0;
 	uint64_t want = addr, end = addr + len;
 	bool stop = false;
+	int q;
 
+	if (end < addr)
+		return 0; /* wraps: no mapping holds it */
+	q = mapped_query(maps, addr, end, perm);
+	if (q != -ENOTTY)
+		return q;
 	if (lseek(maps, 0, SEEK_SET) < 0)
 		return -EIO;
 	while (want < end && !stop) {
@@ -892,6 +936,32 @@ struct call_msg {
 	uint64_t ptr;
 };
 
+/*
+ * A spare waits for its call; what every call costs a fresh process the
+ * first time (faulting in the stack and the pages written after the fork,
+ * binding the library calls the broker itself never made) it pays here,
+ * off the caller's path.  Nothing here changes the process.
+ */
+static __attribute__((noinline)) void worker_warm(void)
+{
+	volatile char stack[32768];
+	struct rlimit rl;
+	uid_t u[3];
+	gid_t g[3];
+	char self[64];
+	struct iovec l = { .iov_base = self, .iov_len = sizeof(self) };
+	struct iovec r = { .iov_base = self, .iov_len = sizeof(self) };
+
+	for (size_t i = 0; i < sizeof(stack); i += 4096)
+		stack[i] = 0;
+	(void)getresuid(&u[0], &u[1], &u[2]);
+	(void)getresgid(&g[0], &g[1], &g[2]);
+	(void)getgroups(0, NULL);
+	(void)prlimit(0, RLIMIT_MEMLOCK, NULL, &rl);
+	(void)process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	iour__broker_account_warm();
+}
+
 /* The worker process: forked ahead of its call, waits for it on `cfd`;
  * never returns. */
 static void worker_main(struct iour_broker *b, int cfd, int wfd)
@@ -905,6 +975,7 @@ static void worker_main(struct iour_broker *b, int cfd, int wfd)
 	 * attach to it, read its memory or take its fds. */
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	close_others(keep);
+	worker_warm();
 	if (read(cfd, &m, sizeof(m)) != (ssize_t)sizeof(m))
 		_exit(0); /* a spare the broker no longer needs */
 	close(cfd);

@@ -103,6 +103,58 @@ static int each_line(int fd, int (*fn)(void *ctx, char *line), void *ctx)
 	}
 }
 
+/* fn(ctx, line) for every line of the text s (changed in place). */
+static int each_line_of(char *s, int (*fn)(void *ctx, char *line), void *ctx)
+{
+	char *nl;
+	int rc;
+
+	for (; *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (!nl)
+			return (rc = fn(ctx, s)) < 0 ? rc : 0;
+		*nl = '\0';
+		rc = fn(ctx, s);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	return 0;
+}
+
+/*
+ * What a worker reads of itself, read once while it waits for its call
+ * (iour__broker_account_warm()): its own cgroups and user namespace do not
+ * change in between (only a privileged process could move it).
+ */
+static struct {
+	int ready;
+	char cgroup[4096];  /* /proc/self/cgroup */
+	struct stat userns; /* /proc/self/ns/user */
+} self_seen;
+
+/* Documented in lib/broker_account.h */
+IOUR_INTERNAL void iour__broker_account_warm(void)
+{
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	ssize_t n = 1;
+
+	self_seen.ready = 0;
+	if (fd < 0)
+		return;
+	while (n > 0 && have < sizeof(self_seen.cgroup) - 1) {
+		n = read(fd, self_seen.cgroup + have, sizeof(self_seen.cgroup) - 1 - have);
+		if (n > 0)
+			have += (size_t)n;
+	}
+	close(fd);
+	/* Complete, and a user namespace to compare with: or read it all later. */
+	if (n != 0 || stat("/proc/self/ns/user", &self_seen.userns))
+		return;
+	self_seen.cgroup[have] = '\0';
+	self_seen.ready = 1;
+}
+
 static int scan(int dirfd, const char *path, int (*fn)(void *ctx, char *line), void *ctx)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
@@ -388,8 +440,14 @@ static int cgroups(int piddir, struct iour__acct *a)
 	caller.self = 0;
 	rc = scan(piddir, "cgroup", cgroup_line, &caller);
 	caller.self = 1;
-	if (!rc)
+	if (!rc && self_seen.ready) {
+		char text[sizeof(self_seen.cgroup)];
+
+		memcpy(text, self_seen.cgroup, sizeof(text));
+		rc = each_line_of(text, cgroup_line, &caller);
+	} else if (!rc) {
 		rc = scan(AT_FDCWD, "/proc/self/cgroup", cgroup_line, &caller);
+	}
 	if (rc) {
 		note(a, "reading cgroups: %s", strerror(-rc));
 		return rc;
@@ -521,9 +579,11 @@ static int keep_ipc_lock(int piddir, const struct creds *c)
 	struct __user_cap_data_struct d[2];
 	struct stat theirs, ours;
 
+	if (self_seen.ready)
+		ours = self_seen.userns;
 	if (!c->ipc_lock || fstatat(piddir, "ns/user", &theirs, 0) ||
-	    stat("/proc/self/ns/user", &ours) || theirs.st_ino != ours.st_ino ||
-	    theirs.st_dev != ours.st_dev)
+	    (!self_seen.ready && stat("/proc/self/ns/user", &ours)) ||
+	    theirs.st_ino != ours.st_ino || theirs.st_dev != ours.st_dev)
 		return 0;
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capget, &h, d))

@@ -18,4 +18,8 @@ struct iour__acct {
  * directory is `piddir`, so that the ring it creates next is charged to the
  * caller.  Irreversible.  0, or a negative errno with a->why filled. */
 int iour__broker_account_enter(int piddir, struct iour__acct *a);
+/* In a spare worker, before its call: read what the worker needs of itself
+ * (its cgroups, its user namespace) off the caller's path.  Changes
+ * nothing; iour__broker_account_enter() reads them itself without it. */
+void iour__broker_account_warm(void);
 #endif
