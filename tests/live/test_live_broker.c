@@ -25,6 +25,7 @@
  * test_live_cli.c (build tree, or /progs and /tools in the guests:
  * scripts/guest-payloads/30-cli.sh).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -590,6 +591,103 @@ static void fuse_or_skip(struct fuse_stall *fs)
 		cr_skip_test("skipped: %s", why);
 }
 
+/* Does process `w` hold this process's file `fd` (kcmp)? */
+static bool holds(pid_t w, int fd)
+{
+	char path[64];
+	bool found = false;
+	DIR *fds;
+	struct dirent *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)w);
+	fds = opendir(path);
+	cr_assert_not_null(fds, "%s", path);
+	while (!found && (f = readdir(fds)))
+		if (f->d_name[0] != '.')
+			found = syscall(SYS_kcmp, getpid(), w, 0 /* KCMP_FILE */, fd,
+					atoi(f->d_name)) == 0;
+	closedir(fds);
+	return found;
+}
+
+/*
+ * The broker's workers, as the program could see them (doc/security.md
+ * 3a, "No caller stalls the broker"): every child of this process but
+ * the `nnot` in `not` is a worker (busy or spare) of one of two brokers,
+ * whose listeners are `lfd[2]` and epoll fds `ep[2]`.  Each blocks every
+ * signal a handler could catch, holds its own broker's listener and
+ * neither the other's nor any epoll, and no more than its listener, its
+ * two pipes, the quota set and its caller's /proc/PID, mem and maps
+ * besides 0-2.  Returns how many it checked.
+ */
+static int check_workers(const pid_t *not, int nnot, const int lfd[2], const int ep[2])
+{
+	char path[320], line[256];
+	int checked = 0;
+	DIR *tasks = opendir("/proc/self/task");
+	struct dirent *t;
+
+	cr_assert_not_null(tasks);
+	while ((t = readdir(tasks))) {
+		FILE *cf;
+		long w;
+
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", t->d_name);
+		cf = fopen(path, "re");
+		if (!cf)
+			continue;
+		while (fscanf(cf, "%ld", &w) == 1) {
+			unsigned long long blk = 0;
+			bool skip = false, a, b;
+			DIR *fds;
+			struct dirent *f;
+			FILE *sf;
+			int nfd = 0;
+
+			for (int i = 0; i < nnot; i++)
+				skip = skip || w == not[i];
+			snprintf(path, sizeof(path), "/proc/%ld/status", w);
+			sf = skip ? NULL : fopen(path, "re");
+			if (!sf)
+				continue; /* not a worker, or exited meanwhile */
+			while (fgets(line, sizeof(line), sf))
+				if (!strncmp(line, "SigBlk:", 7))
+					blk = strtoull(line + 7, NULL, 16);
+			fclose(sf);
+			/* signals 1-31 but SIGKILL and SIGSTOP */
+			cr_assert_eq(blk & 0x7ffbfeffULL, 0x7ffbfeffULL,
+				     "worker %ld does not block every signal: SigBlk %llx", w, blk);
+			/* a spare forked a moment ago closes what it inherited
+			 * before it waits for a call: give it that moment */
+			for (int k = 0; k < 40; k++) {
+				a = holds((pid_t)w, lfd[0]);
+				b = holds((pid_t)w, lfd[1]);
+				if (a != b)
+					break;
+				usleep(25000);
+			}
+			cr_assert(a != b, "worker %ld holds %s listener", w, a ? "both brokers'" : "no");
+			cr_assert(!holds((pid_t)w, ep[0]) && !holds((pid_t)w, ep[1]),
+				  "worker %ld holds a broker's epoll fd", w);
+			snprintf(path, sizeof(path), "/proc/%ld/fd", w);
+			fds = opendir(path);
+			cr_assert_not_null(fds, "%s", path);
+			while ((f = readdir(fds)))
+				nfd += f->d_name[0] != '.';
+			closedir(fds);
+			/* 0-2, the listener, its call and report pipes, the quota
+			 * set, and a busy one its caller's /proc/PID, mem, maps */
+			cr_assert_leq(nfd, 9, "worker %ld holds %d fds", w, nfd);
+			checked++;
+		}
+		fclose(cf);
+	}
+	closedir(tasks);
+	return checked;
+}
+
 /*
  * A caller whose io_uring_params lie in a FUSE page that never arrives.
  * Reading them waits forever (the positive control: a plain pread of its
@@ -640,6 +738,19 @@ Test(live_broker, api_fuse_stall_does_not_stall_the_loop)
 		cr_assert_lt(ms_now() - t0, 10000, "A's call never came: %s", out_a.text);
 	}
 	t_taken = ms_now();
+	/* (e) A's worker, stalled, and the spares hold nothing of the broker
+	 * process but what they need: not B's listener, not B's epoll */
+	{
+		const int lfds[2] = { lfd_a, lfd_b };
+		const int eps[2] = { iour_broker__fd(b[0]), iour_broker__fd(b[1]) };
+		const pid_t not_workers[] = { pa, pb, fs.server };
+		int n = check_workers(not_workers, 3, lfds, eps);
+
+		cr_assert_geq(n, 1, "no worker found while A's call is served");
+		live_log("FUSE stall: %d worker(s): every signal blocked, each holds its own "
+			 "broker's listener only, no epoll",
+			 n);
+	}
 	at = strstr(out_a.text, "params-at: ");
 	cr_assert_eq(sscanf(at, "params-at: %llx", &addr), 1);
 
