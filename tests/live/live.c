@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,4 +404,64 @@ __attribute__((visibility("default"))) int main(int argc, char *argv[])
 		ok = criterion_run_all_tests(tests);
 	criterion_finalize(tests);
 	return ok ? 0 : 1;
+}
+
+/* Documented in live.h */
+void live_prog_path(char *buf, size_t len, const char *rel)
+{
+	const char *dir = live_examples_dir();
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+
+	cr_assert_not_null(dir, "the examples' directory is unknown");
+	snprintf(buf, len, "%s/../%s", dir, rel);
+	if (access(buf, X_OK))
+		snprintf(buf, len, "%s/../progs/%s", dir, base);
+	cr_assert_eq(access(buf, X_OK), 0,
+		     "%s is missing: the build (make tools) or the guest's initramfs "
+		     "(scripts/guest-payloads/30-cli.sh) must provide it",
+		     rel);
+}
+
+/* Documented in live.h */
+char *live_slurp(int fd)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *s;
+
+	cr_assert_geq(n, 0);
+	s = malloc((size_t)n + 1);
+	cr_assert_not_null(s);
+	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
+	s[n] = '\0';
+	return s;
+}
+
+/* Documented in live.h */
+int live_run_argv(char *const argv[], const char *in, char **out, char **err)
+{
+	int i = memfd_create("in", 0), o = memfd_create("out", 0), e = memfd_create("err", 0);
+	int st;
+	pid_t pid;
+
+	cr_assert(i >= 0 && o >= 0 && e >= 0);
+	if (in)
+		cr_assert_eq(write(i, in, strlen(in)), (ssize_t)strlen(in));
+	lseek(i, 0, SEEK_SET);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(i, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(125);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	*out = live_slurp(o);
+	*err = live_slurp(e);
+	close(i);
+	close(o);
+	close(e);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -130,6 +130,19 @@ int live_verify(const struct iour_verify_req *reqs, size_t n, enum live_verify_m
  * this binary (the build tree's layout); NULL if neither exists. */
 const char *live_examples_dir(void);
 
+/* A test program or tool by its build-tree path REL ("tools/iour-restrict",
+ * "tests/broker-try") next to the examples' directory, else the guests'
+ * progs/BASENAME (scripts/guest-payloads/30-cli.sh); fails the test if it
+ * is missing or not executable. */
+void live_prog_path(char *buf, size_t len, const char *rel);
+
+/* The whole content of fd (from its start), NUL-terminated; free() it. */
+char *live_slurp(int fd);
+
+/* Runs argv with `in` (or nothing) on stdin; stdout and stderr into *out
+ * and *err (free() them); the exit status, 128 + signal if killed. */
+int live_run_argv(char *const argv[], const char *in, char **out, char **err);
+
 /* The exec helper (iour-verify-helper in the examples' directory), or
  * NULL. */
 const char *live_helper(void);

@@ -48,63 +48,6 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static void path_of(char *buf, size_t len, const char *rel)
-{
-	const char *dir = live_examples_dir();
-	const char *base = strrchr(rel, '/') + 1;
-
-	cr_assert_not_null(dir, "the examples' directory is unknown");
-	snprintf(buf, len, "%s/../%s", dir, rel);
-	if (access(buf, X_OK))
-		snprintf(buf, len, "%s/../progs/%s", dir, base);
-	cr_assert_eq(access(buf, X_OK), 0,
-		     "%s is missing: the build (make tools) or the guest's initramfs "
-		     "(scripts/guest-payloads/30-cli.sh) must provide it",
-		     buf);
-}
-
-static char *slurp(int fd)
-{
-	off_t n = lseek(fd, 0, SEEK_END);
-	char *s = malloc((size_t)n + 1);
-
-	cr_assert_not_null(s);
-	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
-	s[n] = '\0';
-	return s;
-}
-
-/* Runs argv with stdin `in` (NULL: /dev/null); stdout and stderr into
- * *out and *err.  The exit status (128+signal when killed). */
-static int run_argv(char *const argv[], const char *in, char **out, char **err)
-{
-	int i = memfd_create("in", 0), o = memfd_create("out", 0), e = memfd_create("err", 0);
-	int st;
-	pid_t pid;
-
-	cr_assert(i >= 0 && o >= 0 && e >= 0);
-	if (in)
-		cr_assert_eq(write(i, in, strlen(in)), (ssize_t)strlen(in));
-	lseek(i, 0, SEEK_SET);
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(i, 0);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(125);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	*out = slurp(o);
-	*err = slurp(e);
-	close(i);
-	close(o);
-	close(e);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* A policy allowing READ only (and the register opcodes the default
  * allows): NOP, OPENAT, ... get -EACCES from a restricted ring. */
 static const char read_only[] =
@@ -119,8 +62,8 @@ static int run_try(const char *policy, const char *opt, const char *const *steps
 	char *argv[64];
 	int n = 0;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	argv[n++] = tool;
 	argv[n++] = "run";
 	argv[n++] = "-";
@@ -131,7 +74,7 @@ static int run_try(const char *policy, const char *opt, const char *const *steps
 	for (; *steps && n < 62; steps++)
 		argv[n++] = (char *)*steps;
 	argv[n] = NULL;
-	return run_argv(argv, policy, out, err);
+	return live_run_argv(argv, policy, out, err);
 }
 
 /* broker-try STEPS unconfined: what the kernel itself answers. */
@@ -141,12 +84,12 @@ static int try_direct(const char *const *steps, char **out)
 	char *argv[64];
 	int n = 0, rc;
 
-	path_of(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	argv[n++] = prog;
 	for (; *steps && n < 62; steps++)
 		argv[n++] = (char *)*steps;
 	argv[n] = NULL;
-	rc = run_argv(argv, NULL, out, &err);
+	rc = live_run_argv(argv, NULL, out, &err);
 	free(err);
 	return rc;
 }
@@ -184,7 +127,7 @@ static pid_t confined_child(const char *const *steps, int in_fd, int out_fd, int
 	int sv[2], n = 0;
 	pid_t pid;
 
-	path_of(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	argv[n++] = prog;
 	for (; *steps && n < 62; steps++)
 		argv[n++] = (char *)*steps;
@@ -276,7 +219,7 @@ Test(live_broker, api_serves_counts_and_reports)
 	cr_assert(iour_broker__fd(b) >= 0 && iour_broker__fd(b) != lfd);
 	st = serve_until_exit(b, pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
-	text = slurp(out);
+	text = live_slurp(out);
 	cr_assert_str_eq(text, "setup: ok\nnop: EACCES\nread: ok\nsetup: EPERM\n");
 	cr_assert_eq(iour_broker__counters(b, &c), 0);
 	cr_assert_eq(c.notifications, 2);
@@ -322,7 +265,7 @@ Test(live_broker, api_broker_gone_fails_closed)
 	cr_assert_eq(write(in[1], "x", 1), 1);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
-	text = slurp(out);
+	text = live_slurp(out);
 	cr_assert_str_eq(text, "setup: ok\nnop: EACCES\nsetup: ENOSYS\nnop: no ring\n");
 	live_log("broker gone: the next io_uring_setup got ENOSYS");
 	iour_plan__free(plan);
@@ -984,7 +927,7 @@ static char *quota_run(uint32_t max_rings, struct events *ev, struct iour_broker
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	c->sz = sizeof(*c);
 	cr_assert_eq(iour_broker__counters(b, c), 0);
-	text = slurp(out);
+	text = live_slurp(out);
 	iour_broker__free(b);
 	iour_plan__free(plan);
 	close(out);
@@ -1320,9 +1263,9 @@ Test(live_broker, run_liburing_program)
 	int rc;
 
 	need_run_broker();
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(prog, sizeof(prog), "tests/uring-try");
-	rc = run_argv(argv, read_only, &out, &err);
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/uring-try");
+	rc = live_run_argv(argv, read_only, &out, &err);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_str_eq(out, "setup: ok\nnop: EACCES\nread: ok\nopenat-r: EACCES\n", "%s", err);
 	free(out);
@@ -1339,7 +1282,7 @@ Test(live_broker, run_fio)
 	need_run_broker();
 	if (!fio)
 		cr_skip_test("skipped: fio is not installed (scripts/deps.sh fio)");
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	snprintf(pol, sizeof(pol), "%s/../../examples/policies/fio.json", live_examples_dir());
 	if (access(pol, R_OK))
 		snprintf(pol, sizeof(pol), "/progs/policies/fio.json");
@@ -1362,7 +1305,7 @@ Test(live_broker, run_fio)
 				 "--direct=0",
 				 NULL };
 
-		rc = run_argv(argv, NULL, &out, &err);
+		rc = live_run_argv(argv, NULL, &out, &err);
 	}
 	cr_assert_eq(rc, 0, "fio under fio.json: %s\n%s", out, err);
 	cr_assert(strstr(out, "READ: bw="), "%s", out);
@@ -1383,7 +1326,7 @@ static void learn_into(const char *pol, char *prog, char *const *steps)
 	char *argv[16];
 	int n = 0, rc;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	argv[n++] = tool;
 	argv[n++] = "learn";
 	argv[n++] = "-q";
@@ -1394,7 +1337,7 @@ static void learn_into(const char *pol, char *prog, char *const *steps)
 	for (; *steps && n < 15; steps++)
 		argv[n++] = *steps;
 	argv[n] = NULL;
-	rc = run_argv(argv, NULL, &out, &err);
+	rc = live_run_argv(argv, NULL, &out, &err);
 	if (rc != 0 && (strstr(err, "tracefs") || strstr(err, "PID namespace")))
 		cr_skip_test("skipped: learn cannot trace here: %s", err);
 	cr_assert_eq(rc, 0, "learn %s: %s\n%s", prog, out, err);
@@ -1431,8 +1374,8 @@ Test(live_broker, run_learned_policies)
 		char *argv[16];
 		int n = 0, rc;
 
-		path_of(tool, sizeof(tool), "tools/iour-restrict");
-		path_of(prog, sizeof(prog), cases[i].prog);
+		live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+		live_prog_path(prog, sizeof(prog), cases[i].prog);
 		snprintf(pol, sizeof(pol), "%s/learned-%zu.json", dir, i);
 		learn_into(pol, prog, cases[i].learned);
 		argv[n++] = tool;
@@ -1443,7 +1386,7 @@ Test(live_broker, run_learned_policies)
 		for (char *const *st = cases[i].run; *st; st++)
 			argv[n++] = *st;
 		argv[n] = NULL;
-		rc = run_argv(argv, NULL, &out, &err);
+		rc = live_run_argv(argv, NULL, &out, &err);
 		cr_assert_eq(rc, 0, "%s under its learned policy: %s", cases[i].prog, err);
 		cr_assert_str_eq(out, cases[i].want, "%s under its learned policy: %s",
 				 cases[i].prog, err);
@@ -1478,7 +1421,7 @@ Test(live_broker, run_qemu_io)
 	need_run_broker();
 	if (access("/usr/bin/qemu-io", X_OK))
 		cr_skip_test("skipped: qemu-io is not installed (scripts/deps.sh qemu-utils)");
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	qemu_io_policy(pol, sizeof(pol), "qemu-io.json");
 	qemu_io_policy(nowrite, sizeof(nowrite), "qemu-io-nowrite.json");
 	cr_assert_not_null(mkdtemp(dir));
@@ -1506,7 +1449,7 @@ Test(live_broker, run_qemu_io)
 				 img,
 				 NULL };
 
-		rc = run_argv(argv, NULL, &out, &err);
+		rc = live_run_argv(argv, NULL, &out, &err);
 	}
 	cr_assert_eq(rc, 0, "qemu-io under qemu-io.json: %s\n%s", out, err);
 	cr_assert(strstr(out, "wrote 65536/65536 bytes at offset 0"), "%s", out);
@@ -1532,7 +1475,7 @@ Test(live_broker, run_qemu_io)
 				 img,
 				 NULL };
 
-		rc = run_argv(argv, NULL, &out, &err);
+		rc = live_run_argv(argv, NULL, &out, &err);
 	}
 	cr_assert(strstr(out, "write failed: Permission denied"), "exit %d: %s\n%s", rc, out, err);
 	cr_assert(strstr(out, "read 65536/65536 bytes at offset 0"), "%s", out);
@@ -1596,8 +1539,8 @@ Test(live_broker, run_broker_killed_fails_closed)
 	pid_t pid;
 
 	need_run_broker();
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	pfd = mkstemp(polpath);
 	cr_assert_geq(pfd, 0);
 	cr_assert_eq(write(pfd, read_only, strlen(read_only)), (ssize_t)strlen(read_only));

@@ -870,20 +870,6 @@ Test(live_broker_account, same_context)
 
 /* ---- end to end: `iour-restrict run`'s broker --------------------------------- */
 
-/* build/tools/iour-restrict and build/tests/broker-try, or the guests'
- * /tools and /progs (as test_live_broker.c finds them). */
-static void tool_path(char *buf, size_t len, const char *rel)
-{
-	const char *dir = live_examples_dir();
-	const char *base = strrchr(rel, '/') + 1;
-
-	cr_assert_not_null(dir, "the examples' directory is unknown");
-	snprintf(buf, len, "%s/../%s", dir, rel);
-	if (access(buf, X_OK))
-		snprintf(buf, len, "%s/../progs/%s", dir, base);
-	cr_assert_eq(access(buf, X_OK), 0, "%s is missing", buf);
-}
-
 /* broker-try cgroup:DIR rings:ENTRIES, under `run POLICY` or unconfined;
  * the number of rings it held and the errno word that stopped it. */
 static int rings_in_cgroup(bool under_run, const char *dir, char *err, size_t errlen)
@@ -897,8 +883,8 @@ static int rings_in_cgroup(bool under_run, const char *dir, char *err, size_t er
 	ssize_t got, len = 0;
 	pid_t pid;
 
-	tool_path(tool, sizeof(tool), "tools/iour-restrict");
-	tool_path(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	pf = mkstemp(pol);
 	cr_assert_geq(pf, 0);
 	cr_assert_eq(write(pf, nop_only, strlen(nop_only)), (ssize_t)strlen(nop_only));

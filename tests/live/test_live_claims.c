@@ -58,55 +58,6 @@ static bool find_file(char *buf, size_t len, const char *rel, int mode)
 	return access(buf, mode) == 0;
 }
 
-static void path_of(char *buf, size_t len, const char *rel)
-{
-	cr_assert(find_file(buf, len, rel, X_OK),
-		  "%s is missing: the build (make tools) or the guest's initramfs "
-		  "(scripts/guest-payloads/30-cli.sh) must provide it",
-		  rel);
-}
-
-static char *slurp(int fd)
-{
-	off_t n = lseek(fd, 0, SEEK_END);
-	char *s = malloc((size_t)n + 1);
-
-	cr_assert_not_null(s);
-	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
-	s[n] = '\0';
-	return s;
-}
-
-/* Runs argv with stdin `in`; stdout and stderr into *out and *err. */
-static int run_argv(char *const argv[], const char *in, char **out, char **err)
-{
-	int i = memfd_create("in", 0), o = memfd_create("out", 0), e = memfd_create("err", 0);
-	int st;
-	pid_t pid;
-
-	cr_assert(i >= 0 && o >= 0 && e >= 0);
-	if (in)
-		cr_assert_eq(write(i, in, strlen(in)), (ssize_t)strlen(in));
-	lseek(i, 0, SEEK_SET);
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(i, 0);
-		dup2(o, 1);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(125);
-	}
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	*out = slurp(o);
-	*err = slurp(e);
-	close(i);
-	close(o);
-	close(e);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* broker-try STEPS, under `run -` with @policy on stdin, or unconfined
  * when @policy is NULL.  The output; fails the test unless it exits 0. */
 static char *try_steps(const char *policy, char *const *steps, int nsteps)
@@ -114,8 +65,8 @@ static char *try_steps(const char *policy, char *const *steps, int nsteps)
 	char tool[4096], prog[4096], *argv[MAX_ARGS + 8], *out, *err;
 	int n = 0, rc;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(prog, sizeof(prog), "tests/broker-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/broker-try");
 	if (policy) {
 		argv[n++] = tool;
 		argv[n++] = "run";
@@ -127,7 +78,7 @@ static char *try_steps(const char *policy, char *const *steps, int nsteps)
 	for (int i = 0; i < nsteps; i++)
 		argv[n++] = steps[i];
 	argv[n] = NULL;
-	rc = run_argv(argv, policy, &out, &err);
+	rc = live_run_argv(argv, policy, &out, &err);
 	cr_assert_eq(rc, 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s", policy ? "run" : "unconfined",
 		     rc, out, err);
 	if (policy)
@@ -142,7 +93,7 @@ static char *explain(const char *policy, const char *mech)
 	char tool[4096], *argv[8], *out, *err;
 	int n = 0, rc;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	argv[n++] = tool;
 	argv[n++] = "explain";
 	argv[n++] = "-";
@@ -151,7 +102,7 @@ static char *explain(const char *policy, const char *mech)
 		argv[n++] = (char *)mech;
 	}
 	argv[n] = NULL;
-	rc = run_argv(argv, policy, &out, &err);
+	rc = live_run_argv(argv, policy, &out, &err);
 	cr_assert_eq(rc, 0, "explain: exit %d: %s", rc, err);
 	free(err);
 	return out;
@@ -378,7 +329,7 @@ static char *tcp_client(void)
 			     "tree nor /progs");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	s = slurp(fd);
+	s = live_slurp(fd);
 	close(fd);
 	return s;
 }

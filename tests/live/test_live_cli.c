@@ -25,30 +25,6 @@
 
 #include "live.h"
 
-static void path_of(char *buf, size_t len, const char *rel)
-{
-	const char *dir = live_examples_dir();
-
-	cr_assert_not_null(dir, "the examples' directory is unknown");
-	snprintf(buf, len, "%s/../%s", dir, rel);
-	if (!strcmp(rel, "tests/uring-try") && access(buf, X_OK))
-		snprintf(buf, len, "%s/../progs/uring-try", dir);
-	cr_assert_eq(access(buf, X_OK), 0,
-		     "%s is missing: the build (make tools) or the guest's initramfs "
-		     "(scripts/newkernel.sh) must provide it", buf);
-}
-
-static char *slurp(int fd)
-{
-	off_t n = lseek(fd, 0, SEEK_END);
-	char *s = malloc((size_t)n + 1);
-
-	cr_assert_not_null(s);
-	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
-	s[n] = '\0';
-	return s;
-}
-
 /* iour-restrict run - OPT -- uring-try REQ..., the policy on stdin. */
 static int run_policy(const char *policy, const char *opt, const char *const *reqs, char **out,
 		      char **err)
@@ -59,8 +35,8 @@ static int run_policy(const char *policy, const char *opt, const char *const *re
 	int n = 0, st;
 	pid_t pid;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(try, sizeof(try), "tests/uring-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(try, sizeof(try), "tests/uring-try");
 	cr_assert(in >= 0 && o >= 0 && e >= 0);
 	cr_assert_eq(write(in, policy, strlen(policy)), (ssize_t)strlen(policy));
 	lseek(in, 0, SEEK_SET);
@@ -85,8 +61,8 @@ static int run_policy(const char *policy, const char *opt, const char *const *re
 		_exit(125);
 	}
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	*out = slurp(o);
-	*err = slurp(e);
+	*out = live_slurp(o);
+	*err = live_slurp(e);
 	close(in);
 	close(o);
 	close(e);
@@ -186,7 +162,7 @@ Test(live_cli, probe_json_shows_the_probe_flags)
 	char *out;
 	pid_t pid;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	cr_assert_geq(o, 0);
 	fflush(NULL);
 	pid = fork();
@@ -198,7 +174,7 @@ Test(live_cli, probe_json_shows_the_probe_flags)
 	}
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "probe --json: status %d", st);
-	out = slurp(o);
+	out = live_slurp(o);
 	close(o);
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		snprintf(want, sizeof(want), "%s%s", flags[i].key,

@@ -44,32 +44,6 @@ static const char nop_only[] =
 	"{ \"defaultAction\": \"deny\",\n"
 	"  \"entries\": [ { \"names\": [\"nop\"], \"action\": \"allow\" } ] }\n";
 
-static void path_of(char *buf, size_t len, const char *rel)
-{
-	const char *dir = live_examples_dir();
-	const char *base = strrchr(rel, '/') + 1;
-
-	cr_assert_not_null(dir, "the examples' directory is unknown");
-	snprintf(buf, len, "%s/../%s", dir, rel);
-	if (access(buf, X_OK))
-		snprintf(buf, len, "%s/../progs/%s", dir, base);
-	cr_assert_eq(access(buf, X_OK), 0,
-		     "%s is missing: the build (make tools) or the guest's initramfs "
-		     "(scripts/guest-payloads/30-cli.sh) must provide it",
-		     buf);
-}
-
-static char *slurp(int fd)
-{
-	off_t n = lseek(fd, 0, SEEK_END);
-	char *s = malloc((size_t)n + 1);
-
-	cr_assert_not_null(s);
-	cr_assert_eq(pread(fd, s, (size_t)n, 0), n);
-	s[n] = '\0';
-	return s;
-}
-
 static bool broker_mode(void)
 {
 	return live_missing(LIVE_TASK) != NULL;
@@ -108,8 +82,8 @@ static int escape_run(uid_t uid, const char *const *opts, const char *target,
 	int o = memfd_create("out", 0), e = memfd_create("err", 0), pf, n = 0, st;
 	pid_t pid;
 
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
-	path_of(prog, sizeof(prog), "tests/escape-try");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(prog, sizeof(prog), "tests/escape-try");
 	pf = mkstemp(pol);
 	cr_assert(o >= 0 && e >= 0 && pf >= 0);
 	cr_assert_eq(write(pf, nop_only, strlen(nop_only)), (ssize_t)strlen(nop_only));
@@ -148,8 +122,8 @@ static int escape_run(uid_t uid, const char *const *opts, const char *target,
 	}
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	unlink(pol);
-	*out = slurp(o);
-	*err = slurp(e);
+	*out = live_slurp(o);
+	*err = live_slurp(e);
 	close(o);
 	close(e);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -352,7 +326,7 @@ static char *try_as(uid_t uid, pid_t target, const char *const *steps)
 	int o = memfd_create("out", 0), n = 0, st;
 	pid_t pid;
 
-	path_of(prog, sizeof(prog), "tests/escape-try");
+	live_prog_path(prog, sizeof(prog), "tests/escape-try");
 	snprintf(t, sizeof(t), "%d", (int)target);
 	argv[n++] = prog;
 	argv[n++] = t;
@@ -373,7 +347,7 @@ static char *try_as(uid_t uid, pid_t target, const char *const *steps)
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "escape-try: status %d", st);
 	{
-		char *s = slurp(o);
+		char *s = live_slurp(o);
 
 		close(o);
 		return s;
@@ -418,7 +392,7 @@ Test(live_escape, agent_is_not_dumpable)
 	if (yama_scope() >= 2)
 		cr_skip_test("skipped: Yama ptrace_scope %d: the control cannot attach",
 			     yama_scope());
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(chown(dir, NOBODY, NOBODY), 0);
 	snprintf(sock, sizeof(sock), "%s/agent.sock", dir);
@@ -477,7 +451,7 @@ Test(live_escape, explain_ring_acquire_agrees_with_run)
 	int pf, rc;
 
 	LIVE_REQUIRE(LIVE_RING);
-	path_of(tool, sizeof(tool), "tools/iour-restrict");
+	live_prog_path(tool, sizeof(tool), "tools/iour-restrict");
 	pf = mkstemp(pol);
 	cr_assert_geq(pf, 0);
 	cr_assert_eq(write(pf, nop_only, strlen(nop_only)), (ssize_t)strlen(nop_only));
