@@ -28,6 +28,9 @@
 #    the real seccomp checker),
 #    ring_fds/sqpoll_ring_inherited_across_exec (the companion, and an
 #    SQPOLL ring whose completions the kernel writes),
+#  - peers/*: the peer guard's seccomp filter and Landlock domain
+#    (valgrind implements neither seccomp(2) nor landlock_*(2), nor
+#    pidfd_getfd),
 #    policy_real/task_threads_report_or_refuse (apply_task installs the
 #    companion by default on kernels without task restrictions),
 #    policy_emulated/emulated_7_0_apply_task_and_submit,
@@ -64,7 +67,7 @@
 #    harness start it, at about a second of valgrind start-up per test.
 # VALGRIND_FILTER= (empty) runs every test.
 VALGRIND ?= valgrind
-VALGRIND_SKIP := companion/* cbpf_validate/differential_vs_kernel \
+VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
 	emulated/emulated_seccomp_companion probe/emulated_kernel_before_5_10 \
 	probe/errors_when_the_child_cannot_run probe/seccomp_faked_kernels \
 	ring_api/create_reports_kernel_refusals ring_api/echild_when_the_probe_cannot_run \
