@@ -14,6 +14,9 @@ GCOVR_ARGS = --root . --object-directory $(COV_O) --filter 'lib/' --exclude-unre
 	--print-summary --txt $(COV_O)/coverage.txt --html-details $(COV_O)/html/index.html \
 	--xml $(COV_O)/coverage.xml
 
+# The live tier runs here too: the ring broker's workers, the peer guard
+# and the accounting context act on the real kernel only, so the unit tests
+# alone leave them uncounted.
 # -fprofile-update=atomic: threads in the tests would otherwise corrupt the
 # counters (gcov then reports negative branch counts).  _exit() is wrapped
 # (tests/coverage/gcov_exit.c) so that forked children write their counters.
@@ -25,7 +28,7 @@ coverage-run:
 	$(Q)if [ -d $(COV_O) ]; then find $(COV_O) -name '*.gcda' -delete; fi
 	$(Q)mkdir -p $(COV_O) && gcc $(COV_CFLAGS) -c tests/coverage/gcov_exit.c -o $(COV_O)/gcov_exit.o
 	$(Q){ $(SUBMAKE) O=$(COV_O) CC=gcc CFLAGS='$(COV_CFLAGS)' \
-		LDFLAGS='-Wl,--wrap=_exit $(abspath $(COV_O))/gcov_exit.o' test-run 2>&1; \
+		LDFLAGS='-Wl,--wrap=_exit $(abspath $(COV_O))/gcov_exit.o' test-run check-live 2>&1; \
 		echo $$? > $(COV_O)/test-run.rc; } | grep -v '^profiling:.*\.gcda:\(Cannot open\|Skip\)$$'; \
 		exit $$(cat $(COV_O)/test-run.rc)
 
