@@ -162,6 +162,10 @@ IOUR_INTERNAL int iour__err_public(int rc, enum iour__errset set);
  * 0 below 5.10's 34. */
 IOUR_INTERNAL uint32_t iour__reg_last_for_op_last(uint32_t op_last);
 
+/* Read a small decimal integer file (a sysctl): 0, or -1 when it is
+ * absent, empty or not a number. */
+int iour__read_int_file(const char *path, int32_t *val);
+
 /* Name of a request opcode for messages ("SOCKET", or "opcode 70"). */
 IOUR_INTERNAL const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen);
 

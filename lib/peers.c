@@ -213,18 +213,11 @@ int iour__peers_build(struct iour_insn *out)
 /* Yama's ptrace_scope, or -1 without Yama. */
 static int yama_scope(void)
 {
-	char buf[16];
-	ssize_t n;
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	int32_t v;
 
-	if (fd < 0)
+	if (iour__read_int_file("/proc/sys/kernel/yama/ptrace_scope", &v) < 0 || v < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return buf[0] >= '0' && buf[0] <= '9' ? buf[0] - '0' : -1;
+	return v;
 }
 
 static int caps_get(struct __user_cap_data_struct d[2])

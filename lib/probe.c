@@ -429,8 +429,8 @@ int iour__probe_run(struct iour__probe_raw *raw)
 	return iour__probe_resource_err(raw);
 }
 
-/* Read a small decimal integer file; 0 or -1. */
-static int read_int_file(const char *path, int32_t *val)
+/* Documented in internal.h */
+int iour__read_int_file(const char *path, int32_t *val)
 {
 	char buf[32];
 	ssize_t n;
@@ -497,9 +497,9 @@ void iour__probe_read_diag(struct iour__probe_raw *raw)
 	raw->sysctl_group = -1;
 	raw->seccomp_mode = -1;
 	raw->no_new_privs = -1;
-	if (read_int_file("/proc/sys/kernel/io_uring_disabled", &raw->sysctl_disabled) < 0)
+	if (iour__read_int_file("/proc/sys/kernel/io_uring_disabled", &raw->sysctl_disabled) < 0)
 		raw->sysctl_disabled = -1;
-	if (read_int_file("/proc/sys/kernel/io_uring_group", &raw->sysctl_group) < 0)
+	if (iour__read_int_file("/proc/sys/kernel/io_uring_group", &raw->sysctl_group) < 0)
 		raw->sysctl_group = -1;
 	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
