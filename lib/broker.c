@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "broker_account.h"
+#include "uapi.h"
 #include "enforce_internal.h"
 #include "miniring.h"
 #include "peers.h"
@@ -81,7 +82,6 @@
 #define SYS_close_range 436
 #endif
 
-#define NR_IO_URING_SETUP 425
 #define PARAMS_SZ ((uint32_t)sizeof(struct kio_params))
 
 /* Flags served as asked, passed to the kernel (which validates them). */
@@ -1313,7 +1313,7 @@ static int take(struct iour_broker *b)
 	c.pid = (int)req->pid;
 	c.entries = (uint32_t)req->data.args[0];
 	c.ptr = req->data.args[1];
-	if (req->data.nr != NR_IO_URING_SETUP) {
+	if (req->data.nr != KIO_NR_SETUP) {
 		answer_here(b, &c, &b->c.refused_flags, ENOSYS, "not io_uring_setup (ENOSYS)");
 		return 0;
 	}

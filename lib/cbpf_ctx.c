@@ -139,7 +139,7 @@ int iour_ctx_open(uint8_t *ctx, size_t len, uint64_t flags, uint64_t mode, uint6
 
 	if (!ctx || len != IOUR_CTX_SIZE)
 		return -EINVAL;
-	if (ctx[IOUR_CTX_OFF_OPCODE] == KIO_OP_OPENAT) {
+	if (ctx[IOUR_CTX_OFF_OPCODE] == IOUR_OP_OPENAT) {
 		/* The SQE holds 32-bit flags and mode and no resolve field. */
 		if (flags > UINT32_MAX || mode > UINT32_MAX || resolve != 0)
 			return -EINVAL;

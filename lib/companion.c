@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 
 #include "enforce_internal.h"
+#include "uapi.h"
 #include "sys.h"
 #include "iouring_restrict/companion.h"
 
@@ -54,11 +55,15 @@ _Static_assert(IOUR_COMPANION_DEFAULT_ERRNO == ENOSYS, "ENOSYS value");
 #endif
 
 #define X32_SYSCALL_BIT 0x40000000U
-#define NR_SETUP 425U
-#define NR_ENTER 426U
-#define NR_REGISTER 427U
-#define SD_NR 0U   /* offsetof(struct seccomp_data, nr) */
-#define SD_ARCH 4U /* offsetof(struct seccomp_data, arch) */
+#define NR_SETUP ((uint32_t)KIO_NR_SETUP)
+#define NR_ENTER ((uint32_t)KIO_NR_ENTER)
+#define NR_REGISTER ((uint32_t)KIO_NR_REGISTER)
+#define SD_NR KIO_SD_NR
+#define SD_ARCH KIO_SD_ARCH
+_Static_assert(KIO_SD_NR == offsetof(struct seccomp_data, nr), "seccomp_data.nr");
+_Static_assert(KIO_SD_ARCH == offsetof(struct seccomp_data, arch), "seccomp_data.arch");
+_Static_assert(KIO_SD_ARG0 == offsetof(struct seccomp_data, args[0]), "seccomp_data.args[0]");
+_Static_assert(KIO_SD_ARG1 == offsetof(struct seccomp_data, args[1]), "seccomp_data.args[1]");
 
 #define KNOWN_FLAGS                                                                \
 	(IOUR_COMPANION_ENTER | IOUR_COMPANION_REGISTER | IOUR_COMPANION_SET_NNP | \
@@ -129,8 +134,8 @@ int iour__companion_build(uint32_t flags, uint32_t err, struct iour_insn *out)
 #endif
 }
 
-#define SD_ARG0 16U /* offsetof(struct seccomp_data, args[0]), low word on LE */
-#define SD_ARG1 24U /* args[1] */
+#define SD_ARG0 (KIO_SD_ARG0 + KIO_SD_LO) /* args[0], low word */
+#define SD_ARG1 (KIO_SD_ARG1 + KIO_SD_LO) /* args[1], low word */
 #define USE_REGISTERED_RING 0x80000000U
 
 int iour__companion_build_guard(uint32_t setup_err, uint64_t blind, uint32_t blind_err,

@@ -774,7 +774,7 @@ static uint32_t lower_rules(struct cc *c, const struct iour_filter *f, uint32_t 
 	uint32_t dflt = of->has_default ? of->default_verdict : f->default_verdict;
 	uint32_t root = compile_rules(c, of, dflt);
 
-	if (!c->err && opcode == KIO_OP_CONNECT && !(f->flags & IOUR_FILTER_ADDR4_LITERAL) &&
+	if (!c->err && opcode == IOUR_OP_CONNECT && !(f->flags & IOUR_FILTER_ADDR4_LITERAL) &&
 	    rules_read_ipv4(of))
 		root = compile_mapped(c, of, dflt, root);
 	return root;
@@ -888,7 +888,7 @@ uint32_t iour__fc_lower(struct cc *c, const struct iour_filter *f, uint32_t opco
 {
 	uint32_t root = lower_rules(c, f, opcode, of);
 
-	if (!c->err && cfg && cfg->range_d_hi && opcode == KIO_OP_CONNECT)
+	if (!c->err && cfg && cfg->range_d_hi && opcode == IOUR_OP_CONNECT)
 		root = range_precheck(c, f, opcode, of, cfg, root);
 	return root;
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "iouring_restrict/names.h"
 
 /* io_uring_setup flags beyond those in uapi.h (doc/kernel.md 6.4). */
 #define IOUR__SETUP_COOP_TASKRUN (1U << 8)
@@ -66,12 +67,6 @@
 #define IOUR__RING_ADOPT_FLAGS (IOUR__RING_INIT_FLAGS | KIO_SETUP_CQSIZE | KIO_SETUP_ATTACH_WQ)
 /* Flags that change where things are in the mappings. */
 #define IOUR__RING_LAYOUT_FLAGS (IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY)
-
-/* Opcodes the library prepares itself. */
-#define IOUR__OP_READV 1
-#define IOUR__OP_WRITEV 2
-#define IOUR__OP_READ 22
-#define IOUR__OP_WRITE 23
 
 struct iour__ring {
 	int fd;

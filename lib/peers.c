@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "peers.h"
+#include "uapi.h"
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -78,13 +79,9 @@ static const uint32_t nat_deny[] = { 270, 271, 438 };
 #endif
 
 #define X32_SYSCALL_BIT 0x40000000U
-#define SD_NR 0U
-#define SD_ARCH 4U
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define SD_ARG0_LO 20U /* args[0], low word */
-#else
-#define SD_ARG0_LO 16U
-#endif
+#define SD_NR KIO_SD_NR
+#define SD_ARCH KIO_SD_ARCH
+#define SD_ARG0_LO (KIO_SD_ARG0 + KIO_SD_LO) /* args[0], low word */
 #define REQ_ATTACH 16U
 #define REQ_SEIZE 0x4206U
 

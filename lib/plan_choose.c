@@ -221,7 +221,7 @@ static uint8_t degrade(const struct iour_policy *p, const struct iour__kernel *k
 				 open ? "open" : "closed");
 		return open ? IOUR__V_ALLOW : IOUR__V_DENY;
 	}
-	if (op == KIO_OP_SOCKET && kern->sock_flags_hidden) {
+	if (op == IOUR_OP_SOCKET && kern->sock_flags_hidden) {
 		bool reads = false;
 
 		for (const struct iour_prog *q = pp; q; q = q->next)

@@ -134,14 +134,14 @@ static void probe_socket_flags(struct iour__probe_raw *raw)
 		return;
 	memset(&b, 0, sizeof(b));
 	b.cmd_type = KIO_BPF_CMD_FILTER;
-	b.filter.opcode = KIO_OP_SOCKET;
+	b.filter.opcode = IOUR_OP_SOCKET;
 	b.filter.filter_len = sizeof(prog) / sizeof(prog[0]);
 	b.filter.pdu_size = KIO_PDU_SOCKET;
 	b.filter.filter_ptr = (uint64_t)(uintptr_t)prog;
 	if (iour__register(r.fd, KIO_REGISTER_BPF_FILTER, &b, 1) == 0 &&
 	    iour__register(r.fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0) == 0) {
 		memset(&sqe, 0, sizeof(sqe));
-		sqe.opcode = KIO_OP_SOCKET;
+		sqe.opcode = IOUR_OP_SOCKET;
 		sqe.fd = 0x7ffe; /* no such address family */
 		sqe.off = 2 /* SOCK_DGRAM */ | 04000 /* SOCK_NONBLOCK */;
 		rc = iour__ring_submit_one(&r, &sqe, &cqe);
@@ -268,7 +268,7 @@ void iour__probe_steps(struct iour__probe_raw *raw)
 		raw->bpf_ring = (int32_t)iour__register(fd, KIO_REGISTER_BPF_FILTER, NULL, 1);
 		if (raw->bpf_ring == -EFAULT) {
 			probe_pdu(fd, raw);
-			if (raw_pdu_of(raw, KIO_OP_SOCKET) >= KIO_PDU_SOCKET)
+			if (raw_pdu_of(raw, IOUR_OP_SOCKET) >= KIO_PDU_SOCKET)
 				probe_socket_flags(raw);
 		}
 		raw->done |= IOUR__RAW_BPF_RING;

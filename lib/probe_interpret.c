@@ -32,13 +32,13 @@ const uint32_t *iour__features_pdu_named(const struct iour_features *f, uint32_t
 	/* The 1.0 ABI's fields (include/iouring_restrict/probe.h); every
 	 * payload added since is in pdu_size[] only. */
 	switch (opcode) {
-	case KIO_OP_SOCKET:
+	case IOUR_OP_SOCKET:
 		return &f->pdu_socket;
-	case KIO_OP_OPENAT:
+	case IOUR_OP_OPENAT:
 		return &f->pdu_openat;
-	case KIO_OP_OPENAT2:
+	case IOUR_OP_OPENAT2:
 		return &f->pdu_openat2;
-	case KIO_OP_CONNECT:
+	case IOUR_OP_CONNECT:
 		return &f->pdu_connect;
 	default:
 		return NULL;

@@ -16,10 +16,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iouring_restrict/names.h"
+
 /* Syscall numbers: identical on x86-64, arm64 and the generic table. */
 #define KIO_NR_SETUP 425
 #define KIO_NR_ENTER 426
 #define KIO_NR_REGISTER 427
+
+/* struct seccomp_data: the offsets the library's seccomp filters load
+ * (lib/companion.c asserts them against the kernel header). */
+#define KIO_SD_NR 0U
+#define KIO_SD_ARCH 4U
+#define KIO_SD_ARG0 16U
+#define KIO_SD_ARG1 24U
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define KIO_SD_LO 4U /* the low word of an argument */
+#else
+#define KIO_SD_LO 0U
+#endif
 
 /* io_uring_setup flags. */
 #define KIO_SETUP_IOPOLL (1U << 0)
@@ -45,12 +59,8 @@
 #define KIO_REGISTER_LAST_NEWEST 38 /* IORING_REGISTER_LAST of Linux 7.0-7.2 */
 #define KIO_REGISTER_USE_REGISTERED_RING (1U << 31)
 
-/* Request opcodes with special meaning to the library. */
-#define KIO_OP_NOP 0
-#define KIO_OP_CONNECT 16
-#define KIO_OP_OPENAT 18
-#define KIO_OP_OPENAT2 28
-#define KIO_OP_SOCKET 45
+/* Request opcodes: enum iour_op (include/iouring_restrict/names.h), the
+ * library's one copy of the kernel's numbers. */
 #define KIO_OP_LAST_NEWEST 65 /* IORING_OP_LAST of Linux 6.19-7.2 */
 
 /* SQE flags. */

@@ -144,13 +144,13 @@ static int req_check(const struct iour_verify_req *r, size_t stride, struct vcha
 
 	/* Fields the opcode does not use must be zero. */
 	switch (c->opcode) {
-	case OP_SOCKET:
-	case OP_CONNECT:
+	case IOUR_OP_SOCKET:
+	case IOUR_OP_CONNECT:
 		if (c->open_flags || c->open_mode || c->open_resolve || *path)
 			return -EINVAL;
-		if (c->opcode == OP_SOCKET && (*addr || c->addrlen))
+		if (c->opcode == IOUR_OP_SOCKET && (*addr || c->addrlen))
 			return -EINVAL;
-		if (c->opcode == OP_CONNECT) {
+		if (c->opcode == IOUR_OP_CONNECT) {
 			if (c->addrlen > IOUR_VERIFY_MAX_ADDR || (c->addrlen && !*addr) ||
 			    (!c->addrlen && *addr))
 				return -EINVAL;
@@ -158,8 +158,8 @@ static int req_check(const struct iour_verify_req *r, size_t stride, struct vcha
 				return -EINVAL; /* nothing to take the family from */
 		}
 		break;
-	case OP_OPENAT:
-	case OP_OPENAT2:
+	case IOUR_OP_OPENAT:
+	case IOUR_OP_OPENAT2:
 		if (c->family || c->type || c->protocol || *addr || c->addrlen)
 			return -EINVAL;
 		if (!*path)
@@ -167,7 +167,7 @@ static int req_check(const struct iour_verify_req *r, size_t stride, struct vcha
 		plen = strnlen(*path, IOUR_VERIFY_MAX_PATH + 1);
 		if (plen > IOUR_VERIFY_MAX_PATH)
 			return -EINVAL;
-		if (c->opcode == OP_OPENAT &&
+		if (c->opcode == IOUR_OP_OPENAT &&
 		    (c->open_flags > UINT32_MAX || c->open_mode > UINT32_MAX || c->open_resolve))
 			return -EINVAL;
 		break;
@@ -318,7 +318,7 @@ static void coverage_fill(const struct vopts *o, const uint64_t *answered_allow,
 		}
 		c.n_allowed++;
 		bm_set(c.allowed, op);
-		if (op == OP_MSG_RING)
+		if (op == IOUR_OP_MSG_RING)
 			c.flags |= IOUR_VERIFY_COV_MSG_RING;
 		if (bm_test(answered_allow, op)) {
 			c.n_tried++;

@@ -12,19 +12,10 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "iouring_restrict/names.h"
 #include "probe_internal.h"
 #include "iouring_restrict/verify.h"
 
-#define OP_NOP 0
-#define OP_READV IOUR__OP_READV
-#define OP_WRITEV IOUR__OP_WRITEV
-#define OP_CONNECT KIO_OP_CONNECT
-#define OP_OPENAT KIO_OP_OPENAT
-#define OP_READ IOUR__OP_READ
-#define OP_WRITE IOUR__OP_WRITE
-#define OP_OPENAT2 KIO_OP_OPENAT2
-#define OP_SOCKET KIO_OP_SOCKET
-#define OP_MSG_RING 40U
 #define MSG_DATA 0U /* IORING_MSG_DATA: a completion, no file */
 
 /* IOSQE_FIXED_FILE, IO_DRAIN, IO_LINK, IO_HARDLINK, ASYNC */
@@ -93,16 +84,16 @@ static inline void set_phase(struct vchan_hdr *h, uint32_t phase)
 static inline bool opcode_supported(uint32_t op)
 {
 	switch (op) {
-	case OP_NOP:
-	case OP_READV:
-	case OP_WRITEV:
-	case OP_CONNECT:
-	case OP_OPENAT:
-	case OP_READ:
-	case OP_WRITE:
-	case OP_OPENAT2:
-	case OP_SOCKET:
-	case OP_MSG_RING:
+	case IOUR_OP_NOP:
+	case IOUR_OP_READV:
+	case IOUR_OP_WRITEV:
+	case IOUR_OP_CONNECT:
+	case IOUR_OP_OPENAT:
+	case IOUR_OP_READ:
+	case IOUR_OP_WRITE:
+	case IOUR_OP_OPENAT2:
+	case IOUR_OP_SOCKET:
+	case IOUR_OP_MSG_RING:
 		return true;
 	default:
 		return false;

@@ -52,7 +52,7 @@ static int chan_check(const struct vchan_hdr *h, size_t size)
 		if (q->path_off && ((size_t)q->path_off + q->path_len + 1 > size ||
 				    ((const char *)h)[q->path_off + q->path_len] != '\0'))
 			return -EINVAL;
-		if ((q->opcode == OP_OPENAT || q->opcode == OP_OPENAT2) && !q->path_off)
+		if ((q->opcode == IOUR_OP_OPENAT || q->opcode == IOUR_OP_OPENAT2) && !q->path_off)
 			return -EINVAL;
 		if (q->addrlen > IOUR_VERIFY_MAX_ADDR ||
 		    (q->addrlen && (!q->addr_off || (size_t)q->addr_off + q->addrlen > size)))
@@ -77,7 +77,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 {
 	const char *path = q->path_off ? (const char *)h + q->path_off : NULL;
 	const uint8_t *addr = q->addr_off ? (const uint8_t *)h + q->addr_off : NULL;
-	bool reading = q->opcode == OP_READ || q->opcode == OP_READV;
+	bool reading = q->opcode == IOUR_OP_READ || q->opcode == IOUR_OP_READV;
 	int p[2] = { -1, -1 }, sock = -1, target = -1, rc = 0;
 	struct open_how_k how;
 	struct kio_sqe sqe;
@@ -90,13 +90,13 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 	sqe.flags = (uint8_t)q->sqe_flags;
 	sqe.user_data = idx;
 	switch (q->opcode) {
-	case OP_NOP:
+	case IOUR_OP_NOP:
 		sqe.fd = -1;
 		break;
-	case OP_READ:
-	case OP_READV:
-	case OP_WRITE:
-	case OP_WRITEV:
+	case IOUR_OP_READ:
+	case IOUR_OP_READV:
+	case IOUR_OP_WRITE:
+	case IOUR_OP_WRITEV:
 		if (pipe2(p, O_CLOEXEC) < 0) {
 			rc = -errno;
 			goto failed;
@@ -108,24 +108,24 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		iov.iov_base = reading ? (void *)buf : (void *)&byte;
 		iov.iov_len = 1;
 		sqe.fd = reading ? p[0] : p[1];
-		sqe.addr = (q->opcode == OP_READV || q->opcode == OP_WRITEV) ?
+		sqe.addr = (q->opcode == IOUR_OP_READV || q->opcode == IOUR_OP_WRITEV) ?
 				   (uintptr_t)&iov :
 				   (uintptr_t)iov.iov_base;
 		sqe.len = 1;
 		sqe.off = (uint64_t)-1;
 		break;
-	case OP_SOCKET:
+	case IOUR_OP_SOCKET:
 		sqe.fd = q->family;
 		sqe.off = (uint32_t)q->type;
 		sqe.len = (uint32_t)q->protocol;
 		break;
-	case OP_OPENAT:
+	case IOUR_OP_OPENAT:
 		sqe.fd = AT_FDCWD;
 		sqe.addr = (uintptr_t)path;
 		sqe.len = (uint32_t)q->open_mode;
 		sqe.op_flags = (uint32_t)q->open_flags;
 		break;
-	case OP_OPENAT2:
+	case IOUR_OP_OPENAT2:
 		how.flags = q->open_flags;
 		how.mode = q->open_mode;
 		how.resolve = q->open_resolve;
@@ -134,7 +134,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		sqe.len = sizeof(how);
 		sqe.off = (uintptr_t)&how;
 		break;
-	case OP_CONNECT: {
+	case IOUR_OP_CONNECT: {
 		int family = q->family;
 		sa_family_t fam;
 
@@ -153,7 +153,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		sqe.off = q->addrlen;
 		break;
 	}
-	case OP_MSG_RING: {
+	case IOUR_OP_MSG_RING: {
 		/* A ring of our own to message: the caller's other rings are
 		 * never touched.  It is never mapped, only closed. */
 		struct kio_params tp;
@@ -181,8 +181,8 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 		out->res = rc;
 		goto out;
 	}
-	if (cqe.res >= 0 &&
-	    (q->opcode == OP_SOCKET || q->opcode == OP_OPENAT || q->opcode == OP_OPENAT2))
+	if (cqe.res >= 0 && (q->opcode == IOUR_OP_SOCKET || q->opcode == IOUR_OP_OPENAT ||
+			     q->opcode == IOUR_OP_OPENAT2))
 		close(cqe.res);
 	out->res = cqe.res;
 	out->observed = cqe.res == -EACCES ? IOUR_EXPECT_DENY : IOUR_EXPECT_ALLOW;

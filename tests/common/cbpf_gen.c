@@ -370,8 +370,8 @@ static uint32_t edge_word(struct gen_rng *r)
 
 void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 {
-	static const uint32_t ops[] = { KIO_OP_SOCKET,	KIO_OP_OPENAT, KIO_OP_OPENAT2,
-					KIO_OP_CONNECT, KIO_OP_NOP,    22 };
+	static const uint32_t ops[] = { IOUR_OP_SOCKET,	IOUR_OP_OPENAT, IOUR_OP_OPENAT2,
+					IOUR_OP_CONNECT, IOUR_OP_NOP,    22 };
 	uint32_t w[10];
 	uint32_t op, flags, a, b, c;
 	uint64_t ud;
@@ -390,7 +390,7 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 	ud = gen_chance(r, 50) ? gen_u64(r) : gen_below(r, 1000);
 	iour_ctx_generic(ctx, 40, op, flags, ud);
 	switch (op) {
-	case KIO_OP_SOCKET: {
+	case IOUR_OP_SOCKET: {
 		static const uint32_t fam[] = { AF_INET, AF_INET6, AF_UNIX, AF_NETLINK, 0, 255 };
 		static const uint32_t ty[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW,
 					       SOCK_STREAM | SOCK_CLOEXEC,
@@ -401,8 +401,8 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 		iour_ctx_socket(ctx, 40, a, b, c);
 		break;
 	}
-	case KIO_OP_OPENAT:
-	case KIO_OP_OPENAT2: {
+	case IOUR_OP_OPENAT:
+	case IOUR_OP_OPENAT2: {
 		static const uint32_t fl[] = { O_RDONLY, O_WRONLY | O_CREAT, O_RDWR | O_TRUNC,
 					       O_PATH,	 O_CREAT | O_EXCL,   O_TMPFILE | O_RDWR,
 					       O_DIRECTORY | O_CLOEXEC };
@@ -410,11 +410,11 @@ void gen_ctx(struct gen_rng *r, uint8_t ctx[40])
 
 		of |= gen_chance(r, 20) ? gen_u32(r) & 0xfffff : 0;
 		a = gen_below(r, 0x10000);
-		b = op == KIO_OP_OPENAT2 ? gen_below(r, 0x40) : 0;
+		b = op == IOUR_OP_OPENAT2 ? gen_below(r, 0x40) : 0;
 		iour_ctx_open(ctx, 40, of, a, b);
 		break;
 	}
-	case KIO_OP_CONNECT: {
+	case IOUR_OP_CONNECT: {
 		struct sockaddr_in6 s6;
 		struct sockaddr_in s4;
 		uint32_t len;

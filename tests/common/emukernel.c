@@ -233,12 +233,12 @@ uint8_t emu_pdu_size(const struct emu *e, uint32_t opcode)
 	if (!e->g->bpf)
 		return 0;
 	switch (opcode) {
-	case KIO_OP_SOCKET:
+	case IOUR_OP_SOCKET:
 		return e->cfg.no_net ? 0 : KIO_PDU_SOCKET;
-	case KIO_OP_OPENAT:
-	case KIO_OP_OPENAT2:
+	case IOUR_OP_OPENAT:
+	case IOUR_OP_OPENAT2:
 		return KIO_PDU_OPEN;
-	case KIO_OP_CONNECT:
+	case IOUR_OP_CONNECT:
 		return e->g->connect_pdu && !e->cfg.no_net ? KIO_PDU_CONNECT : 0;
 	default:
 		return 0;
@@ -1759,7 +1759,7 @@ static void put64(uint8_t *p, uint64_t v)
 
 void emu_ctx_socket(uint8_t ctx[40], uint32_t family, uint32_t type, uint32_t protocol)
 {
-	emu_ctx(ctx, KIO_OP_SOCKET, 0, 0);
+	emu_ctx(ctx, IOUR_OP_SOCKET, 0, 0);
 	put32(ctx + 16, family);
 	put32(ctx + 20, type);
 	put32(ctx + 24, protocol);
@@ -1779,7 +1779,7 @@ void emu_ctx_connect(uint8_t ctx[40], const void *addr, uint32_t addr_len)
 	const uint8_t *a = addr;
 	uint16_t fam;
 
-	emu_ctx(ctx, KIO_OP_CONNECT, 0, 0);
+	emu_ctx(ctx, IOUR_OP_CONNECT, 0, 0);
 	if (!addr || addr_len < sizeof(sa_family_t))
 		return;
 	memcpy(&fam, a, sizeof(fam));

@@ -68,7 +68,7 @@ static int nop_works(struct iour__ring *r)
 	struct kio_cqe c;
 
 	memset(&s, 0, sizeof(s));
-	s.opcode = KIO_OP_NOP;
+	s.opcode = IOUR_OP_NOP;
 	s.user_data = 5;
 	return iour__ring_submit_one(r, &s, &c) == 0 && c.res == 0 && c.user_data == 5;
 }
@@ -146,7 +146,7 @@ static int child_enter_register(void *arg)
 	CHECK(iour_companion_install(&o) == 0);
 	CHECK(setup_probe() == -EPERM);
 	memset(&s, 0, sizeof(s));
-	s.opcode = KIO_OP_NOP;
+	s.opcode = IOUR_OP_NOP;
 	if (enter) {
 		CHECK(iour__ring_submit_one(&before, &s, &c) == -EPERM);
 		CHECK(*before.sq_tail == *before.sq_head); /* rolled back */

@@ -37,19 +37,19 @@ static void basic_ops(struct iour__ring *r)
 	struct stat st;
 	int p[2];
 
-	s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 0x1234);
+	s = sqe_of(IOUR_OP_NOP, -1, 0, 0, 0, 0x1234);
 	cr_assert_eq(iour__ring_submit_one(r, &s, &c), 0);
 	cr_assert_eq(c.res, 0);
 	cr_assert_eq(c.user_data, 0x1234);
 
 	cr_assert_eq(pipe(p), 0);
 	cr_assert_eq(write(p[1], "abc", 3), 3);
-	s = sqe_of(IOUR__OP_READ, p[0], (uintptr_t)buf, 3, (uint64_t)-1, 2);
+	s = sqe_of(IOUR_OP_READ, p[0], (uintptr_t)buf, 3, (uint64_t)-1, 2);
 	cr_assert_eq(iour__ring_submit_one(r, &s, &c), 0);
 	cr_assert_eq(c.res, 3);
 	cr_assert_str_eq(buf, "abc");
 
-	s = sqe_of(IOUR__OP_WRITE, p[1], (uintptr_t)"hello", 5, (uint64_t)-1, 3);
+	s = sqe_of(IOUR_OP_WRITE, p[1], (uintptr_t)"hello", 5, (uint64_t)-1, 3);
 	cr_assert_eq(iour__ring_submit_one(r, &s, &c), 0);
 	cr_assert_eq(c.res, 5);
 	memset(buf, 0, sizeof(buf));
@@ -58,7 +58,7 @@ static void basic_ops(struct iour__ring *r)
 	close(p[0]);
 	close(p[1]);
 
-	s = sqe_of(KIO_OP_OPENAT, AT_FDCWD, (uintptr_t)"/dev/null", 0, 0, 4);
+	s = sqe_of(IOUR_OP_OPENAT, AT_FDCWD, (uintptr_t)"/dev/null", 0, 0, 4);
 	s.op_flags = O_RDONLY | O_CLOEXEC;
 	cr_assert_eq(iour__ring_submit_one(r, &s, &c), 0);
 	cr_assert_geq(c.res, 0, "openat res %d", c.res);
@@ -67,7 +67,7 @@ static void basic_ops(struct iour__ring *r)
 	close(c.res);
 
 	/* a failing request is still a completion */
-	s = sqe_of(KIO_OP_OPENAT, AT_FDCWD, (uintptr_t)"/nonexistent/x", 0, 0, 5);
+	s = sqe_of(IOUR_OP_OPENAT, AT_FDCWD, (uintptr_t)"/nonexistent/x", 0, 0, 5);
 	cr_assert_eq(iour__ring_submit_one(r, &s, &c), 0);
 	cr_assert_eq(c.res, -ENOENT);
 }
@@ -91,7 +91,7 @@ Test(miniring, indexes_wrap_around)
 {
 	UNIT_REQUIRE_URING();
 	struct iour__ring r;
-	struct kio_sqe s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 0);
+	struct kio_sqe s = sqe_of(IOUR_OP_NOP, -1, 0, 0, 0, 0);
 	struct kio_cqe c;
 	int i;
 
@@ -162,7 +162,7 @@ Test(miniring, disabled_ring_rolls_back)
 {
 	UNIT_REQUIRE_URING();
 	struct iour__ring r;
-	struct kio_sqe s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 9);
+	struct kio_sqe s = sqe_of(IOUR_OP_NOP, -1, 0, 0, 0, 9);
 	struct kio_cqe c;
 
 	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_R_DISABLED), 0);
@@ -193,17 +193,17 @@ Test(miniring, denied_sqe_is_consumed)
 	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_R_DISABLED), 0);
 	memset(res, 0, sizeof(res));
 	res[0].opcode = KIO_RESTRICTION_SQE_OP;
-	res[0].sqe_op = KIO_OP_NOP;
+	res[0].sqe_op = IOUR_OP_NOP;
 	res[1].opcode = KIO_RESTRICTION_SQE_FLAGS_ALLOWED;
 	res[1].sqe_flags = 0;
 	cr_assert_eq(iour__register(r.fd, KIO_REGISTER_RESTRICTIONS, res, 2), 0);
 	cr_assert_eq(iour__register(r.fd, KIO_REGISTER_ENABLE_RINGS, NULL, 0), 0);
 
-	s = sqe_of(IOUR__OP_WRITE, p[1], (uintptr_t)"x", 1, (uint64_t)-1, 1);
+	s = sqe_of(IOUR_OP_WRITE, p[1], (uintptr_t)"x", 1, (uint64_t)-1, 1);
 	cr_assert_eq(iour__ring_submit_one(&r, &s, &c), 0);
 	cr_assert_eq(c.res, -EACCES);
 	cr_assert_eq(*r.sq_head, 1, "the denied SQE was consumed");
-	s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 2);
+	s = sqe_of(IOUR_OP_NOP, -1, 0, 0, 0, 2);
 	cr_assert_eq(iour__ring_submit_one(&r, &s, &c), 0);
 	cr_assert_eq(c.res, 0);
 	s.flags = 0x10; /* IOSQE_ASYNC: no flag allowed */
@@ -378,7 +378,7 @@ Test(miniring, busy_ring_is_left_alone)
 	struct io_uring_cqe *lc;
 	struct kio_params kp;
 	struct iour__ring r;
-	struct kio_sqe s = sqe_of(KIO_OP_NOP, -1, 0, 0, 0, 1);
+	struct kio_sqe s = sqe_of(IOUR_OP_NOP, -1, 0, 0, 0, 1);
 	struct kio_cqe c;
 
 	cr_assert_eq(io_uring_queue_init(8, &lr, 0), 0);

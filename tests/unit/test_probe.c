@@ -751,7 +751,7 @@ Test(probe, resource_errors_in_raw_answers)
 	cr_assert_eq(iour__probe_resource_err(&r), -ENOMEM);
 	r.range = 0;
 	r.done |= IOUR__RAW_BPF_RING;
-	r.pdu_err[iour_payload_find(KIO_OP_CONNECT)] = -EAGAIN;
+	r.pdu_err[iour_payload_find(IOUR_OP_CONNECT)] = -EAGAIN;
 	cr_assert_eq(iour__probe_resource_err(&r), -EAGAIN);
 }
 
@@ -798,10 +798,10 @@ static long emu7_register(void *ctx, int fd, uint32_t op, void *arg, uint32_t nr
 		if (!b)
 			return -EFAULT;
 		switch (b->filter.opcode) {
-		case KIO_OP_SOCKET: k = KIO_PDU_SOCKET; break;
-		case KIO_OP_OPENAT:
-		case KIO_OP_OPENAT2: k = KIO_PDU_OPEN; break;
-		case KIO_OP_CONNECT: k = emu.connect_k; break;
+		case IOUR_OP_SOCKET: k = KIO_PDU_SOCKET; break;
+		case IOUR_OP_OPENAT:
+		case IOUR_OP_OPENAT2: k = KIO_PDU_OPEN; break;
+		case IOUR_OP_CONNECT: k = emu.connect_k; break;
 		}
 		if (b->filter.pdu_size > k ||
 		    (b->filter.pdu_size != k && (b->filter.flags & KIO_BPF_FILTER_SZ_STRICT))) {
@@ -1030,7 +1030,7 @@ Test(probe, emulated_forced_levels_on_7_2_answers)
 	struct iour__kernel_limits lim;
 	int lv;
 
-	r.pdu[iour_payload_find(KIO_OP_CONNECT)] = 24;
+	r.pdu[iour_payload_find(IOUR_OP_CONNECT)] = 24;
 	for (lv = -2; lv <= 9; lv++) {
 		r.force = lv;
 		iour__probe_interpret(&r, &f, &lim);
@@ -1039,14 +1039,14 @@ Test(probe, emulated_forced_levels_on_7_2_answers)
 			cr_assert_eq(f.level, 5);
 			cr_assert_eq(!!(f.flags & IOUR_FEATURES_FORCE_IGNORED), lv == -2 || lv > 5);
 			cr_assert_eq(f.pdu_connect, 24);
-			cr_assert_eq(f.pdu_size[KIO_OP_CONNECT], 24);
-			cr_assert_eq(f.pdu_size[KIO_OP_SOCKET], 12);
+			cr_assert_eq(f.pdu_size[IOUR_OP_CONNECT], 24);
+			cr_assert_eq(f.pdu_size[IOUR_OP_SOCKET], 12);
 			continue;
 		}
 		/* The array follows the forced level too. */
-		cr_assert_eq(f.pdu_size[KIO_OP_CONNECT], 0);
-		cr_assert_eq(f.pdu_size[KIO_OP_SOCKET], lv >= 4 ? 12 : 0);
-		cr_assert_eq(f.pdu_size[KIO_OP_OPENAT2], lv >= 4 ? 24 : 0);
+		cr_assert_eq(f.pdu_size[IOUR_OP_CONNECT], 0);
+		cr_assert_eq(f.pdu_size[IOUR_OP_SOCKET], lv >= 4 ? 12 : 0);
+		cr_assert_eq(f.pdu_size[IOUR_OP_OPENAT2], lv >= 4 ? 24 : 0);
 		cr_assert_eq(f.level, (uint32_t)lv);
 		cr_assert(f.flags & IOUR_FEATURES_FORCED);
 		cr_assert_eq(f.pdu_connect, 0);

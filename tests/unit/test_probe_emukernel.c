@@ -124,7 +124,7 @@ Test(probe_emulated, emulated_task_already_restricted)
 	memset(buf, 0, sizeof(buf));
 	h->nr_res = 2;
 	r[0].opcode = KIO_RESTRICTION_SQE_OP;
-	r[0].sqe_op = KIO_OP_NOP;
+	r[0].sqe_op = IOUR_OP_NOP;
 	r[1].opcode = KIO_RESTRICTION_REGISTER_OP;
 	r[1].register_op = 2;
 	cr_assert_eq(iour__register(-1, KIO_REGISTER_RESTRICTIONS, buf, 1), 0);

@@ -77,7 +77,7 @@ static struct sockaddr_un unix_missing;
 
 static struct iour_verify_req rq_socket(uint32_t expect)
 {
-	struct iour_verify_req r = rq(KIO_OP_SOCKET, expect);
+	struct iour_verify_req r = rq(IOUR_OP_SOCKET, expect);
 
 	r.family = AF_INET;
 	r.type = SOCK_STREAM;
@@ -95,7 +95,7 @@ static struct iour_verify_req rq_open(uint32_t op, const char *path, uint32_t ex
 
 static struct iour_verify_req rq_connect(const void *addr, uint32_t len, uint32_t expect)
 {
-	struct iour_verify_req r = rq(KIO_OP_CONNECT, expect);
+	struct iour_verify_req r = rq(IOUR_OP_CONNECT, expect);
 
 	r.addr = addr;
 	r.addrlen = len;
@@ -126,7 +126,7 @@ static int restricted_ring(bool enable)
 	cr_assert_geq(fd, 0);
 	memset(res, 0, sizeof(res));
 	res[0].opcode = KIO_RESTRICTION_SQE_OP;
-	res[0].sqe_op = KIO_OP_NOP;
+	res[0].sqe_op = IOUR_OP_NOP;
 	res[1].opcode = KIO_RESTRICTION_SQE_FLAGS_ALLOWED;
 	cr_assert_eq(iour__register(fd, KIO_REGISTER_RESTRICTIONS, res, 2), 0);
 	if (enable)
@@ -149,15 +149,15 @@ static size_t nop_only_reqs(struct iour_verify_req *r)
 	size_t n = 0;
 
 	init_addrs();
-	r[n++] = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
-	r[n] = rq(KIO_OP_NOP, IOUR_EXPECT_DENY);
+	r[n++] = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
+	r[n] = rq(IOUR_OP_NOP, IOUR_EXPECT_DENY);
 	r[n++].sqe_flags = ASYNC;
-	r[n++] = rq(IOUR__OP_WRITE, IOUR_EXPECT_DENY);
-	r[n++] = rq(IOUR__OP_READ, IOUR_EXPECT_DENY);
-	r[n++] = rq(IOUR__OP_WRITEV, IOUR_EXPECT_DENY);
+	r[n++] = rq(IOUR_OP_WRITE, IOUR_EXPECT_DENY);
+	r[n++] = rq(IOUR_OP_READ, IOUR_EXPECT_DENY);
+	r[n++] = rq(IOUR_OP_WRITEV, IOUR_EXPECT_DENY);
 	r[n++] = rq_socket(IOUR_EXPECT_DENY);
-	r[n++] = rq_open(KIO_OP_OPENAT, "/dev/null", IOUR_EXPECT_DENY);
-	r[n++] = rq_open(KIO_OP_OPENAT2, "/dev/null", IOUR_EXPECT_DENY);
+	r[n++] = rq_open(IOUR_OP_OPENAT, "/dev/null", IOUR_EXPECT_DENY);
+	r[n++] = rq_open(IOUR_OP_OPENAT2, "/dev/null", IOUR_EXPECT_DENY);
 	r[n++] = rq_connect(&lo_port1, sizeof(lo_port1), IOUR_EXPECT_DENY);
 	return n;
 }
@@ -204,10 +204,10 @@ Test(verify, ring_fd_restricted_ring_passes)
 	cr_assert_eq(iour__ring_from_fd(&mine, o.ring_fd, &p), 0);
 	cr_assert_eq(*mine.sq_head, n, "the check consumed exactly its %zu SQEs", n);
 	memset(&s, 0, sizeof(s));
-	s.opcode = KIO_OP_NOP;
+	s.opcode = IOUR_OP_NOP;
 	cr_assert_eq(iour__ring_submit_one(&mine, &s, &c), 0);
 	cr_assert_eq(c.res, 0);
-	s.opcode = IOUR__OP_WRITE;
+	s.opcode = IOUR_OP_WRITE;
 	s.fd = 1;
 	cr_assert_eq(iour__ring_submit_one(&mine, &s, &c), 0);
 	cr_assert_eq(c.res, -EACCES);
@@ -219,9 +219,9 @@ Test(verify, ring_fd_restricted_ring_passes)
 Test(verify, ring_fd_wrong_expectations_not_enforced)
 {
 	UNIT_REQUIRE_URING();
-	struct iour_verify_req r[3] = { rq(KIO_OP_NOP, IOUR_EXPECT_DENY),
-					rq(IOUR__OP_WRITE, IOUR_EXPECT_ALLOW),
-					rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) };
+	struct iour_verify_req r[3] = { rq(IOUR_OP_NOP, IOUR_EXPECT_DENY),
+					rq(IOUR_OP_WRITE, IOUR_EXPECT_ALLOW),
+					rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW) };
 	struct iour_verify_result res[3];
 	IOUR_OPTS(iour_verify_opts, o, .flags = IOUR_VERIFY_RING_FD);
 
@@ -267,17 +267,17 @@ Test(verify, plain_mode_allow_expectations_pass)
 	size_t n = 0;
 
 	init_addrs();
-	r[n++] = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
-	r[n] = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	r[n++] = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
+	r[n] = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	r[n++].sqe_flags = ASYNC | 0x02 /* IO_DRAIN */;
-	r[n++] = rq(IOUR__OP_READ, IOUR_EXPECT_ALLOW);
-	r[n++] = rq(IOUR__OP_READV, IOUR_EXPECT_ALLOW);
-	r[n++] = rq(IOUR__OP_WRITE, IOUR_EXPECT_ALLOW);
-	r[n++] = rq(IOUR__OP_WRITEV, IOUR_EXPECT_ALLOW);
+	r[n++] = rq(IOUR_OP_READ, IOUR_EXPECT_ALLOW);
+	r[n++] = rq(IOUR_OP_READV, IOUR_EXPECT_ALLOW);
+	r[n++] = rq(IOUR_OP_WRITE, IOUR_EXPECT_ALLOW);
+	r[n++] = rq(IOUR_OP_WRITEV, IOUR_EXPECT_ALLOW);
 	r[n++] = rq_socket(IOUR_EXPECT_ALLOW);
-	r[n++] = rq_open(KIO_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
-	r[n++] = rq_open(KIO_OP_OPENAT2, "/dev/null", IOUR_EXPECT_ALLOW);
-	r[n++] = rq_open(KIO_OP_OPENAT, "/nonexistent/x", IOUR_EXPECT_ALLOW);
+	r[n++] = rq_open(IOUR_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
+	r[n++] = rq_open(IOUR_OP_OPENAT2, "/dev/null", IOUR_EXPECT_ALLOW);
+	r[n++] = rq_open(IOUR_OP_OPENAT, "/nonexistent/x", IOUR_EXPECT_ALLOW);
 	r[n++] = rq_connect(&lo_port1, sizeof(lo_port1), IOUR_EXPECT_ALLOW);
 	r[n++] = rq_connect(&unix_missing, sizeof(unix_missing), IOUR_EXPECT_ALLOW);
 	r[n] = rq_connect(&lo_port1, 1, IOUR_EXPECT_ALLOW); /* stale addrlen: family given */
@@ -308,8 +308,8 @@ Test(verify, plain_mode_ring_flag_variants)
 		KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN,
 		IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG,
 	};
-	struct iour_verify_req r[2] = { rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW),
-					rq(IOUR__OP_WRITE, IOUR_EXPECT_ALLOW) };
+	struct iour_verify_req r[2] = { rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW),
+					rq(IOUR_OP_WRITE, IOUR_EXPECT_ALLOW) };
 	size_t i;
 
 	for (i = 0; i < IOUR_ARRAY_SIZE(flags); i++) {
@@ -333,8 +333,8 @@ static int child_companion(void *arg)
 	const struct companion_case *c = arg;
 	IOUR_OPTS(iour_companion_opts, co, .errno_value = c->errno_value, .flags = c->flags);
 	IOUR_OPTS(iour_verify_opts, o);
-	struct iour_verify_req r[2] = { rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW),
-					rq(IOUR__OP_WRITE, IOUR_EXPECT_DENY) };
+	struct iour_verify_req r[2] = { rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW),
+					rq(IOUR_OP_WRITE, IOUR_EXPECT_DENY) };
 	struct iour_verify_result res[2];
 	int rc;
 
@@ -378,7 +378,7 @@ Test(verify, companion_makes_io_uring_unusable)
 	for (i = 0; i < IOUR_ARRAY_SIZE(cases); i++)
 		cr_assert_eq(in_child(child_companion, (void *)&cases[i]), 0, "case %zu", i);
 	/* and the test process itself is untouched */
-	cr_assert_eq(iour_verify((struct iour_verify_req[]){ rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) }, 1,
+	cr_assert_eq(iour_verify((struct iour_verify_req[]){ rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW) }, 1,
 				 NULL, NULL),
 		     0);
 }
@@ -392,7 +392,7 @@ static int child_seccomp_kill(void *arg)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog fp = { 4, f };
-	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	struct iour_verify_req r = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct iour_verify_result res;
 
 	(void)arg;
@@ -450,7 +450,7 @@ Test(verify, exec_mode_with_helper)
 static int child_exec_companion(void *arg)
 {
 	IOUR_OPTS(iour_verify_opts, o, .exec_path = arg);
-	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	struct iour_verify_req r = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct iour_verify_result res;
 
 	CHECK(iour_companion_install(NULL) == 0);
@@ -470,8 +470,8 @@ Test(verify, exec_mode_companion_survives_exec)
 
 Test(verify, exec_failures_and_timeout)
 {
-	struct iour_verify_req r[2] = { rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW),
-					rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) };
+	struct iour_verify_req r[2] = { rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW),
+					rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW) };
 	struct iour_verify_result res[2];
 	char *sleep_argv[] = { "sleep", "10", NULL };
 	struct timespec t0, t1;
@@ -505,7 +505,7 @@ Test(verify, exec_failures_and_timeout)
 Test(verify, ring_fd_errors)
 {
 	UNIT_REQUIRE_URING();
-	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	struct iour_verify_req r = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct iour_verify_result res;
 	IOUR_OPTS(iour_verify_opts, o, .flags = IOUR_VERIFY_RING_FD);
 	struct io_uring lr;
@@ -563,9 +563,9 @@ Test(verify, ring_fd_errors)
 Test(verify, prep_failure_gives_echild)
 {
 	UNIT_REQUIRE_URING();
-	struct iour_verify_req r[3] = { rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW),
+	struct iour_verify_req r[3] = { rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW),
 					rq_connect(&lo_port1, sizeof(lo_port1), IOUR_EXPECT_ALLOW),
-					rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW) };
+					rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW) };
 	struct iour_verify_result res[3];
 
 	init_addrs();
@@ -582,7 +582,7 @@ Test(verify, prep_failure_gives_echild)
 
 static int child_no_fds(void *arg)
 {
-	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	struct iour_verify_req r = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct rlimit rl = { 3, 3 };
 	int fd;
 
@@ -596,7 +596,7 @@ static int child_no_fds(void *arg)
 
 static int child_no_fork(void *arg)
 {
-	struct iour_verify_req r = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW);
+	struct iour_verify_req r = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW);
 	struct rlimit rl = { 0, 0 };
 
 	(void)arg;
@@ -693,7 +693,7 @@ Test(verify, never_changes_the_caller)
 Test(verify, bad_input)
 {
 	UNIT_REQUIRE_URING();
-	struct iour_verify_req r[2], ok = rq(KIO_OP_NOP, IOUR_EXPECT_ALLOW), many[257];
+	struct iour_verify_req r[2], ok = rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW), many[257];
 	struct iour_verify_result res[2] = { { 77, 77, 77, 77 }, { 77, 77, 77, 77 } };
 	struct {
 		struct iour_verify_opts o;
@@ -783,21 +783,21 @@ Test(verify, bad_input)
 	r[0] = rq_socket(IOUR_EXPECT_ALLOW);
 	r[0].open_flags = 1;
 	BAD(-EINVAL, r, 1, NULL);
-	r[0] = rq_open(KIO_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
+	r[0] = rq_open(IOUR_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
 	r[0].protocol = 1;
 	BAD(-EINVAL, r, 1, NULL);
 
 	/* paths */
-	r[0] = rq_open(KIO_OP_OPENAT, NULL, IOUR_EXPECT_ALLOW);
+	r[0] = rq_open(IOUR_OP_OPENAT, NULL, IOUR_EXPECT_ALLOW);
 	BAD(-EINVAL, r, 1, NULL);
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
-	r[0] = rq_open(KIO_OP_OPENAT2, longpath, IOUR_EXPECT_ALLOW);
+	r[0] = rq_open(IOUR_OP_OPENAT2, longpath, IOUR_EXPECT_ALLOW);
 	BAD(-EINVAL, r, 1, NULL);
-	r[0] = rq_open(KIO_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
+	r[0] = rq_open(IOUR_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
 	r[0].open_flags = 1ULL << 32;
 	BAD(-EINVAL, r, 1, NULL);
-	r[0] = rq_open(KIO_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
+	r[0] = rq_open(IOUR_OP_OPENAT, "/dev/null", IOUR_EXPECT_ALLOW);
 	r[0].open_resolve = 1;
 	BAD(-EINVAL, r, 1, NULL);
 
