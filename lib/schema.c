@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/probe.h"
