@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,12 +62,6 @@ static int chan_check(const struct vchan_hdr *h, size_t size)
 	return 0;
 }
 
-struct open_how_k {
-	uint64_t flags;
-	uint64_t mode;
-	uint64_t resolve;
-};
-
 /*
  * Prepare, submit and clean up one request.  Returns 0 when the request
  * has its outcome in *out (including a FAILED preparation), or the
@@ -79,7 +74,7 @@ static int run_one(struct iour__ring *ring, const struct vchan_hdr *h, const str
 	const uint8_t *addr = q->addr_off ? (const uint8_t *)h + q->addr_off : NULL;
 	bool reading = q->opcode == IOUR_OP_READ || q->opcode == IOUR_OP_READV;
 	int p[2] = { -1, -1 }, sock = -1, target = -1, rc = 0;
-	struct open_how_k how;
+	struct open_how how;
 	struct kio_sqe sqe;
 	struct kio_cqe cqe;
 	struct iovec iov;
