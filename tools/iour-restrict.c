@@ -45,6 +45,8 @@ static const struct subcommand cmds[] = {
 	  "prove with an SMT solver that filters mean what their rules say" },
 	{ "agent", cmd_agent, cli_help_agent,
 	  "OCI seccomp agent: restricted rings for runc and crun containers" },
+	{ "seccomp-profile", cmd_seccomp_profile, cli_help_seccomp_profile,
+	  "a container engine's seccomp profile made ready for the agent" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
