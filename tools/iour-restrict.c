@@ -47,6 +47,8 @@ static const struct subcommand cmds[] = {
 	  "OCI seccomp agent: restricted rings for runc and crun containers" },
 	{ "seccomp-profile", cmd_seccomp_profile, cli_help_seccomp_profile,
 	  "a container engine's seccomp profile made ready for the agent" },
+	{ "runc-shim", cmd_runc_shim, cli_help_runc_shim,
+	  "runc wrapper for engines that drop listenerPath (Docker 20.10)" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
