@@ -141,7 +141,8 @@ static int peer(void)
 	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 
 	printf("ptrace=%ld\n", peer_call(SYS_ptrace, PTRACE_PEEKDATA, getpid(), (long)src, 0, 0));
-	printf("pidfd_getfd=%ld\n", pidfd < 0 ? -1000L : peer_call(SYS_pidfd_getfd, pidfd, 1, 0, 0, 0));
+	printf("pidfd_getfd=%ld\n",
+	       pidfd < 0 ? -1000L : peer_call(SYS_pidfd_getfd, pidfd, 1, 0, 0, 0));
 	printf("vm_readv=%ld\n",
 	       peer_call(SYS_process_vm_readv, getpid(), (long)&l, 1, (long)&rv, 1));
 	printf("vm_writev=%ld\n",
@@ -183,11 +184,13 @@ static void batch(unsigned flags, const char *key)
 	n = syscall(__NR_io_uring_enter, fd, 3, 0, 0, NULL, 0);
 	printf("%s=%ld\n", key, n < 0 ? -errno : n);
 	/* the completions so far (all three are inline: the file is local) */
-	syscall(__NR_io_uring_enter, fd, 0, n > 0 ? (unsigned)n : 0, IORING_ENTER_GETEVENTS, NULL, 0);
+	syscall(__NR_io_uring_enter, fd, 0, n > 0 ? (unsigned)n : 0, IORING_ENTER_GETEVENTS, NULL,
+		0);
 	printf("cqes%s=", key + 5);
 	head = *r.cq_head;
 	for (unsigned k = 0; head != __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE); head++, k++)
-		printf("%s%llu:%d", k ? "," : "", (unsigned long long)r.cqes[head & *r.cq_mask].user_data,
+		printf("%s%llu:%d", k ? "," : "",
+		       (unsigned long long)r.cqes[head & *r.cq_mask].user_data,
 		       r.cqes[head & *r.cq_mask].res);
 	printf("\n");
 	close(fd);

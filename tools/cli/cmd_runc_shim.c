@@ -80,8 +80,8 @@ static int shim_err(const char *fmt, ...)
 	fprintf(stderr, "%s runc-shim: %s\n", CLI_PROG, msg);
 	f = runc_log ? fopen(runc_log, "ae") : NULL;
 	if (f && runc_log_format && !strcmp(runc_log_format, "json")) {
-		json_t *o = json_pack("{s:s, s:s+}", "level", "error", "msg", CLI_PROG " runc-shim: ",
-				      msg);
+		json_t *o = json_pack("{s:s, s:s+}", "level", "error", "msg",
+				      CLI_PROG " runc-shim: ", msg);
 		char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 		if (line)
@@ -99,7 +99,8 @@ static int shim_err(const char *fmt, ...)
 /* runc's global options that take a value (runc --help). */
 static bool global_takes_value(const char *a)
 {
-	static const char *const v[] = { "--root", "--log", "--log-format", "--criu", "--rootless" };
+	static const char *const v[] = { "--root", "--log", "--log-format", "--criu",
+					 "--rootless" };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!strcmp(a, v[i]))
@@ -192,7 +193,8 @@ static int fix_bundle(const struct shim *s, const char *dir)
 			r = shim_err("%s=%s: not a file name in %s", s->env, file, s->policy_dir);
 			goto out;
 		}
-		if ((size_t)snprintf(pol, sizeof(pol), "%s/%s", s->policy_dir, file) >= sizeof(pol)) {
+		if ((size_t)snprintf(pol, sizeof(pol), "%s/%s", s->policy_dir, file) >=
+		    sizeof(pol)) {
 			r = shim_err("%s=%s: name too long", s->env, file);
 			goto out;
 		}

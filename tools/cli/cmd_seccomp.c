@@ -82,7 +82,8 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 	return false;
 }
 
-static int bad_profile(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad_profile(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int bad_profile(const char *path, const char *fmt, ...)
 {
 	va_list ap;
@@ -192,7 +193,8 @@ static int change(json_t *root, const struct opts *o, const char *path)
 	size_t i;
 
 	if (!json_is_object(root))
-		return bad_profile(path, "not a seccomp profile (the top level is not a JSON object)");
+		return bad_profile(path,
+				   "not a seccomp profile (the top level is not a JSON object)");
 	v = json_object_get(root, "defaultAction");
 	if (!json_is_string(v))
 		return bad_profile(path, "not a seccomp profile: no \"defaultAction\" string");
@@ -200,8 +202,9 @@ static int change(json_t *root, const struct opts *o, const char *path)
 	if (strncmp(dflt, "SCMP_ACT_", 9))
 		return bad_profile(path, "defaultAction \"%s\" is not a seccomp action", dflt);
 	if (!strcmp(dflt, "SCMP_ACT_NOTIFY"))
-		return bad_profile(path, "defaultAction SCMP_ACT_NOTIFY would send every call to the "
-					 "agent, which serves io_uring_setup only");
+		return bad_profile(path,
+				   "defaultAction SCMP_ACT_NOTIFY would send every call to the "
+				   "agent, which serves io_uring_setup only");
 	dflt_allows = action_allows(dflt);
 	syscalls = json_object_get(root, "syscalls");
 	if (!syscalls) {
@@ -214,7 +217,8 @@ static int change(json_t *root, const struct opts *o, const char *path)
 	if (json_object_get(root, "archMap"))
 		docker_fmt = true;
 	if (json_object_get(root, "archMap") && json_object_get(root, "architectures"))
-		return bad_profile(path, "both \"archMap\" and \"architectures\": engines refuse this");
+		return bad_profile(path,
+				   "both \"archMap\" and \"architectures\": engines refuse this");
 
 	/* Shape first, so that nothing is changed in a profile refused. */
 	json_array_foreach(syscalls, i, e)
@@ -231,15 +235,18 @@ static int change(json_t *root, const struct opts *o, const char *path)
 			docker_fmt = true;
 		if (json_object_get(e, "name")) {
 			/* Docker's old format: one name per rule */
-			if (!json_is_string(json_object_get(e, "name")) || json_object_get(e, "names"))
-				return bad_profile(path, "syscalls[%zu]: \"name\" must be a string, "
-							 "without \"names\"",
+			if (!json_is_string(json_object_get(e, "name")) ||
+			    json_object_get(e, "names"))
+				return bad_profile(path,
+						   "syscalls[%zu]: \"name\" must be a string, "
+						   "without \"names\"",
 						   i);
 			docker_fmt = true;
 			n = json_object_get(e, "name");
 			if (!strcmp(json_string_value(act), "SCMP_ACT_NOTIFY"))
-				return bad_profile(path, "syscalls[%zu] sends %s to the listener: the "
-							 "agent serves io_uring_setup only",
+				return bad_profile(path,
+						   "syscalls[%zu] sends %s to the listener: the "
+						   "agent serves io_uring_setup only",
 						   i, json_string_value(n));
 			continue;
 		}
@@ -249,18 +256,21 @@ static int change(json_t *root, const struct opts *o, const char *path)
 		json_array_foreach(names, j, n)
 		{
 			if (!json_is_string(n))
-				return bad_profile(path, "syscalls[%zu].names[%zu] is not a string", i, j);
+				return bad_profile(path, "syscalls[%zu].names[%zu] is not a string",
+						   i, j);
 			if (!strcmp(json_string_value(act), "SCMP_ACT_NOTIFY") &&
 			    strcmp(json_string_value(n), "io_uring_setup"))
-				return bad_profile(path, "syscalls[%zu] sends %s to the listener: the "
-							 "agent serves io_uring_setup only",
+				return bad_profile(path,
+						   "syscalls[%zu] sends %s to the listener: the "
+						   "agent serves io_uring_setup only",
 						   i, json_string_value(n));
 		}
 	}
 	if (docker_fmt && (o->engine == ENG_CONTAINERD || o->engine == ENG_OCI))
-		return bad_profile(path, "a profile in Docker's format (archMap, includes, excludes or "
-					 "name), but %s reads the OCI format only: it would ignore "
-					 "the conditions and apply every rule",
+		return bad_profile(path,
+				   "a profile in Docker's format (archMap, includes, excludes or "
+				   "name), but %s reads the OCI format only: it would ignore "
+				   "the conditions and apply every rule",
 				   engine_names[o->engine]);
 
 	/* Take the calls out of every rule; the input's indexes are printed. */
@@ -281,7 +291,8 @@ static int change(json_t *root, const struct opts *o, const char *path)
 
 			if (in_list(s, uring_calls, NR_URING) ||
 			    (!o->keep_peers && in_list(s, peer_calls, NR_PEER))) {
-				note("syscalls[%zu] (%s%s): removed (it named only %s)", idx, a, cond, s);
+				note("syscalls[%zu] (%s%s): removed (it named only %s)", idx, a,
+				     cond, s);
 				json_array_remove(syscalls, k);
 				continue;
 			}
@@ -300,7 +311,8 @@ static int change(json_t *root, const struct opts *o, const char *path)
 			s = json_string_value(n);
 			if (in_list(s, uring_calls, NR_URING) ||
 			    (!o->keep_peers && in_list(s, peer_calls, NR_PEER))) {
-				len += (size_t)snprintf(took + len, len < sizeof(took) ? sizeof(took) - len : 0,
+				len += (size_t)snprintf(took + len,
+							len < sizeof(took) ? sizeof(took) - len : 0,
 							"%s%s", len ? ", " : "", s);
 				json_array_remove(names, j);
 				continue;
@@ -319,7 +331,8 @@ static int change(json_t *root, const struct opts *o, const char *path)
 			continue;
 		}
 		if (!json_array_size(names)) {
-			note("syscalls[%zu] (%s%s): removed (it named only %s)", idx, a, cond, took);
+			note("syscalls[%zu] (%s%s): removed (it named only %s)", idx, a, cond,
+			     took);
 			json_array_remove(syscalls, k);
 			continue;
 		}
@@ -429,19 +442,22 @@ int cmd_seccomp_profile(int argc, char **argv)
 	if (!o.listener)
 		return cli_usage("--listener-path is required (the agent's socket)");
 	if (o.listener[0] != '/')
-		return cli_usage("--listener-path '%s': an absolute path (the runtime connects to it)",
-				 o.listener);
+		return cli_usage(
+			"--listener-path '%s': an absolute path (the runtime connects to it)",
+			o.listener);
 	if (!o.input) {
 		switch (o.engine) {
 		case ENG_PODMAN:
-			for (size_t i = 0; i < sizeof(podman_defaults) / sizeof(podman_defaults[0]); i++)
+			for (size_t i = 0; i < sizeof(podman_defaults) / sizeof(podman_defaults[0]);
+			     i++)
 				if (!access(podman_defaults[i], R_OK)) {
 					o.input = podman_defaults[i];
 					break;
 				}
 			if (!o.input)
-				return cli_usage("no podman default profile here (%s, %s): give --input",
-						 podman_defaults[0], podman_defaults[1]);
+				return cli_usage(
+					"no podman default profile here (%s, %s): give --input",
+					podman_defaults[0], podman_defaults[1]);
 			note("input: %s", o.input);
 			break;
 		case ENG_DOCKER:
@@ -450,7 +466,8 @@ int cmd_seccomp_profile(int argc, char **argv)
 					 "(examples/seccomp/ has it)",
 					 engine_names[o.engine]);
 		default:
-			return cli_usage("give --input FILE (or --engine podman for its default profile)");
+			return cli_usage(
+				"give --input FILE (or --engine podman for its default profile)");
 		}
 	}
 
