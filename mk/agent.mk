@@ -4,7 +4,9 @@
 # here from tests/agent/agent_prog.c (linked statically: the rootfs is that
 # one file; nothing is downloaded) whose rings the agent restricts.  Needs
 # root and runc; skips, saying why, without them (and the crun part where
-# crun cannot run a container here).  Included by the top-level Makefile.
+# crun cannot run a container here; on a hybrid cgroup hierarchy crun runs
+# in a mount namespace without the cgroup2 mount).  Included by the
+# top-level Makefile.
 
 AGENT_PROG := $(O)/tests/agent_prog
 

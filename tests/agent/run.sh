@@ -3,7 +3,8 @@
 # make check-agent: `iour-restrict agent`, the OCI seccomp agent, on the
 # running kernel.  First the agent alone (its socket, its command line,
 # runtimes that send garbage or nothing), then with Debian's runc (and
-# crun, where it can run a container here) running bundles built here
+# crun, where it can run a container here: on a hybrid cgroup hierarchy,
+# in a mount namespace without its cgroup2 mount) running bundles built here
 # from tests/agent/agent_prog.c (static; nothing is downloaded):
 # - a container's ring is restricted by the policy of its annotation
 #   (READ completes with the file's data, NOP gets -EACCES) and the
