@@ -4,7 +4,9 @@
 # here from tests/agent/agent_prog.c (linked statically: the rootfs is that
 # one file; nothing is downloaded) whose rings the agent restricts.  Needs
 # root and runc; skips, saying why, without them (and the crun part where
-# crun cannot run a container here).  Included by the top-level Makefile.
+# crun cannot run a container here; on a hybrid cgroup hierarchy crun runs
+# in a mount namespace without the cgroup2 mount).  Included by the
+# top-level Makefile.
 
 AGENT_PROG := $(O)/tests/agent_prog
 
@@ -27,3 +29,17 @@ $(AGENT_STALL): tests/agent/agent_stall.c tests/common/fuse_stall.c tests/common
 check-agent: $(AGENT_PROG) $(AGENT_STALL) tools
 	$(Q)$(NEED) python3:python3
 	$(Q)tests/agent/run.sh $(O)
+
+# The agent behind the container engines (tests/engines/run.sh): containerd
+# (ctr), Docker 20.10 through `iour-restrict runc-shim`, podman with runc
+# and crun, each daemon started and stopped by the script in a temporary
+# directory, with an image imported from a tar built here.  Engines that
+# are not installed are skipped, saying so: scripts/deps.sh does not
+# install them (containerd, docker.io and podman take about 60 s to
+# install on a fresh Debian 12 and about 30 s to test, more than make
+# check's budget allows for them); `scripts/deps.sh containerd docker.io
+# podman` does.
+.PHONY: check-engines
+check-engines: $(AGENT_PROG) tools
+	$(Q)$(NEED) python3:python3
+	$(Q)tests/engines/run.sh $(O)

@@ -126,3 +126,28 @@ check-schema-extra: tools
 	$(Q)$(NEED) python3:python3
 	$(Q)sh tests/schema/run.sh $(SCHEMA_EXTRA_O) $(O)/tools/iour-restrict '$(CC)' \
 		'$(CPPFLAGS) $(SCHEMA_EXTRA_CFLAGS)'
+
+# ---- seccomp-profile on Docker's, podman's and containerd's default
+# profiles: golden outputs (examples/seccomp/) and the changes printed
+# (tests/cli/seccomp/*.changes), plus refusals (tests/cli/seccomp.sh).
+# `make seccomp-golden` rewrites the golden files; review the diff.
+.PHONY: check-seccomp-profile seccomp-golden check-runc-shim
+check-cli: check-seccomp-profile check-runc-shim
+check-seccomp-profile: tools
+	$(call msg,TEST,seccomp-profile)
+	$(Q)sh tests/cli/seccomp.sh $(O)
+
+# runc-shim with a stand-in runc (tests/cli/runc-shim.sh); with Docker:
+# make check-engines.
+check-runc-shim: tools
+	$(call msg,TEST,runc-shim)
+	$(Q)sh tests/cli/runc-shim.sh $(O)
+
+SECCOMP_GOLDEN := docker:docker-20.10.24 podman:podman-4.3.1 containerd:containerd-1.6.20
+seccomp-golden: tools
+	$(Q)for e in $(SECCOMP_GOLDEN); do \
+		eng=$${e%%:*}; f=tests/cli/seccomp/$${e#*:}; \
+		$(O)/tools/iour-restrict seccomp-profile --engine $$eng --input $$f.json \
+			--listener-path /run/iour-restrict/agent.sock \
+			-o examples/seccomp/$$eng.json 2>$$f.changes || exit 1; \
+	done

@@ -55,14 +55,16 @@ for c in $cmds; do
 	for s in OPTIONS "EXIT STATUS" "SEE ALSO"; do
 		grep -q "^\.SH \"$s\"\$" "$p" || bad "$p has no $s section"
 	done
-	sed -n '/^\.SH "SYNOPSIS"/,/^\.SH/p' "$p" | grep -q "^iour\\\\-restrict $c\( \|\$\)" ||
+	# the name as roff writes it (a command's '-' is "\-"), as a pattern
+	ce=$(printf '%s' "$c" | sed 's/-/\\\\-/g')
+	sed -n '/^\.SH "SYNOPSIS"/,/^\.SH/p' "$p" | grep -q "^iour\\\\-restrict $ce\( \|\$\)" ||
 		bad "$p: the SYNOPSIS has no 'iour-restrict $c' line"
 	sed -n '/^\.SH "SEE ALSO"/,$p' "$p" | grep -q 'iour\\-restrict\\fR(1)' ||
 		bad "$p does not refer to iour-restrict(1)"
 	sed -n '/^\.SH "SEE ALSO"/,$p' "$p" | grep -q 'iouring\\-restrict\\fR(7)' ||
 		bad "$p does not refer to iouring-restrict(7)"
 	sed -n '/^\.SH "SEE ALSO"/,$p' "$out/man1/iour-restrict.1" |
-		grep -q "iour\\\\-restrict\\\\-$c\\\\fR(1)" ||
+		grep -q "iour\\\\-restrict\\\\-$ce\\\\fR(1)" ||
 		bad "iour-restrict(1) does not name iour-restrict-$c(1) in its SEE ALSO"
 done
 

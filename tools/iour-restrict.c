@@ -45,11 +45,17 @@ static const struct subcommand cmds[] = {
 	  "prove with an SMT solver that filters mean what their rules say" },
 	{ "agent", cmd_agent, cli_help_agent,
 	  "OCI seccomp agent: restricted rings for runc and crun containers" },
+	{ "seccomp-profile", cmd_seccomp_profile, cli_help_seccomp_profile,
+	  "a container engine's seccomp profile made ready for the agent" },
+	{ "runc-shim", cmd_runc_shim, cli_help_runc_shim,
+	  "runc wrapper for engines that drop listenerPath (Docker 20.10)" },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static int usage_main(FILE *out)
 {
+	int w = 9; /* the column of the summaries: the longest name */
+
 	fprintf(out, "Usage: %s COMMAND [OPTIONS]\n"
 		     "       %s help [COMMAND | rules]\n"
 		     "       %s --version\n\n"
@@ -57,8 +63,11 @@ static int usage_main(FILE *out)
 		     "Commands:\n",
 		CLI_PROG, CLI_PROG, CLI_PROG, iour_version_string());
 	for (size_t i = 0; i < NR_CMDS; i++)
-		fprintf(out, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(out, "  %-9s %s\n", "help", "this text, a command's help, or the rule language");
+		if ((int)strlen(cmds[i].name) > w)
+			w = (int)strlen(cmds[i].name);
+	for (size_t i = 0; i < NR_CMDS; i++)
+		fprintf(out, "  %-*s %s\n", w, cmds[i].name, cmds[i].summary);
+	fprintf(out, "  %-*s %s\n", w, "help", "this text, a command's help, or the rule language");
 	fprintf(out, "\n'%s COMMAND --help' describes each command.\n"
 		     "Exit status: 0 success; 1 a check failed, a restriction is not enforced\n"
 		     "or 'lint' has findings; 2 usage error; 3 the policy file cannot be read or\n"

@@ -25,6 +25,15 @@
  * one fails or it holds MAX, and prints rings=COUNT last=RES (the failing
  * call's -ERRNO, or 0); then closes them all and does it again: rings2=,
  * last2= (a ring quota counts the rings alive, not the calls).
+ * With "peer" it only tries the calls through which a process takes
+ * another's rings, on itself, and prints ptrace=, pidfd_getfd=,
+ * vm_readv=, vm_writev= (the result, or -ERRNO): a profile that denies
+ * them gives EPERM or ENOSYS; ptrace(PTRACE_PEEKDATA) of itself, not
+ * traced, gives -ESRCH when allowed.
+ * With "batch" it submits READ, NOP, READ in one io_uring_enter() on a
+ * ring of its own and prints batch=SUBMITTED cqes=RES,RES,...; then the
+ * same on a ring with IORING_SETUP_SUBMIT_ALL: batch_all=, cqes_all=
+ * (a denied request ends the kernel's submit batch unless SUBMIT_ALL).
  * With "storm" it forks four children, prints "storming", and all five
  * create and close rings until they are killed (a container killed while
  * its calls wait for the agent).
@@ -37,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -118,6 +128,75 @@ static int ring_one(struct ring *r, unsigned char op, int fd, void *buf, unsigne
 	return res;
 }
 
+static long peer_call(long nr, long a, long b, long c, long d, long e)
+{
+	long r = syscall(nr, a, b, c, d, e, 0L);
+	return r < 0 ? -errno : r;
+}
+
+static int peer(void)
+{
+	char src[8] = "abcdefg", dst[8];
+	struct iovec l = { dst, sizeof(dst) }, rv = { src, sizeof(src) };
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	printf("ptrace=%ld\n", peer_call(SYS_ptrace, PTRACE_PEEKDATA, getpid(), (long)src, 0, 0));
+	printf("pidfd_getfd=%ld\n",
+	       pidfd < 0 ? -1000L : peer_call(SYS_pidfd_getfd, pidfd, 1, 0, 0, 0));
+	printf("vm_readv=%ld\n",
+	       peer_call(SYS_process_vm_readv, getpid(), (long)&l, 1, (long)&rv, 1));
+	printf("vm_writev=%ld\n",
+	       peer_call(SYS_process_vm_writev, getpid(), (long)&rv, 1, (long)&l, 1));
+	return 0;
+}
+
+/* READ, NOP, READ in one submit; prints what was submitted and the CQEs. */
+static void batch(unsigned flags, const char *key)
+{
+	struct io_uring_params p;
+	struct ring r;
+	char buf[3][64];
+	int fd, dfd = open("/etc/agent-data", O_RDONLY);
+	unsigned tail, head;
+	long n;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	fd = sys_setup(8, &p);
+	if (fd < 0 || ring_map(&r, fd, &p)) {
+		printf("%s=setup%d\n", key, fd);
+		return;
+	}
+	tail = *r.sq_tail;
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned idx = (tail + i) & *r.sq_mask;
+		struct io_uring_sqe *sqe = &r.sqes[idx];
+
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = i == 1 ? IORING_OP_NOP : IORING_OP_READ;
+		sqe->fd = i == 1 ? -1 : dfd;
+		sqe->addr = (uint64_t)(uintptr_t)buf[i];
+		sqe->len = i == 1 ? 0 : sizeof(buf[i]);
+		sqe->user_data = i;
+		r.sq_array[idx] = idx;
+	}
+	__atomic_store_n(r.sq_tail, tail + 3, __ATOMIC_RELEASE);
+	n = syscall(__NR_io_uring_enter, fd, 3, 0, 0, NULL, 0);
+	printf("%s=%ld\n", key, n < 0 ? -errno : n);
+	/* the completions so far (all three are inline: the file is local) */
+	syscall(__NR_io_uring_enter, fd, 0, n > 0 ? (unsigned)n : 0, IORING_ENTER_GETEVENTS, NULL,
+		0);
+	printf("cqes%s=", key + 5);
+	head = *r.cq_head;
+	for (unsigned k = 0; head != __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE); head++, k++)
+		printf("%s%llu:%d", k ? "," : "",
+		       (unsigned long long)r.cqes[head & *r.cq_mask].user_data,
+		       r.cqes[head & *r.cq_mask].res);
+	printf("\n");
+	close(fd);
+	close(dfd);
+}
+
 static void probe_read(struct ring *r, const char *key)
 {
 	char buf[128];
@@ -139,6 +218,13 @@ int main(int argc, char **argv)
 	int fd, fd2, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "peer"))
+		return peer();
+	if (argc == 2 && !strcmp(argv[1], "batch")) {
+		batch(0, "batch");
+		batch(IORING_SETUP_SUBMIT_ALL, "batch_all");
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "rings")) {
 		int max = atoi(argv[2]), fds[256];
 

@@ -3,7 +3,8 @@
 # make check-agent: `iour-restrict agent`, the OCI seccomp agent, on the
 # running kernel.  First the agent alone (its socket, its command line,
 # runtimes that send garbage or nothing), then with Debian's runc (and
-# crun, where it can run a container here) running bundles built here
+# crun, where it can run a container here: on a hybrid cgroup hierarchy,
+# in a mount namespace without its cgroup2 mount) running bundles built here
 # from tests/agent/agent_prog.c (static; nothing is downloaded):
 # - a container's ring is restricted by the policy of its annotation
 #   (READ completes with the file's data, NOP gets -EACCES) and the
@@ -254,8 +255,16 @@ json.dump(c, open(dst, "w"), indent=1)
 EOF
 }
 # start RUNTIME NAME: runs the bundle $work/NAME; output in $work/NAME.out.
+# RUNTIME crun_hybrid: crun in a mount namespace without the hybrid
+# hierarchy's cgroup2 mount (below).
 start() {
 	names="$names $2"
+	if [ "$1" = crun_hybrid ]; then
+		(cd "$work/$2" && exec timeout 60 unshare -m --propagation private sh -c \
+			'umount -l /sys/fs/cgroup/unified && exec crun run "$0"' "$2" \
+			</dev/null >"$work/$2.out" 2>"$work/$2.err")
+		return
+	fi
 	(cd "$work/$2" && exec timeout 60 "$1" run "$2" </dev/null >"$work/$2.out" 2>"$work/$2.err")
 }
 # val NAME KEY: the value the program printed for KEY.
@@ -453,16 +462,47 @@ check "an agent with CAP_IPC_LOCK: a container's registered buffers still count 
 check "... and the agent logs where the ring was charged" \
 	grep -q "container=pin-root pid=[0-9]* ring .*accounting: charged to the caller's cgroup" "$LOG"
 
-# crun, where it can run a container here
+# crun, where it can run a container here.  crun 1.8 refuses a hybrid
+# cgroup hierarchy ("cgroups in hybrid mode not supported"): there it runs
+# in a private mount namespace without the cgroup2 mount
+# /sys/fs/cgroup/unified, as doc/containers.md ("crun") tells operators.
+CRUN=crun
+if command -v crun >/dev/null 2>&1 && bundle cprobe - no && ! start crun cprobe &&
+	grep -q 'cgroups in hybrid mode not supported' "$work/cprobe.err" &&
+	command -v unshare >/dev/null 2>&1 && mountpoint -q /sys/fs/cgroup/unified; then
+	echo "agent: crun: hybrid cgroups: crun runs in a mount namespace without /sys/fs/cgroup/unified"
+	CRUN=crun_hybrid
+fi
 if ! command -v crun >/dev/null 2>&1; then
 	echo "agent: crun: SKIP: not installed (Debian package crun)"
-elif ! { bundle cplain - no && start crun cplain && grep -qx 'setup=0' "$work/cplain.out"; }; then
+elif ! { bundle cplain - no && start $CRUN cplain && grep -qx 'setup=0' "$work/cplain.out"; }; then
 	echo "agent: crun: SKIP: crun cannot run a container here: $(head -c 300 "$work/cplain.err")"
 else
 	echo "agent: crun containers ($(crun --version | head -n 1))"
 	bundle cone "$work/read.json" yes
-	start crun cone
+	start $CRUN cone
 	restricted crun cone
+	bundle cnone - yes
+	start $CRUN cnone
+	check "crun: no annotation: EPERM (got $(val cnone setup))" [ "$(val cnone setup)" = -1 ]
+	bundle ckilled "$work/read.json" yes wait /shared/go-ckilled
+	start $CRUN ckilled &
+	jk=$!
+	wait_for "$work/ckilled.out" waiting
+	kill -KILL "$agent_pid"
+	wait "$agent_pid" 2>/dev/null
+	agent_pid=""
+	touch "$work/shared/go-ckilled"
+	wait $jk
+	rk=$?
+	check "crun: agent killed: the next io_uring_setup fails with ENOSYS, the ring keeps working (got $(val ckilled setup2), READ $(val ckilled read2), crun $rk)" \
+		sh -c "[ '$(val ckilled setup2)' = -38 ] && [ '$(val ckilled read2)' = 33 ] && [ $rk -eq 0 ]"
+	bundle corphan "$work/read.json" yes
+	start $CRUN corphan
+	ro=$?
+	check "crun: no agent listening: crun refuses the container (crun $ro: $(grep -o 'open seccomp receiver[^:]*: connect socket[^:]*' "$work/corphan.err"))" \
+		sh -c "[ $ro -ne 0 ] && grep -q 'open seccomp receiver' '$work/corphan.err' && ! grep -q setup= '$work/corphan.out'"
+	start_agent
 fi
 stop_agent
 

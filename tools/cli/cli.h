@@ -175,6 +175,8 @@ int cmd_learn(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_seccomp_profile(int argc, char **argv);
+int cmd_runc_shim(int argc, char **argv);
 
 /* The --help texts, also printed by `iour-restrict help CMD`. */
 extern const char cli_help_probe[];
@@ -200,6 +202,8 @@ extern const char cli_help_learn[];
 extern const char cli_help_merge[];
 extern const char cli_help_prove[];
 extern const char cli_help_agent[];
+extern const char cli_help_seccomp_profile[];
+extern const char cli_help_runc_shim[];
 /* `iour-restrict help rules`, written from the request schema (expr.c). */
 int cli_help_rules(void);
 

@@ -48,7 +48,7 @@ _iour_restrict()
     words=("${COMP_WORDS[@]}")
     cword=$COMP_CWORD
     local tool=${words[0]}
-    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge prove agent help"
+    local commands="probe names ruleset filter sim verify exec run compile check lint explain groups learn merge prove agent seccomp-profile runc-shim help"
 
     if ((cword == 1)); then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -180,6 +180,34 @@ _iour_restrict()
                     local IFS=$'\n'
                     COMPREPLY=($(compgen -d -- "$cur"))
                     return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        seccomp-profile)
+            opts="--listener-path --listener-metadata --engine --input --keep-peer-calls --output --help"
+            case $prev in
+                --engine) COMPREPLY=($(compgen -W "docker podman containerd oci" -- "$cur")); return ;;
+                --input|--output|-o) _iour_restrict_files "$cur" json; return ;;
+                --listener-path)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -f -- "$cur"))
+                    return ;;
+                --listener-metadata) return ;;
+            esac
+            COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+            return ;;
+        runc-shim)
+            opts="--socket --policy-dir --env --runc --help --"
+            case $prev in
+                --socket|--runc)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -f -- "$cur"))
+                    return ;;
+                --policy-dir)
+                    local IFS=$'\n'
+                    COMPREPLY=($(compgen -d -- "$cur"))
+                    return ;;
+                --env) COMPREPLY=($(compgen -W "IOUR_RESTRICT_POLICY" -- "$cur")); return ;;
             esac
             COMPREPLY=($(compgen -W "$opts" -- "$cur"))
             return ;;
