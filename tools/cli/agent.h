@@ -96,7 +96,7 @@ struct container {
 	int pid;
 	char *policy;
 	enum agent_source source;
-	long long start_ms; /* when the agent took it (agent_now_ms) */
+	long long start_ms;         /* when the agent took it (agent_now_ms) */
 	struct iour_broker *broker; /* NULL: every io_uring_setup gets EPERM */
 	struct iour_plan *plan;
 	int deny_fd; /* the listener when there is no broker */
@@ -120,14 +120,14 @@ struct agent {
 	ino_t sock_ino;
 	const char *log_path;
 	FILE *log;
-	bool json;          /* --log-format json */
+	bool json;                  /* --log-format json */
 	const char *policy_dir_arg; /* --policy-dir as given (resolved again on SIGHUP) */
-	char *policy_dir;   /* realpath of --policy-dir, or NULL */
+	char *policy_dir;           /* realpath of --policy-dir, or NULL */
 	const char *default_policy; /* --default-policy, or NULL */
 	const char *config_path;    /* --config, or NULL */
 	struct agent_config config; /* its rules, as last loaded */
 	unsigned long reloads;      /* SIGHUPs that loaded the configuration */
-	uint32_t max_rings; /* --max-rings: each container's ring quota (0: none) */
+	uint32_t max_rings;         /* --max-rings: each container's ring quota (0: none) */
 	struct client *clients;
 	int nclients;
 	struct container *containers;
@@ -171,11 +171,10 @@ bool agent_policy_name_ok(const char *name);
 /* Loads the --config file @path into @out (empty on error); 0 or a
  * negative errno with @err (of @errlen bytes) saying why.  Every rule's
  * policy must be a plain name of a file in @policy_dir that loads. */
-int agent_config_load(const char *path, const char *policy_dir, struct agent_config *out,
-		      char *err, size_t errlen);
+int agent_config_load(const char *path, const char *policy_dir, struct agent_config *out, char *err,
+		      size_t errlen);
 void agent_config_free(struct agent_config *c);
 /* The first rule matching the annotations @ann (a JSON object), or NULL. */
-const struct agent_rule *agent_config_match(const struct agent_config *c,
-					    const json_t *ann);
+const struct agent_rule *agent_config_match(const struct agent_config *c, const json_t *ann);
 
 #endif

@@ -95,7 +95,8 @@ static int rule_load(json_t *o, size_t i, const char *dir, struct agent_rule *r,
 		snprintf(err, errlen, "rules[%zu]: not an object", i);
 		return -EINVAL;
 	}
-	json_object_foreach(o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		char **dst;
 
 		if (!strcmp(k, "annotation"))
@@ -129,8 +130,8 @@ static int rule_load(json_t *o, size_t i, const char *dir, struct agent_rule *r,
 	return policy_loads(dir, r->policy, err, errlen);
 }
 
-int agent_config_load(const char *path, const char *policy_dir, struct agent_config *out,
-		      char *err, size_t errlen)
+int agent_config_load(const char *path, const char *policy_dir, struct agent_config *out, char *err,
+		      size_t errlen)
 {
 	json_error_t je;
 	json_t *root, *rules;
@@ -144,7 +145,8 @@ int agent_config_load(const char *path, const char *policy_dir, struct agent_con
 		snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 		return -EINVAL;
 	}
-	json_object_foreach(root, k, v) {
+	json_object_foreach(root, k, v)
+	{
 		if (strcmp(k, "rules")) {
 			snprintf(err, errlen, "unknown key \"%s\"", k);
 			r = -EINVAL;
@@ -164,8 +166,7 @@ int agent_config_load(const char *path, const char *policy_dir, struct agent_con
 	}
 	for (size_t i = 0; i < json_array_size(rules); i++) {
 		out->nrules++;
-		r = rule_load(json_array_get(rules, i), i, policy_dir, &out->rules[i], err,
-			      errlen);
+		r = rule_load(json_array_get(rules, i), i, policy_dir, &out->rules[i], err, errlen);
 		if (r)
 			goto out;
 	}

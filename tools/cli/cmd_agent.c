@@ -513,8 +513,7 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	if (c->broker) {
 		const struct iour_report *rep = iour_plan__report(c->plan);
 
-		agent_line_raw(&l, "status",
-			       rep ? iour_status_str(iour_report__status(rep)) : "?");
+		agent_line_raw(&l, "status", rep ? iour_status_str(iour_report__status(rep)) : "?");
 		if (rep)
 			line_effects(&l, rep);
 	} else {
@@ -1010,7 +1009,8 @@ static void agent_status(struct agent *a)
 		l = agent_line_container(a, "status", c);
 		agent_line_str(&l, "policy", c->policy ? c->policy : "none");
 		agent_line_raw(&l, "source", agent_source_str(c->source));
-		agent_line_u64(&l, "age-s", (unsigned long long)(agent_now_ms() - c->start_ms) / 1000);
+		agent_line_u64(&l, "age-s",
+			       (unsigned long long)(agent_now_ms() - c->start_ms) / 1000);
 		line_counts(&l, c);
 		agent_line_end(&l);
 	}
@@ -1165,7 +1165,8 @@ int cmd_agent(int argc, char **argv)
 	if (a.config_path && !dir)
 		return cli_usage("--config needs --policy-dir (its rules name files there)");
 	if (a.default_policy && a.default_policy[0] != '/')
-		return cli_usage("--default-policy: '%s' is not an absolute path", a.default_policy);
+		return cli_usage("--default-policy: '%s' is not an absolute path",
+				 a.default_policy);
 	if (dir) {
 		a.policy_dir_arg = dir;
 		a.policy_dir = realpath(dir, NULL);
