@@ -473,6 +473,10 @@ META="" ANN="$IMG=registry.test/app:3" bundle sel-kept - yes
 start runc sel-kept
 check "... a new container still gets the previous rule's policy: READ 33 (got $(val sel-kept read))" \
 	[ "$(val sel-kept read)" = 33 ]
+# a container id with a quote, a backslash, a control byte and non-ASCII
+client decoy "$(printf 'odd"\\\001\303\277id')"
+check "a container id with a quote, a backslash, a control byte and UTF-8 is logged as it came (bytes as \\u00XX)" \
+	[ "$(jlog '[x["container"] for x in ev("new") if x["container"].startswith("odd")][0].encode("latin-1") == b"odd\"\\\x01\xc3\xbfid"')" = True ]
 stop_agent
 check "every line of the JSON log parses" jlog 'len(L)' >/dev/null
 # agent_prog asks 2 rings: a plain one (served) and one with R_DISABLED
