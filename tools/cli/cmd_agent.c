@@ -7,14 +7,17 @@
  * SCM_RIGHTS.  A filter whose `io_uring_setup` action is SCMP_ACT_NOTIFY
  * then sends every io_uring_setup() of the container here.
  *
- * For a container whose annotation `org.iouring-restrict.policy` names a
- * policy file, the agent plans that policy for the ring broker on the
+ * A container's policy file is named by its annotation
+ * `org.iouring-restrict.policy`, else by the runtime's listenerMetadata, a
+ * --config rule or --default-policy (policy_select(), doc/agent.md).  For
+ * a container with a policy, the agent plans that policy for the ring broker on the
  * running kernel (IOUR_PLAN_BROKERED, as `explain --mechanism broker`
  * does) and hands the listener to a ring broker (broker.h): every ring the
  * container creates is created by the broker, restricted, and installed in
  * the container (doc/containers.md, doc/security.md).  A container without
- * the annotation, or whose policy cannot be loaded, gets EPERM from every
- * io_uring_setup(), answered here.
+ * a policy, or whose policy cannot be loaded, gets EPERM from every
+ * io_uring_setup(), answered here.  SIGHUP reloads the configuration
+ * (agent_reload()), SIGUSR1 logs the status (agent_status()).
  *
  * One epoll loop serves the agent's socket, the runtimes' connections
  * (each with a deadline, so that no client can stall the others), every
@@ -105,8 +108,6 @@ const char cli_help_agent[] =
 	"\n"
 	"Exit status: 0 after SIGTERM or SIGINT; 1 if the socket, the log,\n"
 	"--config or --default-policy cannot be set up; 2 on a usage error.\n";
-
-/* The annotation that names a container's policy file. */
 
 static struct ent listen_ent = { .kind = ENT_LISTEN };
 static struct ent signal_ent = { .kind = ENT_SIGNAL };
