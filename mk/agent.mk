@@ -2,7 +2,9 @@
 # kernel with Debian's runc and crun (tests/agent/run.sh): its socket and
 # command line, runtimes that send garbage or nothing, and containers built
 # here from tests/agent/agent_prog.c (linked statically: the rootfs is that
-# one file; nothing is downloaded) whose rings the agent restricts.  Needs
+# one file; nothing is downloaded) whose rings the agent restricts, with
+# each way of choosing a policy, the JSON log, status and reload
+# (doc/agent.md).  Needs
 # root and runc; skips, saying why, without them (and the crun part where
 # crun cannot run a container here; on a hybrid cgroup hierarchy crun runs
 # in a mount namespace without the cgroup2 mount).  Included by the

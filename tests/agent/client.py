@@ -9,7 +9,8 @@ make it:
   client.py SOCKET silent N  connect, send nothing for N seconds
   client.py SOCKET huge      2 MiB of JSON (the agent takes at most 1 MiB)
   client.py SOCKET many N    N connections at once, silent for 2 seconds
-  client.py SOCKET decoy     runc's message with unknown fields and two fds,
+  client.py SOCKET decoy [ID]  runc's message (container id ID, default
+                             decoy) with unknown fields and two fds,
                              /dev/null as "other" and the read end of a pipe
                              as "seccompFd"; holds the pipe's write end for
                              one second (the agent sees its listener hang up)
@@ -52,7 +53,9 @@ def main():
         null = os.open("/dev/null", os.O_RDONLY)
         msg = {"ociVersion": "1.0.2-dev", "fds": ["other", "seccompFd"], "pid": 4242,
                "metadata": "iour-test", "newField": {"x": [1, 2]},
-               "state": {"ociVersion": "1.0.2-dev", "id": "decoy", "status": "creating",
+               "state": {"ociVersion": "1.0.2-dev",
+                         "id": sys.argv[3] if len(sys.argv) > 3 else "decoy",
+                         "status": "creating",
                          "pid": 4242, "bundle": "/nowhere", "future": True,
                          "annotations": {"example.other": "x"}}}
         socket.send_fds(s, [json.dumps(msg).encode()], [null, r])

@@ -12,6 +12,13 @@
 # - two containers at once with different policies;
 # - a container without the annotation, or with a policy that does not
 #   load, gets EPERM from io_uring_setup;
+# - policy selection (doc/agent.md): the annotation over listenerMetadata,
+#   listenerMetadata naming a file in --policy-dir, a --config rule on an
+#   annotation, --default-policy; listenerMetadata escaping --policy-dir
+#   ('..', a path, a symlink out) gets EPERM; the JSON-lines log parses and
+#   carries each container's counters; SIGUSR1 logs the status; SIGHUP
+#   reloads --config (new containers get the new rule, a running one keeps
+#   its plan, a bad file is refused and the previous kept);
 # - a container killed while its io_uring_setup calls wait does not take
 #   the agent down;
 # - a container whose io_uring_setup params lie in a FUSE page that never
@@ -59,7 +66,7 @@ LOG=$work/agent.log
 
 # start_agent [ARGS...]: the agent on $S, logging to $LOG; waits until it
 # logs that it listens (its signal handling is in place by then).
-listening() { n=$(grep -c ' listening socket=' "$LOG" 2>/dev/null); echo "${n:-0}"; }
+listening() { n=$(grep -c -e ' listening socket=' -e '"event":"listening"' "$LOG" 2>/dev/null); echo "${n:-0}"; }
 start_agent() {
 	n0=$(listening)
 	# shellcheck disable=SC2086
@@ -226,12 +233,14 @@ cat >"$work/pin.json" <<'EOF'
 { "defaultAction": "deny", "requestOps": ["READ"], "registerOps": ["REGISTER_BUFFERS"] }
 EOF
 
-# bundle NAME POLICY|- SECCOMP(yes|no) ARGS...: a bundle in $work/NAME.
+# bundle NAME POLICY|- SECCOMP(yes|no) ARGS...: a bundle in $work/NAME;
+# its listenerMetadata is $META (default iour-test; empty: none) and $ANN
+# (KEY=VALUE) an annotation more.
 bundle() {
 	mkdir -p "$work/$1"
-	python3 - "$work/spec/config.json" "$work/$1/config.json" "$rootfs" "$S" \
-		"$work/shared" "$@" <<'EOF'
-import json, sys
+	META=${META-iour-test} ANN=${ANN-} python3 - "$work/spec/config.json" "$work/$1/config.json" \
+		"$rootfs" "$S" "$work/shared" "$@" <<'EOF'
+import json, os, sys
 src, dst, rootfs, sock, shared, name, policy, seccomp = sys.argv[1:9]
 c = json.load(open(src))
 c["process"]["terminal"] = False
@@ -245,12 +254,16 @@ c["mounts"].append({"destination": "/shared", "type": "bind", "source": shared,
                     "options": ["rbind", "ro"]})
 if policy != "-":
     c["annotations"] = {"org.iouring-restrict.policy": policy, "example.other": "x"}
+if os.environ["ANN"]:
+    k, v = os.environ["ANN"].split("=", 1)
+    c.setdefault("annotations", {})[k] = v
 if seccomp == "yes":
     c["linux"]["seccomp"] = {
         "defaultAction": "SCMP_ACT_ALLOW", "listenerPath": sock,
-        "listenerMetadata": "iour-test",
         "architectures": ["SCMP_ARCH_X86_64"],
         "syscalls": [{"names": ["io_uring_setup"], "action": "SCMP_ACT_NOTIFY"}]}
+    if os.environ["META"]:
+        c["linux"]["seccomp"]["listenerMetadata"] = os.environ["META"]
 json.dump(c, open(dst, "w"), indent=1)
 EOF
 }
@@ -374,6 +387,115 @@ check "--policy-dir: a policy outside it gives EPERM (got $(val outside setup))"
 	[ "$(val outside setup)" = -1 ]
 check "--policy-dir: logged" grep -q 'outside --policy-dir' "$LOG"
 stop_agent
+
+# ---- policy selection (doc/agent.md): the annotation, listenerMetadata,
+# a --config rule, --default-policy, in that order; JSON-lines log;
+# SIGUSR1 status; SIGHUP reload.  The runtime's message carries
+# listenerMetadata and the annotations (runc: measured, see doc/agent.md).
+echo "agent: policy selection, JSON log, status, reload"
+t_sel=$(date +%s)
+pdir=$work/policies
+mkdir -p "$pdir"
+cp "$work/read.json" "$work/nop.json" "$pdir/"
+ln -s "$work/read.json" "$pdir/link.json"
+IMG=io.kubernetes.cri.image-name
+conf() { printf '{ "rules": [ { "annotation": "%s", "value": "registry.test/app:*", "policy": "%s" } ] }\n' \
+	"$IMG" "$1" >"$work/agent.conf"; }
+conf nop.json
+LOG0=$LOG
+LOG=$work/agent-json.log
+# jlog EXPR: evaluates the python EXPR over L, the parsed JSON lines
+# (exit 1 if any line is not JSON); prints the result.
+jlog() { python3 -c 'import json, sys
+L = [json.loads(x) for x in open(sys.argv[1])]
+def ev(e, c=None): return [x for x in L if x["event"] == e and (c is None or x.get("container") == c)]
+print(eval(sys.argv[2]))' "$LOG" "$1"; }
+"$T" agent --socket "$S" --config "$work/agent.conf" >/dev/null 2>&1
+check "--config without --policy-dir: exit 2 (got $?)" [ $? -eq 2 ]
+"$T" agent --socket "$S" --policy-dir "$pdir" --default-policy "$work/read.json" 2>"$work/err" >/dev/null
+check "--default-policy outside --policy-dir: exit 1 (got $?)" [ $? -eq 1 ]
+"$T" agent --socket "$S" --log-format xml >/dev/null 2>&1
+check "--log-format xml: exit 2 (got $?)" [ $? -eq 2 ]
+check "the agent starts with --policy-dir, --config, --default-policy, --log-format json" \
+	start_agent --policy-dir "$pdir" --config "$work/agent.conf" --default-policy "$pdir/read.json" \
+	--log-format json
+# annotation (nop) over listenerMetadata (read)
+META=read.json bundle sel-ann "$pdir/nop.json" yes
+start runc sel-ann
+check "annotation first: NOP 0, READ -EACCES (got $(val sel-ann nop), $(val sel-ann read))" \
+	sh -c "[ '$(val sel-ann nop)' = 0 ] && [ '$(val sel-ann read)' = -13 ]"
+META=nop.json bundle sel-meta - yes
+start runc sel-meta
+check "listenerMetadata nop.json: NOP 0, READ -EACCES (got $(val sel-meta nop), $(val sel-meta read))" \
+	sh -c "[ '$(val sel-meta nop)' = 0 ] && [ '$(val sel-meta read)' = -13 ]"
+META="" ANN="$IMG=registry.test/app:1" bundle sel-conf - yes wait /shared/go-sel
+start runc sel-conf &
+jc=$!
+wait_for "$work/sel-conf.out" waiting
+check "a --config rule ($IMG): NOP 0, READ -EACCES (got $(val sel-conf nop), $(val sel-conf read))" \
+	sh -c "[ '$(val sel-conf nop)' = 0 ] && [ '$(val sel-conf read)' = -13 ]"
+META="" ANN="$IMG=registry.test/other:1" bundle sel-def - yes
+start runc sel-def
+check "no rule matches: --default-policy (read): READ 33, NOP -EACCES (got $(val sel-def read), $(val sel-def nop))" \
+	sh -c "[ '$(val sel-def read)' = 33 ] && [ '$(val sel-def nop)' = -13 ]"
+check "each container's new line says where its policy came from" \
+	[ "$(jlog '[ev("new", n)[0]["source"] for n in ("sel-ann", "sel-meta", "sel-conf", "sel-def")]')" = \
+	"['annotation', 'metadata', 'config', 'default']" ]
+# path escapes through listenerMetadata: '..', a path, a symlink leading
+# out of --policy-dir (its target loads: the positive control is the
+# --policy-dir-less load of the same file above)
+for m in ../read.json .. "$work/read.json" link.json; do
+	META=$m bundle sel-esc - yes
+	start runc sel-esc
+	check "listenerMetadata '$m': EPERM, not the default policy (got $(val sel-esc setup))" \
+		[ "$(val sel-esc setup)" = -1 ]
+	runc delete -f sel-esc >/dev/null 2>&1
+done
+check "... each logged with why" \
+	[ "$(jlog 'sum(1 for x in ev("new", "sel-esc") if x["io_uring_setup"] == "EPERM" and x["source"] == "metadata")')" = 4 ]
+# status while sel-conf runs
+kill -USR1 "$agent_pid"
+wait_for "$LOG" '"event":"status","container":"sel-conf"' 30
+check "SIGUSR1: a status line for the agent and for the running container (source, counts)" \
+	[ "$(jlog '(ev("status")[0]["containers"] >= 1, [(x["source"], x["rings"], x["refused"], x["denials"]) for x in ev("status", "sel-conf")][0])')" = \
+	"(True, ('config', 1, 1, None))" ]
+# reload: the rule now names read.json; sel-conf keeps nop
+conf read.json
+kill -HUP "$agent_pid"
+wait_for "$LOG" '"event":"reload","result":"ok"' 30
+META="" ANN="$IMG=registry.test/app:2" bundle sel-new - yes
+start runc sel-new
+check "SIGHUP: a new container gets the new rule's policy: READ 33, NOP -EACCES (got $(val sel-new read), $(val sel-new nop))" \
+	sh -c "[ '$(val sel-new read)' = 33 ] && [ '$(val sel-new nop)' = -13 ]"
+touch "$work/shared/go-sel"
+wait $jc
+check "... a running container keeps its plan: its first ring still refuses READ, its next ring is served under nop.json (read2 $(val sel-conf read2), setup2 $(val sel-conf setup2))" \
+	sh -c "[ '$(val sel-conf read2)' = -13 ] && [ '$(val sel-conf setup2)' = 0 ] &&
+	[ \"\$(python3 -c 'import json,sys; print([x[\"policy\"] for x in map(json.loads, open(sys.argv[1])) if x[\"event\"] == \"ring\" and x.get(\"container\") == \"sel-conf\"][-1])' '$LOG')\" = '$pdir/nop.json' ]"
+# a bad configuration (a rule escaping --policy-dir) is refused whole
+conf ../nop.json
+kill -HUP "$agent_pid"
+wait_for "$LOG" '"event":"reload","result":"error"' 30
+check "SIGHUP with a rule naming ../nop.json: refused and logged, the previous kept" \
+	jlog 'ev("reload")[-1]["error"]' | grep -q 'not a plain file name'
+META="" ANN="$IMG=registry.test/app:3" bundle sel-kept - yes
+start runc sel-kept
+check "... a new container still gets the previous rule's policy: READ 33 (got $(val sel-kept read))" \
+	[ "$(val sel-kept read)" = 33 ]
+# a container id with a quote, a backslash, a control byte and non-ASCII
+client decoy "$(printf 'odd"\\\001\303\277id')"
+check "a container id with a quote, a backslash, a control byte and UTF-8 is logged as it came (bytes as \\u00XX)" \
+	[ "$(jlog '[x["container"] for x in ev("new") if x["container"].startswith("odd")][0].encode("latin-1") == b"odd\"\\\x01\xc3\xbfid"')" = True ]
+stop_agent
+check "every line of the JSON log parses" jlog 'len(L)' >/dev/null
+# agent_prog asks 2 rings: a plain one (served) and one with R_DISABLED
+# (refused by the broker); without a policy it stops after the first EPERM
+check "gone lines carry the counters: sel-def 1 ring served, 1 refused; sel-esc 0 and 1" \
+	[ "$(jlog '[(x["rings"], x["refused"], x["quota"], x["deadline"], x["busy"], x["accounting"], x["denials"]) for x in ev("gone", "sel-def") + ev("gone", "sel-esc")[:1]]')" = \
+	"[(1, 1, 0, 0, 0, 0, None), (0, 1, 0, 0, 0, 0, None)]" ]
+cat "$LOG" >>"$LOG0"
+LOG=$LOG0
+echo "agent: policy selection, JSON log, status, reload: $(($(date +%s) - t_sel)) s"
 
 # the ring quota: rings alive, not calls
 start_agent --max-rings 2

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iour-restrict agent: the objects of the OCI seccomp agent (cmd_agent.c)
- * and its log (agent_log.c).  doc/containers.md describes the agent.
+ * iour-restrict agent: the objects of the OCI seccomp agent (cmd_agent.c),
+ * its configuration file (agent_config.c) and its log (agent_log.c).
+ * doc/containers.md and doc/agent.md describe the agent.
  */
 #ifndef IOUR_CLI_AGENT_H
 #define IOUR_CLI_AGENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include <jansson.h>
 
 #include <iouring_restrict/broker.h>
 
@@ -25,6 +29,43 @@
 /* Runtimes connected at once, and fds accepted in one message. */
 #define AGENT_CLIENTS_MAX 64
 #define AGENT_FDS_MAX 16
+
+/* Where a container's policy came from (doc/agent.md, "Policy
+ * selection"), in the order they are tried. */
+enum agent_source {
+	AGENT_SRC_NONE,
+	AGENT_SRC_ANNOTATION, /* the annotation org.iouring-restrict.policy */
+	AGENT_SRC_METADATA,   /* the profile's listenerMetadata: a name in --policy-dir */
+	AGENT_SRC_CONFIG,     /* a rule of --config: a name in --policy-dir */
+	AGENT_SRC_DEFAULT,    /* --default-policy */
+};
+
+const char *agent_source_str(enum agent_source s);
+
+/* A rule of the --config file: a container whose annotation @annotation
+ * has a value matching @value (fnmatch(3); NULL: any value) gets the
+ * policy @policy, a file name in --policy-dir. */
+struct agent_rule {
+	char *annotation;
+	char *value;
+	char *policy;
+};
+
+struct agent_config {
+	struct agent_rule *rules;
+	size_t nrules;
+};
+
+/* A container's counts, on its gone line and in the status lines (more
+ * may be added: each is one field of those lines). */
+struct agent_counts {
+	uint64_t served;     /* rings installed */
+	uint64_t refused;    /* io_uring_setup() calls answered with an errno, */
+	uint64_t quota;      /* ... of which for --max-rings */
+	uint64_t deadline;   /* ... the worker did not answer in time */
+	uint64_t busy;       /* ... no worker could be started */
+	uint64_t accounting; /* ... the ring could not be charged to the container */
+};
 
 enum ent_kind { ENT_LISTEN, ENT_SIGNAL, ENT_CLIENT, ENT_CONTAINER };
 
@@ -54,6 +95,8 @@ struct container {
 	char *id;
 	int pid;
 	char *policy;
+	enum agent_source source;
+	long long start_ms;         /* when the agent took it (agent_now_ms) */
 	struct iour_broker *broker; /* NULL: every io_uring_setup gets EPERM */
 	struct iour_plan *plan;
 	int deny_fd; /* the listener when there is no broker */
@@ -77,8 +120,14 @@ struct agent {
 	ino_t sock_ino;
 	const char *log_path;
 	FILE *log;
-	char *policy_dir;   /* realpath of --policy-dir, or NULL */
-	uint32_t max_rings; /* --max-rings: each container's ring quota (0: none) */
+	bool json;                  /* --log-format json */
+	const char *policy_dir_arg; /* --policy-dir as given (resolved again on SIGHUP) */
+	char *policy_dir;           /* realpath of --policy-dir, or NULL */
+	const char *default_policy; /* --default-policy, or NULL */
+	const char *config_path;    /* --config, or NULL */
+	struct agent_config config; /* its rules, as last loaded */
+	unsigned long reloads;      /* SIGHUPs that loaded the configuration */
+	uint32_t max_rings;         /* --max-rings: each container's ring quota (0: none) */
 	struct client *clients;
 	int nclients;
 	struct container *containers;
@@ -90,13 +139,42 @@ struct agent {
 long long agent_now_ms(void);
 /* Writes @s to @f in logfmt (quoted and escaped as needed). */
 void agent_log_str(FILE *f, const char *s);
-/* Starts a log line (with a timestamp when logging to a file). */
-FILE *agent_log_begin(struct agent *a);
-/* Ends a log line and flushes it. */
-void agent_log_end(FILE *f);
-/* Logs one formatted line. */
+
+/* A log line being built: agent_line_begin(), fields, agent_line_end(). */
+struct agent_line {
+	FILE *f;
+	bool json;
+};
+
+/* Starts a line of @event (NULL: none, in logfmt), of the container @id
+ * with init @pid if @id is not NULL. */
+struct agent_line agent_line_begin(struct agent *a, const char *event, const char *id, int pid);
+struct agent_line agent_line_container(struct agent *a, const char *event,
+				       const struct container *c);
+/* A string field (quoted in logfmt when needed). */
+void agent_line_str(struct agent_line *l, const char *key, const char *v);
+/* A string field written unquoted in logfmt (a value the agent chose). */
+void agent_line_raw(struct agent_line *l, const char *key, const char *v);
+void agent_line_fmt(struct agent_line *l, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void agent_line_u64(struct agent_line *l, const char *key, unsigned long long v);
+void agent_line_int(struct agent_line *l, const char *key, long long v);
+/* A field not counted yet: null in JSON, left out in logfmt. */
+void agent_line_null(struct agent_line *l, const char *key);
+void agent_line_end(struct agent_line *l);
+/* Logs one free-text line. */
 void agent_log_msg(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Starts a container's line: "container=ID pid=N ". */
-FILE *agent_log_container(struct agent *a, const struct container *c);
+
+/* agent_config.c: is @name a plain file name (no '/', not starting with
+ * '.', no control bytes)? */
+bool agent_policy_name_ok(const char *name);
+/* Loads the --config file @path into @out (empty on error); 0 or a
+ * negative errno with @err (of @errlen bytes) saying why.  Every rule's
+ * policy must be a plain name of a file in @policy_dir that loads. */
+int agent_config_load(const char *path, const char *policy_dir, struct agent_config *out, char *err,
+		      size_t errlen);
+void agent_config_free(struct agent_config *c);
+/* The first rule matching the annotations @ann (a JSON object), or NULL. */
+const struct agent_rule *agent_config_match(const struct agent_config *c, const json_t *ann);
 
 #endif

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iour-restrict agent: its log, one logfmt line per event (cmd_agent.c,
- * doc/containers.md).
+ * iour-restrict agent: its log, one line per event, in logfmt (the
+ * default) or as JSON lines (--log-format json): cmd_agent.c, doc/agent.md.
+ * A line is built field by field (agent_line_*), so that both formats
+ * carry the same fields.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,51 +46,160 @@ void agent_log_str(FILE *f, const char *s)
 		fputc('"', f);
 }
 
-/* Starts a log line: a timestamp when logging to a file. */
-FILE *agent_log_begin(struct agent *a)
+/* Writes @s as a JSON string.  Bytes outside printable ASCII are written
+ * as \u00XX (each byte one code point), so that a line stays valid JSON
+ * whatever bytes a runtime's message held. */
+static void json_str(FILE *f, const char *s)
 {
-	FILE *f = a->log ? a->log : stderr;
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
 
-	if (a->log) {
-		char ts[32];
-		struct timespec now;
-		struct tm tm;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		gmtime_r(&now.tv_sec, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "%s.%03ldZ ", ts, now.tv_nsec / 1000000);
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
 	}
-	fputs(CLI_PROG " agent: ", f);
-	return f;
+	fputc('"', f);
 }
 
-void agent_log_end(FILE *f)
+static void timestamp(char *buf, size_t n)
 {
-	fputc('\n', f);
-	fflush(f);
+	struct timespec now;
+	struct tm tm;
+	size_t l;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	l = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + l, n - l, ".%03ldZ", now.tv_nsec / 1000000);
 }
 
-void agent_log_msg(struct agent *a, const char *fmt, ...)
+struct agent_line agent_line_begin(struct agent *a, const char *event, const char *id, int pid)
 {
-	FILE *f = agent_log_begin(a);
+	struct agent_line l = { .f = a->log ? a->log : stderr, .json = a->json };
+	char ts[40];
+
+	if (l.json) {
+		timestamp(ts, sizeof(ts));
+		fprintf(l.f, "{\"time\":\"%s\",\"event\":", ts);
+		json_str(l.f, event ? event : "error");
+		if (id) {
+			fputs(",\"container\":", l.f);
+			json_str(l.f, id);
+			fprintf(l.f, ",\"pid\":%d", pid);
+		}
+		return l;
+	}
+	if (a->log) {
+		timestamp(ts, sizeof(ts));
+		fprintf(l.f, "%s ", ts);
+	}
+	fputs(CLI_PROG " agent:", l.f);
+	if (id) {
+		fputs(" container=", l.f);
+		agent_log_str(l.f, id);
+		fprintf(l.f, " pid=%d", pid);
+	}
+	if (event)
+		fprintf(l.f, " %s", event);
+	return l;
+}
+
+static void key(struct agent_line *l, const char *k)
+{
+	if (l->json)
+		fprintf(l->f, ",\"%s\":", k);
+	else
+		fprintf(l->f, " %s=", k);
+}
+
+void agent_line_str(struct agent_line *l, const char *k, const char *v)
+{
+	key(l, k);
+	if (l->json)
+		json_str(l->f, v);
+	else
+		agent_log_str(l->f, v);
+}
+
+void agent_line_raw(struct agent_line *l, const char *k, const char *v)
+{
+	key(l, k);
+	if (l->json)
+		json_str(l->f, v);
+	else
+		fputs(v, l->f);
+}
+
+void agent_line_fmt(struct agent_line *l, const char *k, const char *fmt, ...)
+{
+	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	agent_log_end(f);
+	agent_line_raw(l, k, buf);
 }
 
-/* "container=ID pid=N " at the start of a container's lines. */
-FILE *agent_log_container(struct agent *a, const struct container *c)
+void agent_line_u64(struct agent_line *l, const char *k, unsigned long long v)
 {
-	FILE *f = agent_log_begin(a);
-
-	fputs("container=", f);
-	agent_log_str(f, c->id);
-	fprintf(f, " pid=%d ", c->pid);
-	return f;
+	key(l, k);
+	fprintf(l->f, "%llu", v);
 }
 
-/* ---- containers */
+void agent_line_int(struct agent_line *l, const char *k, long long v)
+{
+	key(l, k);
+	fprintf(l->f, "%lld", v);
+}
+
+void agent_line_null(struct agent_line *l, const char *k)
+{
+	if (l->json) {
+		key(l, k);
+		fputs("null", l->f);
+	}
+}
+
+void agent_line_end(struct agent_line *l)
+{
+	if (l->json)
+		fputc('}', l->f);
+	fputc('\n', l->f);
+	fflush(l->f);
+}
+
+/* A free-text line: the text itself in logfmt, {"event":"message",
+ * "message":...} in JSON. */
+void agent_log_msg(struct agent *a, const char *fmt, ...)
+{
+	struct agent_line l;
+	char *msg = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg = NULL;
+	if (a->json) {
+		l = agent_line_begin(a, "message", NULL, 0);
+		agent_line_str(&l, "message", msg ? msg : fmt);
+	} else {
+		l = agent_line_begin(a, NULL, NULL, 0);
+		fprintf(l.f, " %s", msg ? msg : fmt);
+	}
+	agent_line_end(&l);
+	free(msg);
+}
+
+struct agent_line agent_line_container(struct agent *a, const char *event,
+				       const struct container *c)
+{
+	return agent_line_begin(a, event, c->id, c->pid);
+}

@@ -7,14 +7,17 @@
  * SCM_RIGHTS.  A filter whose `io_uring_setup` action is SCMP_ACT_NOTIFY
  * then sends every io_uring_setup() of the container here.
  *
- * For a container whose annotation `org.iouring-restrict.policy` names a
- * policy file, the agent plans that policy for the ring broker on the
+ * A container's policy file is named by its annotation
+ * `org.iouring-restrict.policy`, else by the runtime's listenerMetadata, a
+ * --config rule or --default-policy (policy_select(), doc/agent.md).  For
+ * a container with a policy, the agent plans that policy for the ring broker on the
  * running kernel (IOUR_PLAN_BROKERED, as `explain --mechanism broker`
  * does) and hands the listener to a ring broker (broker.h): every ring the
  * container creates is created by the broker, restricted, and installed in
  * the container (doc/containers.md, doc/security.md).  A container without
- * the annotation, or whose policy cannot be loaded, gets EPERM from every
- * io_uring_setup(), answered here.
+ * a policy, or whose policy cannot be loaded, gets EPERM from every
+ * io_uring_setup(), answered here.  SIGHUP reloads the configuration
+ * (agent_reload()), SIGUSR1 logs the status (agent_status()).
  *
  * One epoll loop serves the agent's socket, the runtimes' connections
  * (each with a deadline, so that no client can stall the others), every
@@ -59,8 +62,9 @@
 #include "cli.h"
 
 const char cli_help_agent[] =
-	"Usage: iour-restrict agent --socket PATH [--log FILE] [--policy-dir DIR]\n"
-	"                           [--max-rings N]\n"
+	"Usage: iour-restrict agent --socket PATH [--log FILE] [--log-format text|json]\n"
+	"                           [--policy-dir DIR] [--config FILE]\n"
+	"                           [--default-policy FILE] [--max-rings N]\n"
 	"\n"
 	"An OCI seccomp agent for runc and crun (runtime-spec\n"
 	"linux.seccomp.listenerPath).  It listens on the UNIX socket PATH; the\n"
@@ -70,9 +74,12 @@ const char cli_help_agent[] =
 	"the container to the agent, which creates the ring itself, restricted by\n"
 	"the policy file named in the container's annotation\n"
 	"org.iouring-restrict.policy (a path on the host), and installs it in the\n"
-	"container.  A container without that annotation, or whose policy cannot\n"
-	"be loaded, gets EPERM from io_uring_setup().  One line is logged per\n"
-	"container and per ring.  If the agent stops, io_uring_setup() fails with\n"
+	"container.  Without that annotation, the policy is the profile's\n"
+	"listenerMetadata (a file name in --policy-dir), else the first --config\n"
+	"rule matching the container's annotations, else --default-policy.  A\n"
+	"container without a policy, or whose policy cannot be loaded, gets EPERM\n"
+	"from io_uring_setup().  One line is logged per container and per ring.\n"
+	"If the agent stops, io_uring_setup() fails with\n"
 	"ENOSYS in the containers it served.  doc/containers.md has the setup for\n"
 	"runc, crun, podman and containerd.\n"
 	"\n"
@@ -82,7 +89,11 @@ const char cli_help_agent[] =
 	"                         file is not)\n"
 	"  -l, --log FILE         append the log to FILE, with timestamps (default:\n"
 	"                         standard error, without); SIGHUP reopens it\n"
+	"      --log-format F     text (logfmt, the default) or json (JSON lines)\n"
 	"  -p, --policy-dir DIR   accept only policy files inside DIR\n"
+	"      --config FILE      JSON rules mapping annotations to policy files in\n"
+	"                         DIR (needs --policy-dir); SIGHUP reads it again\n"
+	"      --default-policy FILE  the policy of containers that name none\n"
 	"      --max-rings N      rings each container may hold alive at once\n"
 	"                         (default 1024; 0: no limit); more get ENOMEM\n"
 	"                         (while calls are served at once, up to 3 more\n"
@@ -91,10 +102,12 @@ const char cli_help_agent[] =
 	"\n"
 	"Example: iour-restrict agent --socket /run/iour-restrict/agent.sock\n"
 	"\n"
-	"Exit status: 0 after SIGTERM or SIGINT; 1 if the socket or the log cannot\n"
-	"be set up; 2 on a usage error.\n";
-
-/* The annotation that names a container's policy file. */
+	"SIGHUP reopens the log and reads --policy-dir and --config again (running\n"
+	"containers keep their policy; a bad --config keeps the previous one).\n"
+	"SIGUSR1 logs a status line for the agent and one per container.\n"
+	"\n"
+	"Exit status: 0 after SIGTERM or SIGINT; 1 if the socket, the log,\n"
+	"--config or --default-policy cannot be set up; 2 on a usage error.\n";
 
 static struct ent listen_ent = { .kind = ENT_LISTEN };
 static struct ent signal_ent = { .kind = ENT_SIGNAL };
@@ -112,27 +125,54 @@ static void container_free(struct container *c)
 	free(c);
 }
 
-static void container_drop(struct agent *a, struct container *c, const char *why)
+/* A container's counts so far: its broker's, or the calls refused here. */
+static void container_counts(const struct container *c, struct agent_counts *out)
 {
-	struct container **pp;
-	FILE *f = agent_log_container(a, c);
-
-	fprintf(f, "gone reason=%s", why);
-	if (c->suppressed)
-		fprintf(f, " suppressed=%lu", c->suppressed);
+	memset(out, 0, sizeof(*out));
 	if (c->broker) {
 		struct iour_broker_counters n = { .sz = sizeof(n) };
 
-		if (!iour_broker__counters(c->broker, &n))
-			fprintf(f, " rings=%llu refused=%llu deadline=%llu busy=%llu quota=%llu",
-				(unsigned long long)n.served, (unsigned long long)n.refused,
-				(unsigned long long)n.refused_deadline,
-				(unsigned long long)n.refused_busy,
-				(unsigned long long)n.refused_quota);
+		if (iour_broker__counters(c->broker, &n))
+			return;
+		out->served = n.served;
+		out->refused = n.refused;
+		out->quota = n.refused_quota;
+		out->deadline = n.refused_deadline;
+		out->busy = n.refused_busy;
+		out->accounting = n.refused_accounting;
 	} else {
-		fprintf(f, " rings=0 refused=%lu", c->refused);
+		out->refused = c->refused;
 	}
-	agent_log_end(f);
+}
+
+/* The counts as fields of a gone or status line. */
+static void line_counts(struct agent_line *l, const struct container *c)
+{
+	struct agent_counts n;
+
+	container_counts(c, &n);
+	agent_line_u64(l, "rings", n.served);
+	agent_line_u64(l, "refused", n.refused);
+	agent_line_u64(l, "deadline", n.deadline);
+	agent_line_u64(l, "busy", n.busy);
+	agent_line_u64(l, "quota", n.quota);
+	agent_line_u64(l, "accounting", n.accounting);
+	/* requests denied in the container's rings: not counted (null) */
+	agent_line_null(l, "denials");
+}
+
+static void container_drop(struct agent *a, struct container *c, const char *why)
+{
+	struct container **pp;
+	struct agent_line l = agent_line_container(a, "gone", c);
+
+	agent_line_raw(&l, "reason", why);
+	if (c->suppressed)
+		agent_line_u64(&l, "suppressed", c->suppressed);
+	line_counts(&l, c);
+	agent_line_str(&l, "policy", c->policy ? c->policy : "none");
+	agent_line_raw(&l, "source", agent_source_str(c->source));
+	agent_line_end(&l);
 	for (pp = &a->containers; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -172,36 +212,36 @@ static bool ring_line_allowed(struct container *c)
 }
 
 /* Ends a ring line: how many were not logged before it. */
-static void ring_line_end(struct container *c, FILE *f)
+static void ring_line_end(struct container *c, struct agent_line *l)
 {
 	if (c->suppressed)
-		fprintf(f, " suppressed=%lu", c->suppressed);
+		agent_line_u64(l, "suppressed", c->suppressed);
 	c->suppressed = 0;
-	agent_log_end(f);
+	agent_line_end(l);
 }
 
 /* The broker's callback: one line per ring the container asked for. */
 static void on_ring(void *arg, const struct iour_broker_event *ev)
 {
 	struct container *c = arg;
-	FILE *f;
+	struct agent_line l;
 
 	if (!ring_line_allowed(c))
 		return;
-	f = agent_log_container(c->agent, c);
-
-	fprintf(f, "ring task=%d entries=%u flags=0x%x ", ev->pid, ev->entries, ev->setup_flags);
-	if (ev->result >= 0)
-		fprintf(f, "result=ok fd=%d", ev->result);
-	else
-		fprintf(f, "result=%s", errno_name(-ev->result));
-	fputs(" policy=", f);
-	agent_log_str(f, c->policy);
-	if (ev->what) {
-		fputs(ev->result >= 0 ? " registered=" : " why=", f);
-		agent_log_str(f, ev->what);
+	l = agent_line_container(c->agent, "ring", c);
+	agent_line_int(&l, "task", ev->pid);
+	agent_line_u64(&l, "entries", ev->entries);
+	agent_line_fmt(&l, "flags", "0x%x", ev->setup_flags);
+	if (ev->result >= 0) {
+		agent_line_raw(&l, "result", "ok");
+		agent_line_int(&l, "fd", ev->result);
+	} else {
+		agent_line_raw(&l, "result", errno_name(-ev->result));
 	}
-	ring_line_end(c, f);
+	agent_line_str(&l, "policy", c->policy);
+	if (ev->what)
+		agent_line_str(&l, ev->result >= 0 ? "registered" : "why", ev->what);
+	ring_line_end(c, &l);
 }
 
 /*
@@ -214,7 +254,7 @@ static void deny_one(struct agent *a, struct container *c)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
-	FILE *f;
+	struct agent_line l;
 
 	memset(&req, 0, sizeof(req));
 	if (ioctl(c->deny_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
@@ -230,11 +270,12 @@ static void deny_one(struct agent *a, struct container *c)
 	c->refused++;
 	if (!ring_line_allowed(c))
 		return;
-	f = agent_log_container(a, c);
-	fprintf(f, "ring task=%u entries=%llu result=EPERM why=", req.pid,
-		(unsigned long long)(uint32_t)req.data.args[0]);
-	agent_log_str(f, c->deny_why);
-	ring_line_end(c, f);
+	l = agent_line_container(a, "ring", c);
+	agent_line_u64(&l, "task", req.pid);
+	agent_line_u64(&l, "entries", (uint32_t)req.data.args[0]);
+	agent_line_raw(&l, "result", "EPERM");
+	agent_line_str(&l, "why", c->deny_why);
+	ring_line_end(c, &l);
 }
 
 /*
@@ -275,14 +316,14 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 	e.sz = sizeof(e);
 	r = iour_policy__load_file(path, &lo, &pol, &e);
 	if (r) {
-		FILE *f = agent_log_container(a, c);
+		struct agent_line l = agent_line_container(a, NULL, c);
 
-		fputs("policy=", f);
-		agent_log_str(f, path);
-		fprintf(f, " error=%s line=%u column=%u message=", errno_name(-r), e.line,
-			e.column);
-		agent_log_str(f, e.message[0] ? e.message : cli_strerror(r));
-		agent_log_end(f);
+		agent_line_str(&l, "policy", path);
+		agent_line_raw(&l, "error", errno_name(-r));
+		agent_line_u64(&l, "line", e.line);
+		agent_line_u64(&l, "column", e.column);
+		agent_line_str(&l, "message", e.message[0] ? e.message : cli_strerror(r));
+		agent_line_end(&l);
 		free(real);
 		*why = "the policy file cannot be loaded";
 		return -1;
@@ -302,11 +343,11 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 	}
 	iour_policy__free(pol);
 	if (r) {
-		FILE *f = agent_log_container(a, c);
+		struct agent_line l = agent_line_container(a, "planning", c);
 
-		fprintf(f, "planning error=%s message=", errno_name(-r));
-		agent_log_str(f, cli_strerror(r));
-		agent_log_end(f);
+		agent_line_raw(&l, "error", errno_name(-r));
+		agent_line_str(&l, "message", cli_strerror(r));
+		agent_line_end(&l);
 		*why = "the policy cannot be planned for this kernel";
 		return -1;
 	}
@@ -328,14 +369,19 @@ static void effect_item(void *arg, const char *key, const char *state, size_t sl
 	fprintf(el->f, "%s%s:%.*s", el->n++ ? "," : "", key, (int)sl, state);
 }
 
-static void agent_log_effects(FILE *f, const struct iour_report *rep)
+static void line_effects(struct agent_line *l, const struct iour_report *rep)
 {
-	struct effect_log el = { .f = f, .n = 0 };
+	struct effect_log el = { .n = 0 };
+	char *buf = NULL;
+	size_t len = 0;
 
-	fputs(" effects=", f);
+	el.f = open_memstream(&buf, &len);
+	if (!el.f)
+		return;
 	cli_effects_each(rep, effect_item, &el);
-	if (!el.n)
-		fputs("none", f);
+	fclose(el.f);
+	agent_line_raw(l, "effects", el.n && buf ? buf : "none");
+	free(buf);
 }
 
 static int watch(struct agent *a, int fd, struct ent *e)
@@ -347,27 +393,84 @@ static int watch(struct agent *a, int fd, struct ent *e)
 }
 
 /*
- * A container from a runtime's message: the listener @fd (owned from here
- * on), its id and pid, and its policy path or NULL.
+ * The policy of a container from its state (doc/agent.md, "Policy
+ * selection"), tried in this order: the annotation AGENT_ANNOTATION (a
+ * path); the runtime's listenerMetadata @meta (a file name in
+ * --policy-dir); the first rule of --config matching its annotations (a
+ * file name in --policy-dir); --default-policy.  Sets *path (allocated,
+ * or NULL for none) and returns where it came from; a source that names
+ * a policy wrongly is not passed over: the container then gets EPERM,
+ * *why saying why (so a typo cannot give a container another policy).
  */
-static void container_add(struct agent *a, int fd, const char *id, int pid, const char *policy)
+static enum agent_source policy_select(struct agent *a, const json_t *ann, const char *meta,
+				       char **path, const char **why)
+{
+	const struct agent_rule *rule;
+	json_t *v = json_is_object(ann) ? json_object_get(ann, AGENT_ANNOTATION) : NULL;
+
+	*path = NULL;
+	if (json_is_string(v)) {
+		*path = strdup(json_string_value(v));
+		return AGENT_SRC_ANNOTATION;
+	}
+	if (meta && meta[0]) {
+		if (!a->policy_dir) {
+			*why = "listenerMetadata names a policy but the agent has no --policy-dir";
+			return AGENT_SRC_METADATA;
+		}
+		if (!agent_policy_name_ok(meta)) {
+			*why = "listenerMetadata is not a plain file name in --policy-dir";
+			return AGENT_SRC_METADATA;
+		}
+		if (asprintf(path, "%s/%s", a->policy_dir, meta) < 0)
+			*path = NULL;
+		return AGENT_SRC_METADATA;
+	}
+	rule = agent_config_match(&a->config, ann);
+	if (rule) {
+		if (asprintf(path, "%s/%s", a->policy_dir, rule->policy) < 0)
+			*path = NULL;
+		return AGENT_SRC_CONFIG;
+	}
+	if (a->default_policy) {
+		*path = strdup(a->default_policy);
+		return AGENT_SRC_DEFAULT;
+	}
+	*why = "no policy: no " AGENT_ANNOTATION " annotation, listenerMetadata, matching "
+	       "--config rule or --default-policy";
+	return AGENT_SRC_NONE;
+}
+
+/*
+ * A container from a runtime's message: the listener @fd (owned from here
+ * on), its id and pid, its annotations (a JSON object or NULL) and the
+ * runtime's listenerMetadata (or NULL).
+ */
+static void container_add(struct agent *a, int fd, const char *id, int pid, const json_t *ann,
+			  const char *meta)
 {
 	struct container *c = calloc(1, sizeof(*c));
 	struct iour_broker_opts bo = { .sz = sizeof(bo) };
-	const char *why = "no " AGENT_ANNOTATION " annotation";
-	FILE *f;
+	const char *why = NULL;
+	struct agent_line l;
+	char *policy = NULL;
 	int wfd, r;
 
-	if (!c || !(c->id = strdup(id)) || (policy && !(c->policy = strdup(policy)))) {
+	if (c)
+		c->source = policy_select(a, ann, meta, &policy, &why);
+	if (!c || !(c->id = strdup(id)) || (c->source != AGENT_SRC_NONE && !why && !policy)) {
 		agent_log_msg(a, "out of memory: closing the listener of a container");
 		close(fd);
+		free(policy);
 		container_free(c);
 		return;
 	}
+	c->policy = policy;
 	c->ent.kind = ENT_CONTAINER;
 	c->agent = a;
 	c->pid = pid;
 	c->deny_fd = -1;
+	c->start_ms = agent_now_ms();
 	c->line_tokens = AGENT_RING_LINES_BURST;
 	c->line_ms = agent_now_ms();
 	if (policy && !container_plan(a, c, policy, &c->plan, &why)) {
@@ -383,10 +486,10 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 		bo.max_rings = a->max_rings;
 		r = iour_broker__new(c->plan, fd, &bo, &c->broker);
 		if (r) {
-			f = agent_log_container(a, c);
-			fprintf(f, "broker error=%s message=", errno_name(-r));
-			agent_log_str(f, cli_strerror(r));
-			agent_log_end(f);
+			l = agent_line_container(a, "broker", c);
+			agent_line_raw(&l, "error", errno_name(-r));
+			agent_line_str(&l, "message", cli_strerror(r));
+			agent_line_end(&l);
 			c->broker = NULL;
 			why = "the ring broker could not start";
 		} else {
@@ -406,20 +509,20 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	c->next = a->containers;
 	a->containers = c;
 	a->ncontainers++;
-	f = agent_log_container(a, c);
-	fputs("new policy=", f);
-	agent_log_str(f, c->policy ? c->policy : "none");
+	l = agent_line_container(a, "new", c);
+	agent_line_str(&l, "policy", c->policy ? c->policy : "none");
 	if (c->broker) {
 		const struct iour_report *rep = iour_plan__report(c->plan);
 
-		fprintf(f, " status=%s", rep ? iour_status_str(iour_report__status(rep)) : "?");
+		agent_line_raw(&l, "status", rep ? iour_status_str(iour_report__status(rep)) : "?");
 		if (rep)
-			agent_log_effects(f, rep);
+			line_effects(&l, rep);
 	} else {
-		fputs(" io_uring_setup=EPERM why=", f);
-		agent_log_str(f, why);
+		agent_line_raw(&l, "io_uring_setup", "EPERM");
+		agent_line_str(&l, "why", why);
 	}
-	agent_log_end(f);
+	agent_line_raw(&l, "source", agent_source_str(c->source));
+	agent_line_end(&l);
 }
 
 static void container_event(struct agent *a, struct container *c, uint32_t events)
@@ -436,11 +539,11 @@ static void container_event(struct agent *a, struct container *c, uint32_t event
 			return;
 		}
 		if (r < 0 && r != -EINTR && r != -EAGAIN) {
-			FILE *f = agent_log_container(a, c);
+			struct agent_line l = agent_line_container(a, "serve", c);
 
-			fprintf(f, "serve error=%s message=", errno_name(-r));
-			agent_log_str(f, cli_strerror(r));
-			agent_log_end(f);
+			agent_line_raw(&l, "error", errno_name(-r));
+			agent_line_str(&l, "message", cli_strerror(r));
+			agent_line_end(&l);
 		}
 		return;
 	}
@@ -504,8 +607,8 @@ static void grave_empty(struct agent *a)
 static int client_message(struct agent *a, struct client *cl, bool eof)
 {
 	json_error_t je;
-	json_t *root, *state, *fds, *ann, *v;
-	const char *id = "?", *policy = NULL;
+	json_t *root, *state, *fds, *v;
+	const char *id = "?", *meta = NULL;
 	int pid = 0, idx = -1, fd;
 
 	root = json_loadb(cl->buf, cl->len, JSON_REJECT_DUPLICATES, &je);
@@ -543,23 +646,22 @@ static int client_message(struct agent *a, struct client *cl, bool eof)
 		idx = 0;
 	}
 	if (idx < 0 || idx >= cl->nfds) {
-		FILE *f = agent_log_begin(a);
+		struct agent_line l = agent_line_begin(a, NULL, id, pid);
+		char msg[64];
 
-		fputs("container=", f);
-		agent_log_str(f, id);
-		fprintf(f, " pid=%d error=\"no seccomp listener in the message (%d fds)\"", pid,
-			cl->nfds);
-		agent_log_end(f);
+		snprintf(msg, sizeof(msg), "no seccomp listener in the message (%d fds)", cl->nfds);
+		agent_line_str(&l, "error", msg);
+		agent_line_end(&l);
 		json_decref(root);
 		return 0;
 	}
-	ann = json_object_get(state, "annotations");
-	v = json_is_object(ann) ? json_object_get(ann, AGENT_ANNOTATION) : NULL;
+	/* listenerMetadata: runc and crun send it as "metadata" */
+	v = json_object_get(root, "metadata");
 	if (json_is_string(v))
-		policy = json_string_value(v);
+		meta = json_string_value(v);
 	fd = cl->fds[idx];
 	cl->fds[idx] = -1;
-	container_add(a, fd, id, pid, policy);
+	container_add(a, fd, id, pid, json_object_get(state, "annotations"), meta);
 	json_decref(root);
 	return 0;
 }
@@ -789,16 +891,144 @@ static int log_open(struct agent *a)
 	return 0;
 }
 
-/* SIGTERM, SIGINT: 1 (stop); SIGHUP: reopen the log. */
+/*
+ * Checks that the policy file @path can be a container's: inside
+ * --policy-dir when one is given, and loading.  0, or -1 with @err set.
+ */
+static int policy_usable(struct agent *a, const char *path, char *err, size_t errlen)
+{
+	struct iour_policy_load_opts lo = { .sz = sizeof(lo) };
+	struct iour_load_error e;
+	struct iour_policy *pol = NULL;
+	char *real = realpath(path, NULL);
+	size_t n = a->policy_dir ? strlen(a->policy_dir) : 0;
+	int r;
+
+	if (!real) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (a->policy_dir && (strncmp(real, a->policy_dir, n) || real[n] != '/')) {
+		snprintf(err, errlen, "%s is outside --policy-dir", path);
+		free(real);
+		return -1;
+	}
+	memset(&e, 0, sizeof(e));
+	e.sz = sizeof(e);
+	r = iour_policy__load_file(real, &lo, &pol, &e);
+	if (r)
+		snprintf(err, errlen, "%s: %s", path, e.message[0] ? e.message : cli_strerror(r));
+	iour_policy__free(pol);
+	free(real);
+	return r ? -1 : 0;
+}
+
+/*
+ * SIGHUP: the log is reopened, --policy-dir resolved again and --config
+ * read again.  Containers already running keep the plan they were given;
+ * new ones get the new configuration.  A configuration that does not load
+ * (or a --policy-dir that no longer resolves) leaves the previous one in
+ * place, logged (doc/agent.md, "Reload").
+ */
+static void agent_reload(struct agent *a)
+{
+	struct agent_config cfg;
+	struct agent_line l;
+	char err[512];
+	char *dir = NULL;
+	int r;
+
+	if (a->log_path && (r = log_open(a)))
+		agent_log_msg(a, "reopening %s: %s", a->log_path, strerror(-r));
+	if (a->policy_dir_arg) {
+		dir = realpath(a->policy_dir_arg, NULL);
+		if (!dir) {
+			snprintf(err, sizeof(err), "--policy-dir %s: %s", a->policy_dir_arg,
+				 strerror(errno));
+			goto bad;
+		}
+	}
+	if (a->config_path) {
+		r = agent_config_load(a->config_path, dir, &cfg, err, sizeof(err));
+		if (r)
+			goto bad;
+		agent_config_free(&a->config);
+		a->config = cfg;
+	}
+	if (dir) {
+		free(a->policy_dir);
+		a->policy_dir = dir;
+	}
+	a->reloads++;
+	l = agent_line_begin(a, "reload", NULL, 0);
+	agent_line_raw(&l, "result", "ok");
+	if (a->config_path) {
+		agent_line_str(&l, "config", a->config_path);
+		agent_line_u64(&l, "rules", a->config.nrules);
+	}
+	if (a->policy_dir)
+		agent_line_str(&l, "policy-dir", a->policy_dir);
+	agent_line_u64(&l, "containers", a->ncontainers);
+	agent_line_end(&l);
+	/* not fatal: the default policy is read for each container */
+	if (a->default_policy && policy_usable(a, a->default_policy, err, sizeof(err)))
+		agent_log_msg(a, "reload: --default-policy cannot be used now: %s", err);
+	return;
+bad:
+	free(dir);
+	l = agent_line_begin(a, "reload", NULL, 0);
+	agent_line_raw(&l, "result", "error");
+	agent_line_str(&l, "error", err);
+	agent_line_raw(&l, "kept", "the previous configuration");
+	agent_line_end(&l);
+}
+
+/*
+ * SIGUSR1: one "status" line for the agent, then one per container with
+ * its policy, where it came from and its counts so far.  Only processes
+ * that may signal the agent (root, or its uid, in a pid namespace where
+ * its pid is visible) can ask (doc/agent.md, "Status").
+ */
+static void agent_status(struct agent *a)
+{
+	struct agent_line l = agent_line_begin(a, "status", NULL, 0);
+
+	agent_line_int(&l, "agent-pid", getpid());
+	agent_line_u64(&l, "containers", a->ncontainers);
+	agent_line_u64(&l, "connections", a->nclients);
+	agent_line_u64(&l, "reloads", a->reloads);
+	if (a->config_path) {
+		agent_line_str(&l, "config", a->config_path);
+		agent_line_u64(&l, "rules", a->config.nrules);
+	}
+	if (a->policy_dir)
+		agent_line_str(&l, "policy-dir", a->policy_dir);
+	if (a->default_policy)
+		agent_line_str(&l, "default-policy", a->default_policy);
+	agent_line_end(&l);
+	for (struct container *c = a->containers; c; c = c->next) {
+		l = agent_line_container(a, "status", c);
+		agent_line_str(&l, "policy", c->policy ? c->policy : "none");
+		agent_line_raw(&l, "source", agent_source_str(c->source));
+		agent_line_u64(&l, "age-s",
+			       (unsigned long long)(agent_now_ms() - c->start_ms) / 1000);
+		line_counts(&l, c);
+		agent_line_end(&l);
+	}
+}
+
+/* SIGTERM, SIGINT: 1 (stop); SIGHUP: reload; SIGUSR1: status. */
 static int signal_read(struct agent *a)
 {
 	struct signalfd_siginfo si;
-	int r;
 
 	while (read(a->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			if (a->log_path && (r = log_open(a)))
-				agent_log_msg(a, "reopening %s: %s", a->log_path, strerror(-r));
+			agent_reload(a);
+			continue;
+		}
+		if (si.ssi_signo == SIGUSR1) {
+			agent_status(a);
 			continue;
 		}
 		agent_log_msg(a,
@@ -871,6 +1101,7 @@ static void agent_close(struct agent *a)
 	if (a->log)
 		fclose(a->log);
 	free(a->policy_dir);
+	agent_config_free(&a->config);
 }
 
 int cmd_agent(int argc, char **argv)
@@ -880,6 +1111,9 @@ int cmd_agent(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "policy-dir", required_argument, NULL, 'p' },
 		{ "max-rings", required_argument, NULL, 'R' },
+		{ "default-policy", required_argument, NULL, 'D' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "log-format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -907,6 +1141,18 @@ int cmd_agent(int argc, char **argv)
 						 optarg, UINT32_MAX);
 			a.max_rings = (uint32_t)v;
 			break;
+		case 'D':
+			a.default_policy = optarg;
+			break;
+		case 'C':
+			a.config_path = optarg;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "json"))
+				a.json = true;
+			else if (strcmp(optarg, "text"))
+				return cli_usage("--log-format: '%s' is not text or json", optarg);
+			break;
 		case 'h':
 			return cli_help(cli_help_agent);
 		default:
@@ -917,10 +1163,29 @@ int cmd_agent(int argc, char **argv)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
 	if (!a.sock_path || !a.sock_path[0])
 		return cli_usage("no socket given (--socket PATH)");
+	if (a.config_path && !dir)
+		return cli_usage("--config needs --policy-dir (its rules name files there)");
+	if (a.default_policy && a.default_policy[0] != '/')
+		return cli_usage("--default-policy: '%s' is not an absolute path",
+				 a.default_policy);
 	if (dir) {
+		a.policy_dir_arg = dir;
 		a.policy_dir = realpath(dir, NULL);
 		if (!a.policy_dir)
 			return cli_fail(-errno, "--policy-dir %s", dir);
+	}
+	if (a.default_policy || a.config_path) {
+		char err[512];
+
+		if (a.default_policy && policy_usable(&a, a.default_policy, err, sizeof(err))) {
+			cli_msg("--default-policy: %s", err);
+			goto out;
+		}
+		if (a.config_path &&
+		    agent_config_load(a.config_path, a.policy_dir, &a.config, err, sizeof(err))) {
+			cli_msg("--config %s: %s", a.config_path, err);
+			goto out;
+		}
 	}
 	if (a.log_path && (r = log_open(&a))) {
 		cli_fail(r, "opening the log %s", a.log_path);
@@ -942,6 +1207,7 @@ int cmd_agent(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) ||
 	    (a.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
 		cli_fail(-errno, "signalfd");
@@ -966,15 +1232,18 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	{
-		FILE *f = agent_log_begin(&a);
+		struct agent_line l = agent_line_begin(&a, "listening", NULL, 0);
 
-		fputs("listening socket=", f);
-		agent_log_str(f, a.sock_path);
-		if (a.policy_dir) {
-			fputs(" policy-dir=", f);
-			agent_log_str(f, a.policy_dir);
+		agent_line_str(&l, "socket", a.sock_path);
+		if (a.policy_dir)
+			agent_line_str(&l, "policy-dir", a.policy_dir);
+		if (a.config_path) {
+			agent_line_str(&l, "config", a.config_path);
+			agent_line_u64(&l, "rules", a.config.nrules);
 		}
-		agent_log_end(f);
+		if (a.default_policy)
+			agent_line_str(&l, "default-policy", a.default_policy);
+		agent_line_end(&l);
 	}
 	rc = agent_loop(&a);
 out:

@@ -169,9 +169,11 @@ _iour_restrict()
             fi
             return ;;
         agent)
-            opts="--socket --log --policy-dir --max-rings --help"
+            opts="--socket --log --log-format --policy-dir --config --default-policy --max-rings --help"
             case $prev in
                 --max-rings) COMPREPLY=($(compgen -W "0 1024" -- "$cur")); return ;;
+                --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+                --config|--default-policy) _iour_restrict_files "$cur" json; return ;;
                 --socket|-s|--log|-l)
                     local IFS=$'\n'
                     COMPREPLY=($(compgen -f -- "$cur"))
