@@ -281,6 +281,14 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 
 		if (ef->fixed_only && !fixed)
 			continue;
+		if (!r) {
+			/* The verdict alone: no text is formatted. */
+			for (size_t i = 0; i < ef->npaths; i++)
+				if (ef->id == IOUR_EFFECT_PLAIN_FD &&
+				    path_state(&ef->paths[i], in) == ST_OPEN)
+					plain_open = true;
+			continue;
+		}
 		for (size_t i = 0; i < ef->npaths; i++) {
 			const struct path *p = &ef->paths[i];
 

@@ -26,7 +26,9 @@ struct iour__effect_in {
 /* Add one note per effect the plan touches (IOUR_REASON_EFFECT_*).
  * Returns true when a request that names a plain descriptor stays open
  * although the set requires IOSQE_FIXED_FILE (then LOOSENED decisions
- * are added for those opcodes as well). */
+ * are added for those opcodes as well).  With `r` NULL it adds nothing
+ * and formats no text: the same answer, for a plan whose report nobody
+ * reads (the ring.h wrappers'). */
 IOUR_INTERNAL bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *in);
 
 /* The ring-less register opcodes (fd -1) that are not restrictions,

@@ -111,8 +111,15 @@ static bool features_pdus(const struct iour_features *f, uint8_t pdu[IOUR__NOPCO
 
 	for (op = 0; op < IOUR__NOPCODES; op++) {
 		const uint32_t *n = iour__features_pdu_named(f, op);
-		const bool row = iour__schema_payload_of(op) != NULL;
+		bool row;
 
+		/* Most opcodes: no 1.0 field and no size, so 0 whatever the
+		 * schema says (a ring's setup plans through here). */
+		if (!n && (!array || !f->pdu_size[op])) {
+			pdu[op] = 0;
+			continue;
+		}
+		row = iour__schema_payload_of(op) != NULL;
 		if (n && *n > UINT8_MAX)
 			return false;
 		if (!array) {

@@ -63,6 +63,7 @@ struct builder {
 	struct iour__clamp clamp; /* what the classic sets left out */
 	struct emit em;           /* the rules of the side being emitted */
 	bool enforcing;           /* a step that restricts is planned */
+	bool no_notes;            /* IOUR__PLAN_NO_EFFECT_NOTES */
 	uint64_t blind;           /* fd -1 register opcodes the seccomp guard denies */
 };
 
@@ -675,7 +676,8 @@ static void plan_effects(struct builder *b)
 			.blind_reached = pl->target == IOUR_POLICY_TARGET_TASK,
 		};
 
-		if (iour__effects_report(&pl->rep, &ein) && (m->task || m->ring) && !m->companion)
+		if (iour__effects_report(b->no_notes ? NULL : &pl->rep, &ein) &&
+		    (m->task || m->ring) && !m->companion)
 			b->c.loosened = true;
 	}
 	if (pl->brokered && m->ring)
@@ -770,6 +772,7 @@ int iour__plan_build_flags(const struct iour_policy *p, const struct iour__kerne
 	if (!b.plan)
 		return -ENOMEM;
 	b.plan->brokered = (flags & IOUR_PLAN_BROKERED) != 0;
+	b.no_notes = (flags & IOUR__PLAN_NO_EFFECT_NOTES) != 0;
 	iour__plan_choose(p, kern, b.plan, &b.c);
 	rc = plan_steps(&b);
 	if (rc)

@@ -66,11 +66,20 @@ struct iour_plan {
 	bool for_running;
 };
 
+/* Internal planning flag, beside plan.h's public ones (which
+ * iour_policy__plan() checks, so it never comes from a caller): the
+ * plan's report is never shown (the ring.h wrappers read its steps and
+ * CLAMPED decisions only), so the effect notes are not written.  The
+ * effects still decide the LOOSENED verdict, so the steps, the status and
+ * the compatibility verdict are those of a plan with notes. */
+#define IOUR__PLAN_NO_EFFECT_NOTES (1U << 31)
+
 /* Compile `p` for kernel `k` (the planner proper: no system call). */
 IOUR_INTERNAL int iour__plan_build(const struct iour_policy *p, const struct iour__kernel *k,
 				   struct iour_plan **out);
 
-/* The same with IOUR_PLAN_BROKERED in `flags` (the only flag read). */
+/* The same with IOUR_PLAN_BROKERED and IOUR__PLAN_NO_EFFECT_NOTES in
+ * `flags` (the only flags read). */
 IOUR_INTERNAL int iour__plan_build_flags(const struct iour_policy *p, const struct iour__kernel *k,
 					 uint32_t flags, struct iour_plan **out);
 

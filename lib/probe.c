@@ -521,6 +521,18 @@ void iour__probe_read_diag(struct iour__probe_raw *raw)
 
 /* ---- cache ------------------------------------------------------------- */
 
+/*
+ * memcpy() with a length the compiler cannot see: for a constant length of
+ * a few hundred bytes (struct iour_features is 480) GCC inlines `rep movsq`,
+ * more than twice as slow as libc's vector copy on the bench machine
+ * (doc/design.md, "Kernel probe").
+ */
+static void copy_opaque(void *dst, const void *src, size_t n)
+{
+	__asm__("" : "+r"(n));
+	memcpy(dst, src, n);
+}
+
 struct snapshot {
 	struct iour_features f;
 	struct iour__kernel_limits lim;
@@ -552,7 +564,7 @@ static int probe_get(uint64_t flags, struct iour_features *f, struct iour__kerne
 	if (iour_likely(!(flags & (IOUR_PROBE_NO_CACHE | IOUR_PROBE_REFRESH)))) {
 		s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
 		if (iour_likely(s != NULL)) {
-			*f = s->f;
+			copy_opaque(f, &s->f, sizeof(*f));
 			*lim = s->lim;
 			return 0;
 		}
@@ -677,8 +689,8 @@ void iour__features_copy_out(const struct iour_features *src, struct iour_featur
 			if (feature_ends[i] <= sz)
 				n = feature_ends[i];
 	}
-	memcpy((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
-	       n - sizeof(size_t));
+	copy_opaque((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
+		    n - sizeof(size_t));
 	if (sz > sizeof(*src))
 		memset((char *)out + sizeof(*src), 0, sz - sizeof(*src));
 }

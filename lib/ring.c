@@ -36,6 +36,9 @@ static int report_valid(const struct iour_ring_report *rep)
  * set and nothing else, planned for the running kernel's cached probe.
  * Errors in the set (undecided flags) are found first, against the newest
  * kernel the library knows, so that they do not depend on the kernel.
+ * The plan's report is never shown (report_fill() reads its CLAMPED
+ * decisions): its effect notes are left out, a ring's setup does not pay
+ * for formatting them.
  */
 static int plan_for(const struct iour_ruleset *rs, struct iour_plan **out)
 {
@@ -74,7 +77,7 @@ static int plan_for(const struct iour_ruleset *rs, struct iour_plan **out)
 	if (!r)
 		r = iour_policy__set_attr(p, IOUR_POLICY_ATTR_DEFAULT, IOUR_POLICY_DEFAULT_ALLOW);
 	if (!r)
-		r = iour__plan_build(p, &k, out);
+		r = iour__plan_build_flags(p, &k, IOUR__PLAN_NO_EFFECT_NOTES, out);
 	if (!r)
 		(*out)->for_running = true;
 	iour_policy__free(p);
