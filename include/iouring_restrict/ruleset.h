@@ -103,6 +103,7 @@ IOUR_API int iour_ruleset__dup(const struct iour_ruleset *rs, struct iour_rulese
  * @return 0 on success (also if @p op was already allowed); -EINVAL if
  *         @p rs is NULL; -ERANGE if @p op is not a request opcode the
  *         library knows (@p op >= IOUR_OP__COUNT).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_ruleset__allow_sqe_op(struct iour_ruleset *rs, uint32_t op);
@@ -127,6 +128,7 @@ IOUR_API int iour_ruleset__allow_sqe_op_name(struct iour_ruleset *rs, const char
  * @return 0 on success (also if already allowed); -EINVAL if @p rs is
  *         NULL; -ERANGE if @p op is not a register opcode the library
  *         knows (@p op >= IOUR_REGISTER__COUNT).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_ruleset__allow_register_op(struct iour_ruleset *rs, uint32_t op);
