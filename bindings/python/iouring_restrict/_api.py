@@ -11,7 +11,7 @@ from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
 from . import _lib
-from .enums import (Avail, CmpOp, DecideReason, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
+from .enums import (Avail, CmpOp, Compat, Companion, DecideReason, DefaultVerdict, Fallback, Nnp, Threads, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
                     ProgKind, Reason, RegisterOp, Reject, ReportFlag, SqeFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
 from .errors import UnknownNameError, error_from_code
 
@@ -174,12 +174,28 @@ def _check_name(rc, fn, name):
     return rc
 
 
+def _table_words(kinds):
+    """"the library's request-opcode table is 0..64 (NOP .. URING_CMD128)"
+    for an opcode enum, for messages; None for others."""
+    if kinds and kinds[0] in (Op, RegisterOp):
+        first, last = min(kinds[0]), max(kinds[0])
+        return "the library's %s table is %d..%d (%s .. %s)" % (
+            "request-opcode" if kinds[0] is Op else "register-opcode",
+            first, last, first.name, last.name)
+    return None
+
+
 def _name_or_number(x, from_name, what, kinds=()):
     """An int (or IntEnum of one of ``kinds``) as is, range-checked; a str
-    through the library's name table; anything else TypeError."""
+    through the library's name table; anything else TypeError.  A number
+    no C argument can hold (-1, 2**32) is an OverflowError that names it
+    and, for opcodes, the library's table."""
     if isinstance(x, str):
         return _check_name(from_name(x.encode()), from_name.__name__, x)
     _not_enum_of(x, kinds, what)
+    words = _table_words(kinds)
+    if words and isinstance(x, int) and not isinstance(x, bool) and not 0 <= x < 1 << 32:
+        raise OverflowError("%s %d: %s" % (what, x, words))
     return _u32(x, what)
 
 
@@ -937,6 +953,52 @@ class PlanStep:
     entries: int
 
 
+#: The enum of each attribute's values.
+_ATTR_VALUES = {PolicyAttr.TARGET: Target, PolicyAttr.COMPAT: Compat, PolicyAttr.NNP: Nnp,
+                PolicyAttr.NO_FILTER_FALLBACK: Fallback, PolicyAttr.THREADS: Threads,
+                PolicyAttr.COMPANION: Companion, PolicyAttr.DEFAULT: DefaultVerdict}
+
+
+def _enum_by_name(cls, name, what):
+    """The member of ``cls`` named ``name`` (any case, "-" for "_"); a
+    ValueError listing the valid names and numbers otherwise."""
+    key = name.strip().upper().replace("-", "_")
+    for prefix in ("IOUR_POLICY_ATTR_", "IOUR_POLICY_"):
+        if key.startswith(prefix) and key[len(prefix):] in cls.__members__:
+            key = key[len(prefix):]
+    if key in cls.__members__:
+        return cls.__members__[key]
+    raise ValueError("%s %r: the names are %s" % (
+        what, name, ", ".join("%r (%d)" % (m.name.lower(), m.value) for m in cls)))
+
+
+def _policy_attr(attr) -> int:
+    if isinstance(attr, str):
+        return _enum_by_name(PolicyAttr, attr, "attribute")
+    _not_enum_of(attr, (PolicyAttr,), "an attribute")
+    if isinstance(attr, int) and not isinstance(attr, bool) and not 0 <= attr < 1 << 32:
+        raise OverflowError("attribute %d: attributes are %d..%d (%s)" % (
+            attr, min(PolicyAttr), max(PolicyAttr), ", ".join(m.name for m in PolicyAttr)))
+    return _u32(attr, "attr")
+
+
+def _attr_value(attr, value) -> int:
+    cls = _ATTR_VALUES.get(attr)
+    what = "%s value" % (PolicyAttr(attr).name if attr in _ATTR_VALUES else "attribute %d" % attr)
+    if isinstance(value, str):
+        if cls is None:
+            raise ValueError("%s %r: attribute %d is unknown, so its names are too"
+                             % (what, value, attr))
+        return _enum_by_name(cls, value, what)
+    if cls is not None:
+        _not_enum_of(value, (cls,), what)
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                not 0 <= value < 1 << 32:
+            raise OverflowError("%s %d: the values are %s" % (
+                what, value, ", ".join("%d (%s)" % (m.value, m.name.lower()) for m in cls)))
+    return _u32(value, "value")
+
+
 class Policy(_Handle):
     """A policy (iour_policy): a ruleset, filters and attributes, planned
     for the running kernel with :meth:`plan`."""
@@ -973,15 +1035,24 @@ class Policy(_Handle):
         return self
 
     def set_attr(self, attr, value) -> "Policy":
-        _check(lib.iour_policy__set_attr(self, _u32(attr, "attr"), _u32(value, "value")),
+        """Sets an attribute: ``attr`` a :class:`PolicyAttr` (or its name,
+        "target"), ``value`` a number, a member of the attribute's enum
+        (:class:`Target`, :class:`Compat`, ...) or its name ("ring")."""
+        a = _policy_attr(attr)
+        _check(lib.iour_policy__set_attr(self, a, _attr_value(a, value)),
                "iour_policy__set_attr")
         return self
 
     def get_attr(self, attr) -> int:
+        """An attribute's value, as a member of its enum (an int)."""
+        a = _policy_attr(attr)
         v = c_uint32()
-        _check(lib.iour_policy__get_attr(self, _u32(attr, "attr"), byref(v)),
-               "iour_policy__get_attr")
-        return v.value
+        _check(lib.iour_policy__get_attr(self, a, byref(v)), "iour_policy__get_attr")
+        cls = _ATTR_VALUES.get(a)
+        try:
+            return cls(v.value) if cls else v.value
+        except ValueError:
+            return v.value
 
     def prog_cnt(self, op) -> int:
         """How many argument-filter programs the policy holds for ``op``:
@@ -995,6 +1066,12 @@ class Policy(_Handle):
         o = _lib.opts(_lib.iour_plan_opts)
         if level is not None:
             o.flags = PLAN_FORCE_LEVEL
+            if isinstance(level, str):
+                level = _enum_by_name(FeatureLevel, level, "level")
+            if isinstance(level, int) and not isinstance(level, bool) and \
+                    not 0 <= level < 1 << 32:
+                raise OverflowError("level %d: levels are %d..%d" % (
+                    level, min(FeatureLevel), max(FeatureLevel)))
             o.level = _u32(level, "level")
         p = Plan.__new__(Plan)
         _Handle.__init__(p, _new(lib.iour_policy__plan, self, byref(o)))
