@@ -11,7 +11,10 @@
 //!   `landlock` crate;
 //! - policy files: [`Policy::from_json`], [`Policy::to_json`],
 //!   [`Policy::decide`], opcode [`Group`]s;
-//! - [`probe`]: what the running kernel supports.
+//! - [`probe`]: what the running kernel supports;
+//! - [`RawRing`]: a ring created disabled, with files and buffers
+//!   registered while it is, restricted and enabled, then driven one
+//!   request at a time (or any io_uring crate's ring, through its fd).
 //!
 //! Every handle frees itself when dropped; every fallible call returns
 //! [`Result`], whose [`Error`] keeps the errno and the library's message.
@@ -62,6 +65,7 @@ mod filter;
 mod names;
 mod policy;
 mod policyfile;
+mod ring;
 mod ruleset;
 
 use std::os::raw::c_char;
@@ -74,6 +78,7 @@ pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
 pub use names::{Opcode, RegisterOp, SqeFlags};
 pub use policy::{CompatLevel, Decision, Plan, Policy, Report, RulesetStatus, Target};
 pub use policyfile::{DecideReason, Group, LoadError, RequestVerdict};
+pub use ring::{RawRing, RingFile, IORING_SETUP_R_DISABLED};
 pub use ruleset::{enable_ring, RingParams, RingReport, Ruleset};
 
 use error::{check, static_string};
