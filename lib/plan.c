@@ -829,9 +829,9 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 	if (flags & IOUR_PLAN_FORCE_LEVEL)
 		rc = iour__kernel_for_level(level, &t);
 	else if (level != 0)
-		rc = iour__detail(__func__, -EINVAL,
-				  "level %u without IOUR_PLAN_FORCE_LEVEL: set the flag to force it",
-				  level);
+		rc = iour__detail(
+			__func__, -EINVAL,
+			"level %u without IOUR_PLAN_FORCE_LEVEL: set the flag to force it", level);
 	else if (feat) {
 		rc = iour__kernel_from_features(feat, &t);
 		t.origin = IOUR__KERNEL_DESCRIBED; /* said so by the dry run */

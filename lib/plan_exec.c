@@ -441,11 +441,13 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) & ~IOUR_APPLY_ALLOW_PTRACE)
-		return iour__detail(__func__, -EINVAL, "flags: only IOUR_APPLY_ALLOW_PTRACE is known");
-	if (plan->target != IOUR_POLICY_TARGET_TASK)
 		return iour__detail(__func__, -EINVAL,
-				    "apply_task: this plan targets a ring (use iour_plan__create_ring() "
-				    "or iour_plan__apply_ring())");
+				    "flags: only IOUR_APPLY_ALLOW_PTRACE is known");
+	if (plan->target != IOUR_POLICY_TARGET_TASK)
+		return iour__detail(
+			__func__, -EINVAL,
+			"apply_task: this plan targets a ring (use iour_plan__create_ring() "
+			"or iour_plan__apply_ring())");
 	rc = new_report(plan, &r);
 	if (rc)
 		return rc;

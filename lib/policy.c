@@ -47,7 +47,8 @@ static int attr_unknown(const char *function, uint32_t attr)
 {
 	return iour__detail(function, -EINVAL, "attribute %u: attributes are %d..%d (%s .. %s)",
 			    attr, IOUR_POLICY_ATTR__MIN + 1, IOUR_POLICY_ATTR__MAX - 1,
-			    attr_name[IOUR_POLICY_ATTR__MIN + 1], attr_name[IOUR_POLICY_ATTR__MAX - 1]);
+			    attr_name[IOUR_POLICY_ATTR__MIN + 1],
+			    attr_name[IOUR_POLICY_ATTR__MAX - 1]);
 }
 
 /* A program of the policy: the filter API's own type (filter_internal.h),

@@ -125,10 +125,11 @@ int iour_ruleset__allow_register_op(struct iour_ruleset *rs, uint32_t op)
 	if (!rs)
 		return -EINVAL;
 	if (op >= IOUR_REGISTER__COUNT)
-		return iour__detail(__func__, -ERANGE,
-				    "register opcode %u: the library's register-opcode table ends at %u (%s)",
-				    op, IOUR_REGISTER__COUNT - 1,
-				    iour_register_op_name(IOUR_REGISTER__COUNT - 1));
+		return iour__detail(
+			__func__, -ERANGE,
+			"register opcode %u: the library's register-opcode table ends at %u (%s)",
+			op, IOUR_REGISTER__COUNT - 1,
+			iour_register_op_name(IOUR_REGISTER__COUNT - 1));
 	iour__bm_set(&rs->reg_ops, op);
 	rs->reg_restricted = true;
 	return 0;

@@ -11,7 +11,8 @@
 
 static struct iour_plan *plan_for(uint32_t target, uint32_t level)
 {
-	struct iour_plan_opts o = { .sz = sizeof(o), .flags = IOUR_PLAN_FORCE_LEVEL,
+	struct iour_plan_opts o = { .sz = sizeof(o),
+				    .flags = IOUR_PLAN_FORCE_LEVEL,
 				    .level = level };
 	struct iour_policy *p = NULL;
 	struct iour_plan *pl = NULL;
@@ -32,7 +33,8 @@ Test(errdetail, opcode_beyond_the_table_names_value_and_last)
 
 	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
 	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, 255), -ERANGE);
-	snprintf(want, sizeof(want), "opcode 255: the library's request-opcode table ends at %d (%s)",
+	snprintf(want, sizeof(want),
+		 "opcode 255: the library's request-opcode table ends at %d (%s)",
 		 IOUR_OP__COUNT - 1, iour_opcode_name(IOUR_OP__COUNT - 1));
 	cr_assert_str_eq(iour_errdetail("iour_ruleset__allow_sqe_op", -ERANGE), want);
 	cr_assert_str_eq(iour_errdetail(NULL, ERANGE), want);
