@@ -152,7 +152,7 @@ void iour__detail_reset(const char *function)
 		detail.function = NULL;
 }
 
-int iour__detail(const char *function, int err, const char *fmt, ...)
+void iour__detail_set(const char *function, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -161,7 +161,6 @@ int iour__detail(const char *function, int err, const char *fmt, ...)
 	va_end(ap);
 	detail.err = magnitude(err);
 	detail.function = function;
-	return err;
 }
 
 /* Documented in include/iouring_restrict/errors.h */
@@ -169,7 +168,7 @@ const char *iour_errdetail(const char *function, int err)
 {
 	if (!detail.function || detail.err != magnitude(err) || err == 0)
 		return NULL;
-	if (function && strcmp(function, detail.function))
+	if (function && strcmp(function, detail.function) != 0)
 		return NULL;
 	return detail.msg;
 }
