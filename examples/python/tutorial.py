@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The tutorial (doc/tutorial.md) in Python: step 1 (restrict a ring) and
-step 4 (read the report), as examples/tutorial/step1_ring.c and
-step4_report.c do in C.
+"""The tutorial (doc/tutorial.md) in Python: its four steps, as
+examples/tutorial/step1_ring.c .. step4_report.c do in C.  Steps 2 and 3
+restrict the task for good, so each runs in a child process.
 
 Step 1 goes through the whole life of a restricted ring: created disabled,
 a file and a buffer registered while it is disabled (a set that does not
@@ -19,6 +19,7 @@ import errno
 import os
 import socket
 import sys
+import traceback
 
 import iouring_restrict as ir
 
@@ -64,6 +65,91 @@ def step1():
     return ok
 
 
+def in_child(step):
+    """Runs ``step`` in a forked child (a task policy is for good): whether
+    it said ok."""
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ok = step()
+        except BaseException:
+            traceback.print_exc()
+            ok = False
+        sys.stdout.flush()
+        os._exit(0 if ok else 1)
+    _, st = os.waitpid(pid, 0)
+    return os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0
+
+
+def apply_task(name, pol):
+    """Plans ``pol`` for this kernel and applies it to the task: the level
+    and the report."""
+    level = ir.feature_level()
+    print("%s: kernel feature level %d: %s"
+          % (name, level, ir.lib.iour_feature_level_str(level).decode()))
+    with pol.plan() as plan:
+        rep = plan.apply_task()                       # no_new_privs, then the set
+    print("%s: task: %s (mechanism %s)" % (name, rep.status, rep.mechanism))
+    return level, rep
+
+
+def companion_fallback(name, rep):
+    """Before Linux 7.0: the seccomp companion makes io_uring_setup fail
+    with ENOSYS."""
+    try:
+        ir.Ring.setup(8, disabled=False).close()
+        got = "a ring"
+    except OSError as e:
+        got = "-" + errno.errorcode[e.errno]
+    print("%s: no task restrictions before Linux 7.0: fell back to the seccomp companion: "
+          "io_uring_setup -> %s" % (name, got))
+    return (rep.status, rep.mechanism, got) == (ir.Status.PARTIALLY, ir.Mechanism.COMPANION,
+                                                "-ENOSYS")
+
+
+def step2():
+    rs = ir.Ruleset().allow_sqe_op("NOP", "READ").set_sqe_flags(0, 0)
+    with rs, ir.Policy(rs) as pol:                    # target: the calling task
+        level, rep = apply_task("step2", pol)
+    if level >= ir.FeatureLevel.TASK_BPF:
+        with ir.Ring.setup(8, disabled=False) as ring:  # a new ring: restricted
+            nop = ring.submit(ir.Op.NOP)
+            op = ring.submit(ir.Op.OPENAT)            # denied before its arguments
+        print("step2: task restrictions (Linux 7.0+): a new ring: NOP -> %d, OPENAT -> %s"
+              % (nop, "-" + errno.errorcode[-op] if op < 0 else "completed"))
+        ok = rep.status is ir.Status.FULLY and (nop, op) == (0, -errno.EACCES)
+    else:
+        ok = companion_fallback("step2", rep)
+    print("step2: ok" if ok else "step2: FAILED")
+    return ok
+
+
+def step3():
+    rs = ir.Ruleset().allow_sqe_op("NOP", "SOCKET").set_sqe_flags(0, 0)
+    flt = ir.Filter().add_rule("SOCKET", ir.Verdict.ALLOW,
+                               ir.Cmp(ir.Field.SOCKET_FAMILY, ir.CmpOp.EQ,
+                                      value=socket.AF_UNIX))
+    flt.set_default("SOCKET", ir.Verdict.DENY)
+    with rs, flt, ir.Policy(rs, flt) as pol:
+        level, rep = apply_task("step3", pol)
+    if level >= ir.FeatureLevel.TASK_BPF:
+        with ir.Ring.setup(8, disabled=False) as ring:
+            # IORING_OP_SOCKET: fd is the domain, off the type
+            unix = ring.submit(ir.Op.SOCKET, fd=socket.AF_UNIX, off=socket.SOCK_STREAM)
+            inet = ring.submit(ir.Op.SOCKET, fd=socket.AF_INET, off=socket.SOCK_STREAM)
+        if unix >= 0:
+            os.close(unix)
+        print("step3: filters (Linux 7.0+): SOCKET AF_UNIX -> %s, AF_INET -> %s"
+              % ("a socket" if unix >= 0 else "-" + errno.errorcode[-unix],
+                 "-" + errno.errorcode[-inet] if inet < 0 else "a socket"))
+        ok = rep.status is ir.Status.FULLY and unix >= 0 and inet == -errno.EACCES
+    else:
+        ok = companion_fallback("step3", rep)
+    print("step3: ok" if ok else "step3: FAILED")
+    return ok
+
+
 def show(title, plan):
     rep = plan.report
     # The enums print their names.
@@ -94,4 +180,5 @@ def step4():
 
 
 if __name__ == "__main__":
-    sys.exit(0 if step1() & step4() else 1)
+    oks = [step1(), in_child(step2), in_child(step3), step4()]
+    sys.exit(0 if all(oks) else 1)
