@@ -1,6 +1,7 @@
-//! The tutorial (doc/tutorial.md) in Rust: step 1 (restrict a ring) and
-//! step 4 (read the report), as examples/tutorial/step1_ring.c and
-//! step4_report.c do in C.
+//! The tutorial (doc/tutorial.md) in Rust: its four steps, as
+//! examples/tutorial/step1_ring.c .. step4_report.c do in C.  Steps 2 and 3
+//! restrict the task for good, so each runs in a child process (this
+//! program again, with the step's name as its argument).
 //!
 //! Step 1 goes through the whole life of a restricted ring: created
 //! disabled, a file and a buffer registered while it is disabled (a set
@@ -17,8 +18,8 @@ use std::os::unix::io::{AsRawFd, FromRawFd};
 use std::process::exit;
 
 use iouring_restrict::{
-    Cmp, Field, Filter, Opcode, Policy, RawRing, RingFile, Ruleset, RulesetStatus, SqeFlags,
-    Target, Verdict,
+    sys, Cmp, Field, Filter, Opcode, Policy, RawRing, RingFile, RingParams, Ruleset, RulesetStatus,
+    SqeFlags, Target, Verdict,
 };
 
 fn pipe() -> std::io::Result<(File, File)> {
@@ -97,6 +98,109 @@ fn step1() -> Result<bool, Box<dyn Error>> {
     Ok(ok)
 }
 
+/// Applies `p` to the task (for good): the level and whether the report
+/// says what this kernel can do (task restrictions from 7.0, the seccomp
+/// companion before).
+fn apply_task(name: &str, p: &Policy) -> Result<(u32, bool), Box<dyn Error>> {
+    let level = iouring_restrict::feature_level()?;
+    println!(
+        "{}: kernel feature level {}: {}",
+        name,
+        level,
+        iouring_restrict::feature_level_str(level)
+    );
+    let rep = p.plan()?.apply_to_task()?; // no_new_privs, then the set
+    println!("{}: task: {}", name, rep.status());
+    let expected = if level >= 4 {
+        rep.status() == RulesetStatus::FullyEnforced && rep.mechanism() & sys::IOUR_MECH_TASK != 0
+    } else {
+        rep.status() == RulesetStatus::PartiallyEnforced
+            && rep.mechanism() == sys::IOUR_MECH_COMPANION
+    };
+    Ok((level, expected))
+}
+
+/// A new ring, which the task's restrictions bind (7.0+) or the seccomp
+/// companion refuses (before).
+fn new_ring() -> std::io::Result<RawRing> {
+    RawRing::with_params(8, RingParams::default())
+}
+
+fn fallback(name: &str) -> bool {
+    let got = match new_ring() {
+        Ok(_) => "a ring".to_string(),
+        Err(e) => errname(&e),
+    };
+    println!(
+        "{}: no task restrictions before Linux 7.0: fell back to the seccomp companion: io_uring_setup -> {}",
+        name, got
+    );
+    got == "-ENOSYS"
+}
+
+fn step2() -> Result<bool, Box<dyn Error>> {
+    let mut rs = Ruleset::new()?;
+    rs.allow(Opcode::NOP)?
+        .allow(Opcode::READ)?
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
+    let mut p = Policy::new()?;
+    p.ruleset(&rs)?; // target: the calling task
+    let (level, expected) = apply_task("step2", &p)?;
+    let ok = if level >= 4 {
+        let mut ring = new_ring()?;
+        let nop = ring.submit(Opcode::NOP, None, SqeFlags::NONE)?;
+        // OPENAT with no path: -EFAULT if it ran, -EACCES if denied first
+        let op = ring.submit(Opcode::OPENAT, None, SqeFlags::NONE)?;
+        println!(
+            "step2: task restrictions (Linux 7.0+): a new ring: NOP -> {}, OPENAT -> {}",
+            nop, op
+        );
+        nop == 0 && op == -13
+    } else {
+        fallback("step2")
+    };
+    Ok(expected && ok)
+}
+
+fn step3() -> Result<bool, Box<dyn Error>> {
+    let mut rs = Ruleset::new()?;
+    rs.allow(Opcode::NOP)?
+        .allow(Opcode::SOCKET)?
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
+    let mut f = Filter::new(Verdict::Deny)?;
+    f.rule(
+        Opcode::SOCKET,
+        Verdict::Allow,
+        &[Cmp::eq(Field::SocketFamily, 1)],
+    )?;
+    let mut p = Policy::new()?;
+    p.ruleset(&rs)?.filter(&f)?;
+    let (level, expected) = apply_task("step3", &p)?;
+    let ok = if level >= 4 {
+        let mut ring = new_ring()?;
+        // IORING_OP_SOCKET's fd is the domain (the type 0 is then refused
+        // with -EINVAL if it runs; a denial is -EACCES before that)
+        let unix = ring.submit(Opcode::SOCKET, Some(RingFile::Fd(1)), SqeFlags::NONE)?;
+        let inet = ring.submit(Opcode::SOCKET, Some(RingFile::Fd(2)), SqeFlags::NONE)?;
+        println!(
+            "step3: filters (Linux 7.0+): SOCKET AF_UNIX -> {}, AF_INET -> {}",
+            unix, inet
+        );
+        unix != -13 && inet == -13
+    } else {
+        fallback("step3")
+    };
+    Ok(expected && ok)
+}
+
+/// Runs a step in a child process: whether it said ok.
+fn in_child(step: &str) -> Result<bool, Box<dyn Error>> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .arg(step)
+        .status()?;
+    Ok(out.success())
+}
+
 fn step4() -> Result<bool, Box<dyn Error>> {
     // The policy of step 3: SOCKET for AF_UNIX only, as a task policy.
     let mut rs = Ruleset::new()?;
@@ -136,13 +240,40 @@ fn step4() -> Result<bool, Box<dyn Error>> {
 }
 
 fn main() {
-    match (step1(), step4()) {
-        (Ok(true), Ok(true)) => {}
-        (a, b) => {
-            for e in [a.err(), b.err()].into_iter().flatten() {
-                eprintln!("tutorial: {}", e);
+    let says = |step: &str, r: Result<bool, Box<dyn Error>>| -> bool {
+        match r {
+            Ok(true) => {
+                println!("{}: ok", step);
+                true
             }
-            exit(1);
+            Ok(false) => {
+                println!("{}: FAILED", step);
+                false
+            }
+            Err(e) => {
+                eprintln!("{}: {}", step, e);
+                false
+            }
         }
+    };
+    match std::env::args().nth(1).as_deref() {
+        Some("step2") => exit(if says("step2", step2()) { 0 } else { 1 }),
+        Some("step3") => exit(if says("step3", step3()) { 0 } else { 1 }),
+        _ => {}
+    }
+    let oks = [
+        step1().unwrap_or_else(|e| {
+            eprintln!("step1: {}", e);
+            false
+        }),
+        in_child("step2").unwrap_or(false),
+        in_child("step3").unwrap_or(false),
+        step4().unwrap_or_else(|e| {
+            eprintln!("step4: {}", e);
+            false
+        }),
+    ];
+    if oks.iter().any(|ok| !ok) {
+        exit(1);
     }
 }
