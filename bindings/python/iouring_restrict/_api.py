@@ -786,6 +786,9 @@ def _check_ring_fd(fd):
         raise ValueError("fd %d is not an io_uring ring (not an anonymous inode)" % fd)
 
 
+_PINNED = []  # buffers once registered with a ring (Ring._unmap)
+
+
 class Ring:
     """An io_uring descriptor owned by Python: ``close()`` (or ``with``)
     closes it; ``fileno()`` / ``detach()`` as for sockets.
@@ -831,7 +834,8 @@ class Ring:
 
     def register_buffers(self, bufs) -> "Ring":
         """IORING_REGISTER_BUFFERS: bytearrays become fixed buffers 0, 1,
-        ...; the ring keeps them (``buffers``) for :meth:`read_fixed`."""
+        ...; the ring keeps them (``buffers``) for :meth:`read_fixed`, and
+        they are never freed (a copy of the ring's fd may still use them)."""
         bufs = list(bufs)
         if not all(isinstance(b, bytearray) and len(b) for b in bufs):
             raise TypeError("buffers must be non-empty bytearrays")
@@ -918,13 +922,18 @@ class Ring:
         q, self._queues = getattr(self, "_queues", None), None
         if q is not None:
             q.close()
+        # Registered buffers stay the kernel's as long as the ring lives,
+        # which a copy of its fd (a dup, a child) may make longer than this
+        # object: they are never freed, so that no later request through
+        # such a copy writes into memory Python has reused.
+        _PINNED.extend(getattr(self, "_buffers", ()))
+        self._buffers = []
 
     def close(self):
         self._unmap()
         fd, self._fd = getattr(self, "_fd", -1), -1
         if fd >= 0:
             os.close(fd)
-        self._buffers = []
 
     def __enter__(self):
         self.fileno()

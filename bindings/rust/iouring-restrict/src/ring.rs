@@ -123,6 +123,18 @@ pub struct RawRing {
 // serialises the requests.
 unsafe impl Send for RawRing {}
 
+impl Drop for RawRing {
+    fn drop(&mut self) {
+        // Registered buffers stay the kernel's as long as the ring lives,
+        // which a copy of its descriptor (a dup, a child) may make longer
+        // than this value: they are leaked, never freed, so that no request
+        // through such a copy writes into memory the program reuses.
+        for b in std::mem::take(&mut self.bufs) {
+            std::mem::forget(b);
+        }
+    }
+}
+
 impl AsFd for RawRing {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
@@ -263,7 +275,8 @@ impl RawRing {
 
     /// `IORING_REGISTER_BUFFERS`: the buffers become registered buffers 0,
     /// 1, ... for [`RawRing::read_fixed`]; the ring keeps them (pinned by
-    /// the kernel) as long as it lives.
+    /// the kernel), and they are never freed, even when the ring is
+    /// dropped (a copy of its descriptor may still use them).
     pub fn register_buffers(&mut self, bufs: Vec<Vec<u8>>) -> io::Result<()> {
         if !self.bufs.is_empty() {
             return Err(io::Error::from_raw_os_error(16)); // EBUSY, as the kernel
