@@ -76,9 +76,12 @@ IOUR_API const char *iour_strerror_desc(int err);
 /**
  * @brief **iour_errdetail()** returns what the calling thread's last
  *        failed call of a function said about the value it refused and
- *        the limit it broke, such as "level 9: levels are 0..5", where the
- *        errno alone (-EINVAL) does not say.  Thread-safe (each thread has
- *        its own record).
+ *        the limit it broke.  Thread-safe (each thread has its own record).
+ *
+ * The errno says what kind of refusal it was; the detail says which value
+ * and why, such as "level 9: levels are 0..5" for -EINVAL from
+ * iour_policy__plan(), or "opcode 255: the library's request-opcode table
+ * ends at 64 (URING_CMD128)" for -ERANGE from iour_ruleset__allow_sqe_op().
  *
  * The functions that record a detail are those whose pages say so
  * (iour_ruleset__allow_sqe_op(), iour_ruleset__allow_register_op(),
