@@ -7,9 +7,10 @@ liburing a restricted-ring user needs, not a general client.
 
 The layouts are the kernel's (struct io_uring_params, io_uring_sqe,
 io_uring_cqe; doc/kernel.md gives the params and the mmap offsets); the
-system call numbers are those of the generic table, the same on x86_64, aarch64 and the other architectures
-Debian builds for (io_uring_setup 425, io_uring_enter 426,
-io_uring_register 427)."""
+system call numbers are io_uring_setup 425, io_uring_enter 426 and
+io_uring_register 427, as on x86_64, i386, arm64, armhf, ppc64el, riscv64
+and s390x.  MIPS numbers its calls from a per-ABI base (4000, 5000, 6000),
+below which every number fails with ENOSYS: there, Ring.setup() fails so."""
 import ctypes
 import errno
 import mmap

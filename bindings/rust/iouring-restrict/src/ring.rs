@@ -9,9 +9,11 @@
 //!
 //! The layouts are the kernel's (`struct io_uring_params`, `io_uring_sqe`,
 //! `io_uring_cqe`; doc/kernel.md gives the params and the mmap offsets);
-//! the system call numbers are those of the generic table (`io_uring_setup`
-//! 425, `io_uring_enter` 426, `io_uring_register` 427), the same on x86_64,
-//! aarch64 and the other architectures Debian builds for.
+//! the system call numbers are `io_uring_setup` 425, `io_uring_enter` 426
+//! and `io_uring_register` 427, as on x86_64, x86, aarch64, arm, powerpc64,
+//! riscv64 and s390x.  MIPS numbers its calls from a per-ABI base (4000,
+//! 5000, 6000), below which every number fails with `ENOSYS`: there,
+//! [`RawRing`] fails so.
 use std::io;
 use std::os::raw::{c_int, c_long, c_void};
 use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
