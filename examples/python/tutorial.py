@@ -5,8 +5,8 @@ examples/tutorial/step1_ring.c .. step4_report.c do in C.  Steps 2 and 3
 restrict the task for good, so each runs in a child process.
 
 Step 1 goes through the whole life of a restricted ring: created disabled,
-a file and a buffer registered while it is disabled (a set that does not
-list the register opcodes forbids them once the ring is enabled), the set
+a file and a buffer registered while it is disabled (the set denies every
+register opcode once the ring is enabled), the set
 applied and the ring enabled, then requests: NOP and a READ through the
 fixed file complete, a WRITE completes with EACCES.
 

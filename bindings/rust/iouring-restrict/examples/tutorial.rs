@@ -4,8 +4,8 @@
 //! program again, with the step's name as its argument).
 //!
 //! Step 1 goes through the whole life of a restricted ring: created
-//! disabled, a file and a buffer registered while it is disabled (a set
-//! without register opcodes forbids them once the ring is enabled), the set
+//! disabled, a file and a buffer registered while it is disabled (the set
+//! denies every register opcode once the ring is enabled), the set
 //! applied and the ring enabled, then requests: NOP and a READ through the
 //! registered file complete, a WRITE completes with EACCES.  Exits 0 only
 //! if the kernel answered as the set says.
