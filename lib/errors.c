@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Error names and messages, and the boundary filter for error codes. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -135,6 +136,41 @@ const char *iour_strerror_desc(int err)
 	if (err == 0)
 		return "Success";
 	return d ? d->msg : "Unknown error";
+}
+
+/* The calling thread's error detail (internal.h).  A fixed buffer: no
+ * allocation, and nothing to free when the thread ends. */
+static __thread struct {
+	const char *function; /* NULL: no detail */
+	unsigned int err;     /* magnitude of the code it goes with */
+	char msg[256];
+} detail;
+
+void iour__detail_reset(const char *function)
+{
+	if (detail.function && !strcmp(detail.function, function))
+		detail.function = NULL;
+}
+
+void iour__detail_set(const char *function, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail.msg, sizeof(detail.msg), fmt, ap);
+	va_end(ap);
+	detail.err = magnitude(err);
+	detail.function = function;
+}
+
+/* Documented in include/iouring_restrict/errors.h */
+const char *iour_errdetail(const char *function, int err)
+{
+	if (!detail.function || detail.err != magnitude(err) || err == 0)
+		return NULL;
+	if (function && strcmp(function, detail.function) != 0)
+		return NULL;
+	return detail.msg;
 }
 
 /* The sets, each 0-terminated, from the one table. */

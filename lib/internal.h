@@ -157,6 +157,19 @@ IOUR_INTERNAL const char *iour__errset_function(enum iour__errset id);
  */
 IOUR_INTERNAL int iour__err_public(int rc, enum iour__errset set);
 
+/*
+ * The error detail of the calling thread (iour_errdetail(), errors.h): a
+ * public function that can say which value it refused and what the limit
+ * is records it here as it fails, under its own name.  Such a function
+ * calls iour__detail_reset() on entry, so that a detail read after its
+ * return is always from that very call.  iour__detail() records and is
+ * @err (a macro, so that the analyzers see the code returned).
+ */
+IOUR_INTERNAL void iour__detail_reset(const char *function);
+IOUR_INTERNAL void iour__detail_set(const char *function, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define iour__detail(function, err, ...) (iour__detail_set((function), (err), __VA_ARGS__), (err))
+
 /* The smallest IORING_REGISTER_LAST of any kernel with per-ring
  * restrictions and this IORING_OP_LAST, from the name tables (names.c);
  * 0 below 5.10's 34. */

@@ -808,9 +808,10 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 {
 	const struct iour_features *feat;
 	struct iour__kernel t;
-	uint32_t flags;
+	uint32_t flags, level;
 	int rc;
 
+	iour__detail_reset(__func__);
 	if (!p || !out)
 		return -EINVAL;
 	rc = IOUR_OPTS_VALID(opts, iour_plan_opts);
@@ -818,14 +819,22 @@ int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *
 		return rc;
 	flags = IOUR_OPTS_GET(opts, flags, 0);
 	feat = IOUR_OPTS_GET(opts, features, NULL);
+	level = IOUR_OPTS_GET(opts, level, 0);
 	if (flags & ~(IOUR_PLAN_FORCE_LEVEL | IOUR_PLAN_BROKERED))
-		return -EINVAL;
+		return iour__detail(__func__, -EINVAL, "flags 0x%x: unknown bits 0x%x", flags,
+				    flags & ~(IOUR_PLAN_FORCE_LEVEL | IOUR_PLAN_BROKERED));
 	if ((flags & IOUR_PLAN_FORCE_LEVEL) && feat)
-		return -EINVAL;
+		return iour__detail(__func__, -EINVAL,
+				    "IOUR_PLAN_FORCE_LEVEL and features: give one or the other");
+	if ((flags & IOUR_PLAN_FORCE_LEVEL) && level > IOUR_LEVEL_MAX)
+		return iour__detail(__func__, -EINVAL, "level %u: levels are 0..%d", level,
+				    IOUR_LEVEL_MAX);
 	if (flags & IOUR_PLAN_FORCE_LEVEL)
-		rc = iour__kernel_for_level(IOUR_OPTS_GET(opts, level, 0), &t);
-	else if (IOUR_OPTS_GET(opts, level, 0) != 0)
-		rc = -EINVAL;
+		rc = iour__kernel_for_level(level, &t);
+	else if (level != 0)
+		rc = iour__detail(
+			__func__, -EINVAL,
+			"level %u without IOUR_PLAN_FORCE_LEVEL: set the flag to force it", level);
 	else if (feat) {
 		rc = iour__kernel_from_features(feat, &t);
 		t.origin = IOUR__KERNEL_DESCRIBED; /* said so by the dry run */

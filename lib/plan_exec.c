@@ -432,6 +432,7 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	int rc, threads;
 	size_t i;
 
+	iour__detail_reset(__func__);
 	if (report)
 		*report = NULL;
 	if (!plan)
@@ -439,9 +440,14 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	rc = IOUR_OPTS_VALID(opts, iour_apply_opts);
 	if (rc)
 		return rc;
-	if ((IOUR_OPTS_GET(opts, flags, 0) & ~IOUR_APPLY_ALLOW_PTRACE) ||
-	    plan->target != IOUR_POLICY_TARGET_TASK)
-		return -EINVAL;
+	if (IOUR_OPTS_GET(opts, flags, 0) & ~IOUR_APPLY_ALLOW_PTRACE)
+		return iour__detail(__func__, -EINVAL,
+				    "flags: only IOUR_APPLY_ALLOW_PTRACE is known");
+	if (plan->target != IOUR_POLICY_TARGET_TASK)
+		return iour__detail(
+			__func__, -EINVAL,
+			"apply_task: this plan targets a ring (use iour_plan__create_ring() "
+			"or iour_plan__apply_ring())");
 	rc = new_report(plan, &r);
 	if (rc)
 		return rc;
@@ -551,8 +557,8 @@ int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_
 	return finish(r, iour__err_public(rc, IOUR__ERRSET_PLAN_APPLY_TASK), report);
 }
 
-static int ring_common(const struct iour_plan *plan, const struct iour_apply_opts *opts,
-		       struct iour_report **r)
+static int ring_common(const char *function, const struct iour_plan *plan,
+		       const struct iour_apply_opts *opts, struct iour_report **r)
 {
 	int rc;
 
@@ -562,9 +568,12 @@ static int ring_common(const struct iour_plan *plan, const struct iour_apply_opt
 	if (rc)
 		return rc;
 	if (IOUR_OPTS_GET(opts, flags, 0) != 0)
-		return -EINVAL;
+		return iour__detail(function, -EINVAL, "flags: must be 0 for a ring");
 	if (!plan->refused && !plan->has_ring_part)
-		return -EINVAL;
+		return iour__detail(function, -EINVAL,
+				    "%s: this plan has no ring part (it targets the task: use "
+				    "iour_plan__apply_task())",
+				    function + strlen("iour_plan__"));
 	return new_report(plan, r);
 }
 
@@ -595,11 +604,12 @@ int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
 	struct exec x;
 	int rc;
 
+	iour__detail_reset(__func__);
 	if (report)
 		*report = NULL;
 	if (ring_fd < 0)
-		return -EINVAL;
-	rc = ring_common(plan, opts, &r);
+		return iour__detail(__func__, -EINVAL, "ring_fd %d: not a descriptor", ring_fd);
+	rc = ring_common(__func__, plan, opts, &r);
 	if (rc)
 		return rc;
 	if (plan->refused)
@@ -625,15 +635,20 @@ int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void 
 	long fd;
 	int rc;
 
+	iour__detail_reset(__func__);
 	if (report)
 		*report = NULL;
-	if (!ring_fd || entries == 0)
+	if (!ring_fd)
 		return -EINVAL;
+	if (entries == 0)
+		return iour__detail(__func__, -EINVAL, "entries 0: a ring needs at least 1");
 	/* Only flags whose result is a descriptor: the executor restricts,
 	 * enables or closes what io_uring_setup() returns. */
 	if (pp->flags & ~IOUR__SETUP_FD_RESULT)
-		return -EINVAL;
-	rc = ring_common(plan, opts, &r);
+		return iour__detail(__func__, -EINVAL,
+				    "setup flags 0x%x: 0x%x are unknown or give no descriptor",
+				    pp->flags, pp->flags & ~IOUR__SETUP_FD_RESULT);
+	rc = ring_common(__func__, plan, opts, &r);
 	if (rc)
 		return rc;
 	if (plan->refused)

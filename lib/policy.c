@@ -31,6 +31,26 @@ static bool attr_known(uint32_t attr)
 	return attr > IOUR_POLICY_ATTR__MIN && attr < IOUR_POLICY_ATTR__MAX;
 }
 
+/* Names of the attributes for error details, as in policy.h. */
+static const char *const attr_name[IOUR_POLICY_ATTR__MAX] = {
+	[IOUR_POLICY_ATTR_TARGET] = "IOUR_POLICY_ATTR_TARGET",
+	[IOUR_POLICY_ATTR_COMPAT] = "IOUR_POLICY_ATTR_COMPAT",
+	[IOUR_POLICY_ATTR_NNP] = "IOUR_POLICY_ATTR_NNP",
+	[IOUR_POLICY_ATTR_NO_FILTER_FALLBACK] = "IOUR_POLICY_ATTR_NO_FILTER_FALLBACK",
+	[IOUR_POLICY_ATTR_THREADS] = "IOUR_POLICY_ATTR_THREADS",
+	[IOUR_POLICY_ATTR_COMPANION] = "IOUR_POLICY_ATTR_COMPANION",
+	[IOUR_POLICY_ATTR_DEFAULT] = "IOUR_POLICY_ATTR_DEFAULT",
+};
+
+/* -EINVAL for an unknown attribute, with the detail naming it. */
+static int attr_unknown(const char *function, uint32_t attr)
+{
+	return iour__detail(function, -EINVAL, "attribute %u: attributes are %d..%d (%s .. %s)",
+			    attr, IOUR_POLICY_ATTR__MIN + 1, IOUR_POLICY_ATTR__MAX - 1,
+			    attr_name[IOUR_POLICY_ATTR__MIN + 1],
+			    attr_name[IOUR_POLICY_ATTR__MAX - 1]);
+}
+
 /* A program of the policy: the filter API's own type (filter_internal.h),
  * released with iour_prog__free(). */
 static struct iour_prog *prog_new(uint32_t opcode, uint32_t kind, uint32_t pdu_size,
@@ -270,10 +290,14 @@ int iour_policy__prog_cnt(const struct iour_policy *p, uint32_t opcode)
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_t value)
 {
-	if (!p || !attr_known(attr))
+	iour__detail_reset(__func__);
+	if (!p)
 		return -EINVAL;
+	if (!attr_known(attr))
+		return attr_unknown(__func__, attr);
 	if (value < attr_tab[attr].min || value > attr_tab[attr].max)
-		return -ERANGE;
+		return iour__detail(__func__, -ERANGE, "%s value %u: values are %u..%u",
+				    attr_name[attr], value, attr_tab[attr].min, attr_tab[attr].max);
 	p->attr[attr] = value;
 	return 0;
 }
@@ -281,8 +305,11 @@ int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_t value)
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, uint32_t *value)
 {
-	if (!p || !value || !attr_known(attr))
+	iour__detail_reset(__func__);
+	if (!p || !value)
 		return -EINVAL;
+	if (!attr_known(attr))
+		return attr_unknown(__func__, attr);
 	*value = p->attr[attr];
 	return 0;
 }
@@ -290,8 +317,9 @@ int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, uint32_t *
 /* Documented in include/iouring_restrict/policy.h */
 int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max, uint32_t *def)
 {
+	iour__detail_reset(__func__);
 	if (!attr_known(attr))
-		return -EINVAL;
+		return attr_unknown(__func__, attr);
 	if (min)
 		*min = attr_tab[attr].min;
 	if (max)

@@ -85,11 +85,21 @@ int iour_ruleset__dup(const struct iour_ruleset *rs, struct iour_ruleset **out)
 /* Documented in include/iouring_restrict/ruleset.h */
 int iour_ruleset__allow_sqe_op(struct iour_ruleset *rs, uint32_t op)
 {
+	iour__detail_reset(__func__);
 	if (!rs)
 		return -EINVAL;
-	/* A security library must not pass on numbers it cannot name. */
+	/*
+	 * A security library must not pass on numbers it cannot name: the
+	 * set is translated for each kernel with the library's opcode tables
+	 * (the opcodes a kernel lacks are dropped and reported, ring.h), and
+	 * an opcode beyond them has no row there.  Policy files take raw
+	 * numbers up to 255 only in argument-filter entries, whose programs
+	 * compare the number as is (doc/policy-files.md).
+	 */
 	if (op >= IOUR_OP__COUNT)
-		return -ERANGE;
+		return iour__detail(__func__, -ERANGE,
+				    "opcode %u: the library's request-opcode table ends at %u (%s)",
+				    op, IOUR_OP__COUNT - 1, iour_opcode_name(IOUR_OP__COUNT - 1));
 	iour__bm_set(&rs->sqe_ops, op);
 	rs->sqe_restricted = true;
 	return 0;
@@ -111,10 +121,15 @@ int iour_ruleset__allow_sqe_op_name(struct iour_ruleset *rs, const char *name)
 /* Documented in include/iouring_restrict/ruleset.h */
 int iour_ruleset__allow_register_op(struct iour_ruleset *rs, uint32_t op)
 {
+	iour__detail_reset(__func__);
 	if (!rs)
 		return -EINVAL;
 	if (op >= IOUR_REGISTER__COUNT)
-		return -ERANGE;
+		return iour__detail(
+			__func__, -ERANGE,
+			"register opcode %u: the library's register-opcode table ends at %u (%s)",
+			op, IOUR_REGISTER__COUNT - 1,
+			iour_register_op_name(IOUR_REGISTER__COUNT - 1));
 	iour__bm_set(&rs->reg_ops, op);
 	rs->reg_restricted = true;
 	return 0;

@@ -1,5 +1,5 @@
 # mk/rust.mk: the Rust bindings (bindings/rust/): `make check-rust` runs
-# `cargo test --offline` (unit, integration and doc tests) and the two
+# `cargo test --offline` (unit, integration and doc tests) and the
 # examples as smoke tests, with Debian 12's cargo/rustc 1.63 (the minimum
 # supported version) and, when one is installed, a newer toolchain (rustup's
 # in PATH or ~/.cargo/bin).  Included by the top-level Makefile.
@@ -20,7 +20,7 @@ CARGO_NEW ?= $(firstword $(filter-out $(CARGO_163),$(shell command -v cargo 2>/d
 	$(wildcard $(HOME)/.cargo/bin/cargo)))
 RUST_PC_DIR := $(RUST_OUT)/pkgconfig
 CARGO_FLAGS := --offline --locked --manifest-path $(RUST_DIR)/Cargo.toml
-RUST_EXAMPLES := restricted_ring socket_server
+RUST_EXAMPLES := restricted_ring socket_server tutorial
 # The library's own dependencies (LIB_LIBS), for the static link: the .pc
 # file does not list them (yet) in Libs.private.
 RUST_STATIC_LIBS := IOURING_RESTRICT_STATIC_LIBS='$(patsubst -l%,%,$(LIB_LIBS))'
@@ -49,6 +49,15 @@ rust-163: lib
 	$(call msg,CARGO,rustc 1.63 (Debian) with the shared library of $(O))
 	$(call rust_run,$(CARGO_163),/usr/bin,1.63,IOURING_RESTRICT_LIB_DIR=$(abspath $(O)) \
 		LD_LIBRARY_PATH=$(abspath $(O)))
+	@# The rpath recipe of bindings/rust/README.md: the tutorial linked with
+	@# -Wl,-rpath runs without LD_LIBRARY_PATH (only the example is relinked).
+	$(call msg,RPATH,example tutorial (1.63) without LD_LIBRARY_PATH)
+	$(Q)env CARGO_HOME=$(RUST_OUT)/cargo-home CARGO_TARGET_DIR=$(RUST_OUT)/1.63 \
+		RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc IOURING_RESTRICT_LIB_DIR=$(abspath $(O)) \
+		$(CARGO_163) rustc $(CARGO_FLAGS) -q -p iouring-restrict --example tutorial -- \
+		-C link-arg=-Wl,-rpath,$(abspath $(O))
+	$(Q)env -u LD_LIBRARY_PATH $(RUST_OUT)/1.63/debug/examples/tutorial > $(RUST_OUT)/1.63-rpath.log 2>&1 \
+		|| { cat $(RUST_OUT)/1.63-rpath.log; echo "check-rust: the rpath-linked tutorial failed"; exit 1; }
 
 rust-new: lib
 ifeq ($(CARGO_NEW),)

@@ -74,6 +74,37 @@ IOUR_API int iour_strerror(int err, char *buf, size_t len);
 IOUR_API const char *iour_strerror_desc(int err);
 
 /**
+ * @brief **iour_errdetail()** returns what the calling thread's last
+ *        failed call of a function said about the value it refused and
+ *        the limit it broke.  Thread-safe (each thread has its own record).
+ *
+ * The errno says what kind of refusal it was; the detail says which value
+ * and why, such as "level 9: levels are 0..5" for -EINVAL from
+ * iour_policy__plan(), or "opcode 255: the library's request-opcode table
+ * ends at 64 (URING_CMD128)" for -ERANGE from iour_ruleset__allow_sqe_op().
+ *
+ * The functions that record a detail are those whose pages say so
+ * (iour_ruleset__allow_sqe_op(), iour_ruleset__allow_register_op(),
+ * iour_policy__set_attr(), iour_policy__get_attr(),
+ * iour_policy_attr_bounds(), iour_policy__plan(), iour_plan__apply_task(),
+ * iour_plan__apply_ring(), iour_plan__create_ring()); each clears its
+ * own record when called, so a detail is never from an older call of
+ * the same function.  The return codes are unchanged: the detail only
+ * adds words to them.
+ * @param function the function's name ("iour_policy__plan"), or NULL for
+ *        whichever function recorded the thread's latest detail.
+ * @param err the code that call returned (negative, or its absolute
+ *        value).
+ * @return the message, NUL-terminated, in storage of the calling thread
+ *         that stays valid until the thread's next call of a function
+ *         that records details; NULL if there is none for @p function
+ *         and @p err (the call recorded none, or returned another code,
+ *         or @p err is 0).
+ * @since 1.1
+ */
+IOUR_API const char *iour_errdetail(const char *function, int err);
+
+/**
  * @brief **iour_errname()** returns the symbolic name of an error code,
  *        such as "-EINVAL" or "-IOUR_ERRNO__PROG_TOO_LARGE".
  * @param err an error code (negative, or its absolute value).

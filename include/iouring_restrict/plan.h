@@ -158,6 +158,7 @@ struct iour_plan_opts {
  *         -ENFILE or -EAGAIN if the probe of the running kernel ran short
  *         of file descriptors or processes (nothing is cached: plan again
  *         once the resource is back, see iour_probe()).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_policy__plan(const struct iour_policy *p, const struct iour_plan_opts *opts,
@@ -394,6 +395,7 @@ struct iour_apply_opts {
  *         companion -ENOSYS; -IOUR_ERRNO__PARTIAL if a step failed after
  *         earlier ones took effect (the report has the kernel's error and
  *         the steps that took effect); -ENOMEM.
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_plan__apply_task(const struct iour_plan *plan, const struct iour_apply_opts *opts,
@@ -430,6 +432,7 @@ IOUR_API int iour_plan__apply_task(const struct iour_plan *plan, const struct io
  *         -EEXIST (another task is its single issuer), -EINVAL, -EFAULT,
  *         -EOVERFLOW, -EMSGSIZE, -ENOMEM; -IOUR_ERRNO__PARTIAL if a later
  *         step failed (the ring may be left disabled: close it); -ENOMEM.
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
@@ -468,6 +471,7 @@ IOUR_API int iour_plan__apply_ring(const struct iour_plan *plan, int ring_fd,
  *         -EACCES, -EEXIST, -EINVAL, -EFAULT, -EOVERFLOW, -EMSGSIZE,
  *         -ENOMEM): the step's own error, never a partial result, as the
  *         ring is closed again (no fd is left behind).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_plan__create_ring(const struct iour_plan *plan, uint32_t entries, void *params,

@@ -314,6 +314,7 @@ enum iour_policy_default {
  * @param value the attribute's new value (see iour_policy_attr_bounds()).
  * @return 0 on success; -EINVAL if @p p is NULL or @p attr is unknown;
  *         -ERANGE if @p value is outside the attribute's bounds.
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_t value);
@@ -325,6 +326,7 @@ IOUR_API int iour_policy__set_attr(struct iour_policy *p, uint32_t attr, uint32_
  * @param value receives the value.
  * @return 0 on success; -EINVAL if @p p or @p value is NULL or @p attr is
  *         unknown.
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, uint32_t *value);
@@ -337,6 +339,7 @@ IOUR_API int iour_policy__get_attr(const struct iour_policy *p, uint32_t attr, u
  * @param max receives the largest valid value (may be NULL).
  * @param def receives the default (may be NULL).
  * @return 0 on success; -EINVAL if @p attr is unknown.
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_policy_attr_bounds(uint32_t attr, uint32_t *min, uint32_t *max, uint32_t *def);

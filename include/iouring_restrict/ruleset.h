@@ -98,11 +98,19 @@ IOUR_API int iour_ruleset__dup(const struct iour_ruleset *rs, struct iour_rulese
 /**
  * @brief **iour_ruleset__allow_sqe_op()** allows a request opcode, making
  *        the SQE side an allow-list if it was unrestricted.
+ *
+ * Only the opcodes of the library's table (0 .. IOUR_OP__COUNT - 1) are
+ * taken: the set is translated for each kernel with that table (an
+ * opcode the kernel lacks is dropped and reported), and a number beyond
+ * it has no row to translate with.  Policy files take raw numbers up to
+ * 255 in argument-filter entries only, whose programs compare the number
+ * as is; their `requestOps` lists refuse such numbers as this does.
  * @param rs the set.
  * @param op the opcode (enum iour_op).
  * @return 0 on success (also if @p op was already allowed); -EINVAL if
  *         @p rs is NULL; -ERANGE if @p op is not a request opcode the
  *         library knows (@p op >= IOUR_OP__COUNT).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_ruleset__allow_sqe_op(struct iour_ruleset *rs, uint32_t op);
@@ -127,6 +135,7 @@ IOUR_API int iour_ruleset__allow_sqe_op_name(struct iour_ruleset *rs, const char
  * @return 0 on success (also if already allowed); -EINVAL if @p rs is
  *         NULL; -ERANGE if @p op is not a register opcode the library
  *         knows (@p op >= IOUR_REGISTER__COUNT).
+ * iour_errdetail() gives the words of a refusal (the value and the limit).
  * @since 1.0
  */
 IOUR_API int iour_ruleset__allow_register_op(struct iour_ruleset *rs, uint32_t op);

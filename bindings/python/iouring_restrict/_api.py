@@ -10,8 +10,8 @@ import threading
 from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
-from . import _lib
-from .enums import (Avail, CmpOp, DecideReason, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
+from . import _lib, _uring
+from .enums import (Avail, CmpOp, Compat, Companion, DecideReason, DefaultVerdict, Fallback, Nnp, Threads, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
                     ProgKind, Reason, RegisterOp, Reject, ReportFlag, SqeFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
 from .errors import UnknownNameError, error_from_code
 
@@ -174,12 +174,28 @@ def _check_name(rc, fn, name):
     return rc
 
 
+def _table_words(kinds):
+    """"the library's request-opcode table is 0..64 (NOP .. URING_CMD128)"
+    for an opcode enum, for messages; None for others."""
+    if kinds and kinds[0] in (Op, RegisterOp):
+        first, last = min(kinds[0]), max(kinds[0])
+        return "the library's %s table is %d..%d (%s .. %s)" % (
+            "request-opcode" if kinds[0] is Op else "register-opcode",
+            first, last, first.name, last.name)
+    return None
+
+
 def _name_or_number(x, from_name, what, kinds=()):
     """An int (or IntEnum of one of ``kinds``) as is, range-checked; a str
-    through the library's name table; anything else TypeError."""
+    through the library's name table; anything else TypeError.  A number
+    no C argument can hold (-1, 2**32) is an OverflowError that names it
+    and, for opcodes, the library's table."""
     if isinstance(x, str):
         return _check_name(from_name(x.encode()), from_name.__name__, x)
     _not_enum_of(x, kinds, what)
+    words = _table_words(kinds)
+    if words and isinstance(x, int) and not isinstance(x, bool) and not 0 <= x < 1 << 32:
+        raise OverflowError("%s %d: %s" % (what, x, words))
     return _u32(x, what)
 
 
@@ -770,14 +786,122 @@ def _check_ring_fd(fd):
         raise ValueError("fd %d is not an io_uring ring (not an anonymous inode)" % fd)
 
 
+_PINNED = []  # buffers once registered with a ring (Ring._unmap)
+
+
 class Ring:
     """An io_uring descriptor owned by Python: ``close()`` (or ``with``)
-    closes it; ``fileno()`` / ``detach()`` as for sockets."""
+    closes it; ``fileno()`` / ``detach()`` as for sockets.
 
-    def __init__(self, fd: int):
+    The restricted-ring life cycle, as with liburing in C::
+
+        ring = Ring.setup(8)                  # created disabled
+        ring.register_files([fd])             # while disabled
+        ring.register_buffers([bytearray(4096)])
+        ring_apply(ring, ruleset)             # restrict and enable
+        ring.nop(); ring.read(0, 64, fixed_file=True)
+
+    A ring made by :meth:`setup`, :func:`ring_create` or
+    :meth:`Plan.create_ring` can submit requests itself (:meth:`nop`,
+    :meth:`read`, :meth:`write`, :meth:`read_fixed`, :meth:`submit`: one at
+    a time, waiting for the completion); a denied request raises
+    ``PermissionError`` (EACCES).  Or hand ``fileno()`` to the program."""
+
+    def __init__(self, fd: int, _params=None):
         fd = _lib.check_int(c_int, fd, "fd")
         _check_ring_fd(fd)
         self._fd = fd
+        self._params = _params
+        self._queues = None
+        self._buffers = []
+
+    @classmethod
+    def setup(cls, entries: int = 8, flags: int = 0, disabled: bool = True) -> "Ring":
+        """io_uring_setup(): a new ring, created disabled
+        (IORING_SETUP_R_DISABLED) unless ``disabled`` is false, so that
+        files and buffers can be registered and the restrictions applied
+        (:func:`ring_apply`, :meth:`Plan.apply_ring`) before its first use."""
+        flags = _u32(flags, "flags") | (_uring.SETUP_R_DISABLED if disabled else 0)
+        fd, p = _uring.setup(_u32(entries, "entries"), flags)
+        return cls(fd, p)
+
+    def register_files(self, fds) -> "Ring":
+        """IORING_REGISTER_FILES: the descriptors (ints or objects with
+        fileno()) become fixed files 0, 1, ...; allowed while the ring is
+        disabled, whatever the restrictions will say."""
+        _uring.register_files(self.fileno(), [_fd(f) for f in fds])
+        return self
+
+    def register_buffers(self, bufs) -> "Ring":
+        """IORING_REGISTER_BUFFERS: bytearrays become fixed buffers 0, 1,
+        ...; the ring keeps them (``buffers``) for :meth:`read_fixed`, and
+        they are never freed (a copy of the ring's fd may still use them)."""
+        bufs = list(bufs)
+        if not all(isinstance(b, bytearray) and len(b) for b in bufs):
+            raise TypeError("buffers must be non-empty bytearrays")
+        views = _uring.register_buffers(self.fileno(), bufs)
+        self._buffers = list(zip(bufs, views))
+        return self
+
+    @property
+    def buffers(self) -> List[bytearray]:
+        return [b for b, _ in self._buffers]
+
+    def _q(self):
+        fd = self.fileno()
+        if self._queues is None:
+            if self._params is None:
+                raise ValueError("this Ring did not create its ring (Ring(fd)): its queues' "
+                                 "offsets are unknown; use the fd with an io_uring client")
+            self._queues = _uring.Queues(fd, self._params)
+        return self._queues
+
+    def submit(self, op, fd: int = 0, off: int = 0, addr: int = 0, length: int = 0,
+               op_flags: int = 0, sqe_flags=0, buf_index: int = 0) -> int:
+        """Submits one request and waits for it: the completion's res
+        (negative errno included, not raised)."""
+        return self._q().submit(opcode(op), _int(fd, "fd"), _int(off, "off"),
+                                _u64(addr, "addr"), _u32(length, "length"),
+                                _u32(op_flags, "op_flags"), sqe_flag(sqe_flags),
+                                _lib.check_int(ctypes.c_uint16, buf_index, "buf_index"))
+
+    @staticmethod
+    def _target(fd, fixed_file):
+        return (_int(fd, "fd") if fixed_file else _fd(fd),
+                _uring.IOSQE_FIXED_FILE if fixed_file else 0)
+
+    def nop(self) -> None:
+        """IORING_OP_NOP; PermissionError if the ring's set denies it."""
+        _uring.check_res(self.submit(Op.NOP))
+
+    def read(self, fd, size: int, offset: int = 0, fixed_file: bool = False) -> bytes:
+        """IORING_OP_READ of up to ``size`` bytes at ``offset`` (-1: the
+        file position); ``fd`` a fixed-file index with ``fixed_file``."""
+        buf = ctypes.create_string_buffer(_u32(size, "size") or 1)
+        f, fl = self._target(fd, fixed_file)
+        n = _uring.check_res(self.submit(Op.READ, f, offset, ctypes.addressof(buf), size,
+                                         sqe_flags=fl))
+        return buf.raw[:n]
+
+    def write(self, fd, data: bytes, offset: int = 0, fixed_file: bool = False) -> int:
+        """IORING_OP_WRITE of ``data`` at ``offset`` (-1: the file
+        position): the count written."""
+        buf = ctypes.create_string_buffer(bytes(data), len(data) or 1)
+        f, fl = self._target(fd, fixed_file)
+        return _uring.check_res(self.submit(Op.WRITE, f, offset, ctypes.addressof(buf),
+                                            len(data), sqe_flags=fl))
+
+    def read_fixed(self, fd, buf_index: int, size: int, offset: int = 0,
+                   fixed_file: bool = False) -> bytes:
+        """IORING_OP_READ_FIXED into registered buffer ``buf_index`` (from
+        its start): the bytes read, also left in ``buffers[buf_index]``."""
+        b, view = self._buffers[buf_index]
+        if size > len(b):
+            raise ValueError("size %d: buffer %d holds %d bytes" % (size, buf_index, len(b)))
+        f, fl = self._target(fd, fixed_file)
+        n = _uring.check_res(self.submit(Op.READ_FIXED, f, offset, ctypes.addressof(view),
+                                         size, sqe_flags=fl, buf_index=buf_index))
+        return bytes(b[:n])
 
     def fileno(self) -> int:
         if self._fd < 0:
@@ -785,14 +909,28 @@ class Ring:
         return self._fd
 
     def detach(self) -> int:
-        fd, self._fd = self.fileno(), -1
+        fd = self.fileno()
+        self._unmap()
+        self._fd = -1
         return fd
 
     @property
     def closed(self) -> bool:
         return self._fd < 0
 
+    def _unmap(self):
+        q, self._queues = getattr(self, "_queues", None), None
+        if q is not None:
+            q.close()
+        # Registered buffers stay the kernel's as long as the ring lives,
+        # which a copy of its fd (a dup, a child) may make longer than this
+        # object: they are never freed, so that no later request through
+        # such a copy writes into memory Python has reused.
+        _PINNED.extend(getattr(self, "_buffers", ()))
+        self._buffers = []
+
     def close(self):
+        self._unmap()
         fd, self._fd = getattr(self, "_fd", -1), -1
         if fd >= 0:
             os.close(fd)
@@ -888,9 +1026,10 @@ def ring_create(ruleset: Ruleset, entries: int = 8) -> Tuple[Ring, "RingReport"]
     rep = _lib.opts(_lib.iour_ring_report)
     o = _lib.opts(_lib.iour_ring_create_opts, report=ctypes.pointer(rep))
     fd = c_int(-1)
-    _check(lib.iour_ring_create(_u32(entries, "entries"), None, ruleset, byref(o), byref(fd)),
-           "iour_ring_create")
-    return Ring(fd.value), _from_struct(RingReport, rep)
+    p = _uring.Params()
+    _check(lib.iour_ring_create(_u32(entries, "entries"), byref(p), ruleset, byref(o),
+                                byref(fd)), "iour_ring_create")
+    return Ring(fd.value, p), _from_struct(RingReport, rep)
 
 
 def ring_apply(ring, ruleset: Ruleset, enable: bool = True) -> "RingReport":
@@ -937,6 +1076,52 @@ class PlanStep:
     entries: int
 
 
+#: The enum of each attribute's values.
+_ATTR_VALUES = {PolicyAttr.TARGET: Target, PolicyAttr.COMPAT: Compat, PolicyAttr.NNP: Nnp,
+                PolicyAttr.NO_FILTER_FALLBACK: Fallback, PolicyAttr.THREADS: Threads,
+                PolicyAttr.COMPANION: Companion, PolicyAttr.DEFAULT: DefaultVerdict}
+
+
+def _enum_by_name(cls, name, what):
+    """The member of ``cls`` named ``name`` (any case, "-" for "_"); a
+    ValueError listing the valid names and numbers otherwise."""
+    key = name.strip().upper().replace("-", "_")
+    for prefix in ("IOUR_POLICY_ATTR_", "IOUR_POLICY_"):
+        if key.startswith(prefix) and key[len(prefix):] in cls.__members__:
+            key = key[len(prefix):]
+    if key in cls.__members__:
+        return cls.__members__[key]
+    raise ValueError("%s %r: the names are %s" % (
+        what, name, ", ".join("%r (%d)" % (m.name.lower(), m.value) for m in cls)))
+
+
+def _policy_attr(attr) -> int:
+    if isinstance(attr, str):
+        return _enum_by_name(PolicyAttr, attr, "attribute")
+    _not_enum_of(attr, (PolicyAttr,), "an attribute")
+    if isinstance(attr, int) and not isinstance(attr, bool) and not 0 <= attr < 1 << 32:
+        raise OverflowError("attribute %d: attributes are %d..%d (%s)" % (
+            attr, min(PolicyAttr), max(PolicyAttr), ", ".join(m.name for m in PolicyAttr)))
+    return _u32(attr, "attr")
+
+
+def _attr_value(attr, value) -> int:
+    cls = _ATTR_VALUES.get(attr)
+    what = "%s value" % (PolicyAttr(attr).name if attr in _ATTR_VALUES else "attribute %d" % attr)
+    if isinstance(value, str):
+        if cls is None:
+            raise ValueError("%s %r: attribute %d is unknown, so its names are too"
+                             % (what, value, attr))
+        return _enum_by_name(cls, value, what)
+    if cls is not None:
+        _not_enum_of(value, (cls,), what)
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                not 0 <= value < 1 << 32:
+            raise OverflowError("%s %d: the values are %s" % (
+                what, value, ", ".join("%d (%s)" % (m.value, m.name.lower()) for m in cls)))
+    return _u32(value, "value")
+
+
 class Policy(_Handle):
     """A policy (iour_policy): a ruleset, filters and attributes, planned
     for the running kernel with :meth:`plan`."""
@@ -973,15 +1158,24 @@ class Policy(_Handle):
         return self
 
     def set_attr(self, attr, value) -> "Policy":
-        _check(lib.iour_policy__set_attr(self, _u32(attr, "attr"), _u32(value, "value")),
+        """Sets an attribute: ``attr`` a :class:`PolicyAttr` (or its name,
+        "target"), ``value`` a number, a member of the attribute's enum
+        (:class:`Target`, :class:`Compat`, ...) or its name ("ring")."""
+        a = _policy_attr(attr)
+        _check(lib.iour_policy__set_attr(self, a, _attr_value(a, value)),
                "iour_policy__set_attr")
         return self
 
     def get_attr(self, attr) -> int:
+        """An attribute's value, as a member of its enum (an int)."""
+        a = _policy_attr(attr)
         v = c_uint32()
-        _check(lib.iour_policy__get_attr(self, _u32(attr, "attr"), byref(v)),
-               "iour_policy__get_attr")
-        return v.value
+        _check(lib.iour_policy__get_attr(self, a, byref(v)), "iour_policy__get_attr")
+        cls = _ATTR_VALUES.get(a)
+        try:
+            return cls(v.value) if cls else v.value
+        except ValueError:
+            return v.value
 
     def prog_cnt(self, op) -> int:
         """How many argument-filter programs the policy holds for ``op``:
@@ -995,6 +1189,12 @@ class Policy(_Handle):
         o = _lib.opts(_lib.iour_plan_opts)
         if level is not None:
             o.flags = PLAN_FORCE_LEVEL
+            if isinstance(level, str):
+                level = _enum_by_name(FeatureLevel, level, "level")
+            if isinstance(level, int) and not isinstance(level, bool) and \
+                    not 0 <= level < 1 << 32:
+                raise OverflowError("level %d: levels are %d..%d" % (
+                    level, min(FeatureLevel), max(FeatureLevel)))
             o.level = _u32(level, "level")
         p = Plan.__new__(Plan)
         _Handle.__init__(p, _new(lib.iour_policy__plan, self, byref(o)))
@@ -1184,7 +1384,8 @@ class Plan(_Handle):
     def create_ring(self, entries: int = 8) -> Tuple[Ring, Report]:
         """Creates a ring restricted by the plan: the Ring and the report."""
         rep, fd = c_void_p(), c_int(-1)
-        rc = lib.iour_plan__create_ring(self, _u32(entries, "entries"), None,
+        p = _uring.Params()
+        rc = lib.iour_plan__create_ring(self, _u32(entries, "entries"), byref(p),
                                         byref(_lib.opts(_lib.iour_apply_opts)), byref(fd),
                                         byref(rep))
         try:
@@ -1193,7 +1394,7 @@ class Plan(_Handle):
             if fd.value >= 0:
                 os.close(fd.value)
             raise
-        return Ring(fd.value), report
+        return Ring(fd.value, p), report
 
 
 # ---- the enforcement check

@@ -194,9 +194,11 @@ def opts(cls, **kw):
 # ---- loading
 def _build_tree_candidates():
     here = os.path.dirname(os.path.abspath(__file__))
-    # bindings/python/iouring_restrict -> the repository's build/
+    # bindings/python/iouring_restrict -> the repository's build/, only
+    # where that is a source tree (an installed copy's parents are not)
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    yield os.path.join(root, "build", SONAME)
+    if os.path.isfile(os.path.join(root, "lib", "libiouring-restrict.map")):
+        yield os.path.join(root, "build", SONAME)
 
 
 def find_library():
@@ -210,14 +212,29 @@ def find_library():
 
 
 def load():
-    errors = []
+    tried = []
     for cand in find_library():
         try:
             return ctypes.CDLL(cand, use_errno=True)
         except OSError as e:
-            errors.append("%s: %s" % (cand, e))
-    raise ImportError("libiouring-restrict not found (set %s to its path): %s"
-                      % (ENV, "; ".join(errors)))
+            # dlopen's text already starts with the name it was given
+            why = str(e)
+            if why.startswith(cand + ": "):
+                why = why[len(cand) + 2:]
+            if os.environ.get(ENV):
+                where = "%s=%s" % (ENV, cand)
+            elif cand == SONAME:
+                where = "%s through the loader's search path" % SONAME
+            else:
+                where = "the source tree's build: %s" % cand
+            tried.append("  %s: %s" % (where, why))
+    raise ImportError(
+        "cannot load libiouring-restrict (the C library these bindings call).\n"
+        "Tried:\n%s\n"
+        "Install it (make install, or the distribution's package), or point to it:\n"
+        "  %s=/path/to/%s   (the file itself)\n"
+        "  LD_LIBRARY_PATH=/path/to/its/directory   (the loader's search path)"
+        % ("\n".join(tried), ENV, SONAME))
 
 
 # ---- the foreign functions: name -> (restype, argtypes)
@@ -232,6 +249,7 @@ FUNCS = {
     "iour_strerror": (c_int, [c_int, c_char_p, c_size_t]),
     "iour_strerror_desc": (c_char_p, [c_int]),
     "iour_errname": (c_char_p, [c_int]),
+    "iour_errdetail": (c_char_p, [c_char_p, c_int]),
     "iour_abi_layout": (POINTER(iour_layout_field), [POINTER(c_size_t)]),
     # names
     "iour_opcode_from_name": (c_int, [c_char_p]),

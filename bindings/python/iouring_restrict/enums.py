@@ -2,7 +2,48 @@
 """The library's enumerations and flag sets (values from the C headers;
 tests/test_enums.py checks the named ones against the library's own
 name tables)."""
-from enum import IntEnum, IntFlag
+import enum as _enum
+
+_NUMERIC = "bcdoxXneEfFgG%"
+
+
+class IntEnum(_enum.IntEnum):
+    """An int that prints its name: ``print(report.status)`` shows
+    ``FULLY``, ``repr()`` ``<Status.FULLY: 2>``; ``int()``, ``%d`` and
+    ``f"{x:d}"`` give the number."""
+
+    def __str__(self):
+        return self.name
+
+    def __format__(self, spec):
+        if spec and spec[-1] in _NUMERIC:
+            return format(int(self), spec)
+        return format(str(self), spec)
+
+
+class IntFlag(_enum.IntFlag):
+    """A flag set that prints its members' names joined by "|" (bits no
+    member names as hex, "0" for none); numbers as for IntEnum."""
+
+    def __str__(self):
+        v = int(self)
+        if v == 0:
+            return "0"
+        names = []
+        for m in type(self).__members__.values():
+            # single bits only: composite aliases would repeat them
+            if m.value and m.value & (m.value - 1) == 0 and v & m.value:
+                names.append(m.name)
+                v &= ~m.value
+        if v:
+            names.append(hex(v))
+        return "|".join(names)
+
+    def __format__(self, spec):
+        if spec and spec[-1] in _NUMERIC:
+            return format(int(self), spec)
+        return format(str(self), spec)
+
 
 __all__ = [
     "Op", "RegisterOp", "SqeFlag", "Verdict", "Field", "CmpOp", "ProgKind",

@@ -16,13 +16,18 @@ class IourError(OSError):
     """A libiouring-restrict call failed.
 
     ``errno`` is the positive error number, ``strerror`` the library's
-    message (iour_strerror_desc()), ``errname`` its symbolic name
-    ("-EACCES"), ``function`` the C function that failed, ``report`` the
-    report of a failed apply when the library gave one."""
+    message: the words the failing call recorded about the value it
+    refused and the limit (iour_errdetail(), also in ``detail``) when it
+    recorded some, else the message for the code (iour_strerror_desc(),
+    always in ``description``); ``errname`` its symbolic name ("-EACCES"),
+    ``function`` the C function that failed, ``report`` the report of a
+    failed apply when the library gave one."""
 
     errname = None
     function = None
     report = None
+    detail = None
+    description = None
 
     def __str__(self):
         s = "[%s] %s" % ((self.errname or "").lstrip("-") or self.errno, self.strerror)
@@ -77,19 +82,26 @@ def error_from_code(rc, function=None, lib=None):
     """The exception for a negative return code ``rc`` (``lib``: the loaded
     library, for its messages)."""
     err = abs(int(rc))
-    msg = name = None
+    msg = name = detail = None
     if lib is not None:
         msg = lib.iour_strerror_desc(-err).decode()
         name = lib.iour_errname(-err).decode()
+        # Read at once: the record is the calling thread's, and only a
+        # later call of the same function replaces it.
+        if function and err:
+            d = lib.iour_errdetail(function.encode(), -err)
+            detail = d.decode(errors="replace") if d else None
     # A system errno the library's tables lack: Python's own words.
     if err < ErrorCode.INTERNAL and (msg in (None, "Unknown error") or name in (None, "UNKNOWN")):
         if msg in (None, "Unknown error"):
             msg = _os.strerror(err)
         if name in (None, "UNKNOWN") and err in _errno.errorcode:
             name = "-" + _errno.errorcode[err]
-    e = _class_for(err)(err, msg)
+    e = _class_for(err)(err, detail or msg)
     e.errname = name
     e.function = function
+    e.detail = detail
+    e.description = msg
     if isinstance(e, LibraryError):
         try:
             e.code = ErrorCode(err)

@@ -1046,6 +1046,7 @@ extern "C" {
     pub fn iour_strerror(err: c_int, buf: *mut c_char, len: usize) -> c_int;
     pub fn iour_strerror_desc(err: c_int) -> *const c_char;
     pub fn iour_errname(err: c_int) -> *const c_char;
+    pub fn iour_errdetail(function: *const c_char, err: c_int) -> *const c_char;
 
     // ---- names.h
 

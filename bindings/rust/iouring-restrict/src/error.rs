@@ -53,10 +53,23 @@ impl LibraryError {
 /// assert_eq!(e.library_error(), Some(LibraryError::Unsupported));
 /// assert!(!e.message().is_empty());
 /// ```
+///
+/// Where the failing call recorded which value it refused and the limit
+/// (`iour_errdetail()`), those words are the message and [`Error::detail`]:
+///
+/// ```
+/// use iouring_restrict::{Opcode, Ruleset};
+/// let mut rs = Ruleset::new().unwrap();
+/// let e = rs.allow(Opcode(255)).unwrap_err();
+/// assert_eq!(e.errno(), 34); // ERANGE, as documented
+/// assert!(e.to_string().starts_with("opcode 255: the library's request-opcode table ends at"));
+/// assert_eq!(e.detail(), Some(e.message()));
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error {
     errno: i32,
     message: String,
+    detail: bool,
 }
 
 fn static_str(p: *const std::os::raw::c_char) -> String {
@@ -73,14 +86,38 @@ impl Error {
         let errno = code.checked_abs().unwrap_or(i32::MAX);
         // SAFETY: iour_strerror_desc() takes any int and returns a static string.
         let message = static_str(unsafe { sys::iour_strerror_desc(errno) });
-        Error { errno, message }
+        Error {
+            errno,
+            message,
+            detail: false,
+        }
+    }
+
+    /// The error of a failed call of `function` (its C name, NUL-terminated),
+    /// with the words it recorded, if any (`iour_errdetail()`; read at once:
+    /// the record is the calling thread's).
+    pub(crate) fn from_call(code: i32, function: &'static [u8]) -> Error {
+        let mut e = Error::from_code(code);
+        debug_assert_eq!(function.last(), Some(&0));
+        // SAFETY: function is NUL-terminated; the answer is NULL or a
+        // NUL-terminated string of this thread, copied at once.
+        let d = unsafe { sys::iour_errdetail(function.as_ptr() as *const _, e.errno) };
+        if !d.is_null() {
+            e.message = static_str(d);
+            e.detail = true;
+        }
+        e
     }
 
     /// An error with its own message (an unknown name and the nearest
     /// valid one), instead of the library's text for the errno.
     pub(crate) fn with_message(code: i32, message: String) -> Error {
         let errno = code.checked_abs().unwrap_or(i32::MAX);
-        Error { errno, message }
+        Error {
+            errno,
+            message,
+            detail: true,
+        }
     }
 
     /// The positive error number: a system errno, or one of the library's
@@ -89,9 +126,23 @@ impl Error {
         self.errno
     }
 
-    /// The library's message for the error.
+    /// The library's message for the error: the words the call recorded
+    /// about the refused value ([`Error::detail`]) where it recorded some,
+    /// else the message for the code.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// What the failing call said about the value it refused and the
+    /// limit (`iour_errdetail()`), such as `level 9: levels are 0..5`, or,
+    /// for an unknown name, the name and the nearest valid one; `None`
+    /// where the code alone is all there is.
+    pub fn detail(&self) -> Option<&str> {
+        if self.detail {
+            Some(&self.message)
+        } else {
+            None
+        }
     }
 
     /// The symbolic name, such as `-EINVAL` or `-IOUR_ERRNO__UNSUPPORTED`.
@@ -139,12 +190,22 @@ impl From<Error> for io::Error {
     fn from(e: Error) -> io::Error {
         if e.errno >= sys::IOUR_ERRNO__START {
             io::Error::new(io::ErrorKind::Other, e)
-        } else if e.message != Error::from_code(e.errno).message {
-            // a message of its own (an unknown name): keep it
+        } else if e.detail {
+            // a message of its own (a detail, an unknown name): keep it
             io::Error::new(io::Error::from_raw_os_error(e.errno).kind(), e)
         } else {
             io::Error::from_raw_os_error(e.errno)
         }
+    }
+}
+
+/// A C return code as a result, with the detail `function` recorded
+/// (`function`: its C name with a trailing NUL, `b"iour_policy__plan\0"`).
+pub(crate) fn check_in(rc: std::os::raw::c_int, function: &'static [u8]) -> Result<u32> {
+    if rc < 0 {
+        Err(Error::from_call(rc, function))
+    } else {
+        Ok(rc as u32)
     }
 }
 

@@ -11,7 +11,10 @@
 //!   `landlock` crate;
 //! - policy files: [`Policy::from_json`], [`Policy::to_json`],
 //!   [`Policy::decide`], opcode [`Group`]s;
-//! - [`probe`]: what the running kernel supports.
+//! - [`probe`]: what the running kernel supports;
+//! - [`RawRing`]: a ring created disabled, with files and buffers
+//!   registered while it is, restricted and enabled, then driven one
+//!   request at a time (or any io_uring crate's ring, through its fd).
 //!
 //! Every handle frees itself when dropped; every fallible call returns
 //! [`Result`], whose [`Error`] keeps the errno and the library's message.
@@ -62,6 +65,7 @@ mod filter;
 mod names;
 mod policy;
 mod policyfile;
+mod ring;
 mod ruleset;
 
 use std::os::raw::c_char;
@@ -74,6 +78,7 @@ pub use filter::{Cmp, Field, Filter, Prog, ProgKind, Verdict};
 pub use names::{Opcode, RegisterOp, SqeFlags};
 pub use policy::{CompatLevel, Decision, Plan, Policy, Report, RulesetStatus, Target};
 pub use policyfile::{DecideReason, Group, LoadError, RequestVerdict};
+pub use ring::{RawRing, RingFile, IORING_SETUP_R_DISABLED};
 pub use ruleset::{enable_ring, RingParams, RingReport, Ruleset};
 
 use error::{check, static_string};
@@ -208,6 +213,76 @@ pub fn feature_level_str(level: u32) -> String {
 pub fn version() -> String {
     // SAFETY: returns a static string.
     static_string(unsafe { sys::iour_version_string() })
+}
+
+// The enums print their names with `{}` as with `{:?}`
+// (`println!("{}", report.status())` shows `FullyEnforced`).
+macro_rules! display_by_debug {
+    ($($t:ty),*) => {
+        $(impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(self, f)
+            }
+        })*
+    };
+}
+display_by_debug!(
+    CompatLevel,
+    Target,
+    RulesetStatus,
+    Verdict,
+    Field,
+    ProgKind,
+    DecideReason,
+    LibraryError
+);
+
+/// `A|B` for the flags set in `bits` with a name, then any other bits in
+/// hex; `0` for none.
+pub(crate) fn flag_names(
+    f: &mut std::fmt::Formatter<'_>,
+    bits: u64,
+    names: &[(u64, &str)],
+) -> std::fmt::Result {
+    if bits == 0 {
+        return f.write_str("0");
+    }
+    let mut rest = bits;
+    let mut sep = "";
+    for &(b, n) in names {
+        if b != 0 && rest & b == b {
+            write!(f, "{}{}", sep, n)?;
+            sep = "|";
+            rest &= !b;
+        }
+    }
+    if rest != 0 {
+        write!(f, "{}{:#x}", sep, rest)?;
+    }
+    Ok(())
+}
+
+impl std::fmt::Display for FeaturesFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        flag_names(
+            f,
+            self.0,
+            &[
+                (sys::IOUR_FEATURES_FORCED, "FORCED"),
+                (sys::IOUR_FEATURES_FORCE_IGNORED, "FORCE_IGNORED"),
+                (sys::IOUR_FEATURES_MISMATCH, "MISMATCH"),
+                (sys::IOUR_FEATURES_CHILD_DIED, "CHILD_DIED"),
+                (
+                    sys::IOUR_FEATURES_SOCKET_FLAGS_HIDDEN,
+                    "SOCKET_FLAGS_HIDDEN",
+                ),
+                (
+                    sys::IOUR_FEATURES_TASK_SET_GATES_FILTERS,
+                    "TASK_SET_GATES_FILTERS",
+                ),
+            ],
+        )
+    }
 }
 
 macro_rules! opaque_debug {

@@ -238,6 +238,15 @@ impl RegisterOp {
     }
 }
 
+impl fmt::Display for RegisterOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(&n),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
 /// A set of SQE flags (`IOSQE_*`).
 ///
 /// ```
@@ -289,6 +298,23 @@ impl SqeFlags {
         check(rc)
             .map(SqeFlags)
             .map_err(|_| unknown(rc, sys::IOUR_NAME_SQE_FLAG, "SQE flag", name, &c))
+    }
+}
+
+impl fmt::Display for SqeFlags {
+    /// The flags' names joined by `|` (`IO_LINK|ASYNC`), `0` for none.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = Vec::new();
+        for bit in 0..32 {
+            let b = 1u32 << bit;
+            // SAFETY: returns a static string or NULL.
+            let p = unsafe { sys::iour_sqe_flag_name(b) };
+            if self.0 & b != 0 && !p.is_null() {
+                names.push((u64::from(b), static_string(p)));
+            }
+        }
+        let refs: Vec<(u64, &str)> = names.iter().map(|(b, n)| (*b, n.as_str())).collect();
+        crate::flag_names(f, u64::from(self.0), &refs)
     }
 }
 

@@ -5,7 +5,7 @@ use std::ptr;
 
 use iouring_restrict_sys as sys;
 
-use crate::error::{check, static_string, Error, Result};
+use crate::error::{check, check_in, static_string, Error, Result};
 use crate::filter::Filter;
 use crate::names::Opcode;
 use crate::ruleset::{RingParams, Ruleset};
@@ -107,7 +107,10 @@ impl Policy {
     /// Sets a raw attribute (`IOUR_POLICY_ATTR_*`, see policy.h).
     pub fn attr(&mut self, attr: u32, value: u32) -> Result<&mut Self> {
         // SAFETY: valid handle.
-        check(unsafe { sys::iour_policy__set_attr(self.ptr, attr, value) })?;
+        check_in(
+            unsafe { sys::iour_policy__set_attr(self.ptr, attr, value) },
+            b"iour_policy__set_attr\0",
+        )?;
         Ok(self)
     }
 
@@ -115,7 +118,10 @@ impl Policy {
     pub fn get_attr(&self, attr: u32) -> Result<u32> {
         let mut v = 0;
         // SAFETY: valid handle, v outlives the call.
-        check(unsafe { sys::iour_policy__get_attr(self.ptr, attr, &mut v) })?;
+        check_in(
+            unsafe { sys::iour_policy__get_attr(self.ptr, attr, &mut v) },
+            b"iour_policy__get_attr\0",
+        )?;
         Ok(v)
     }
 
@@ -168,7 +174,10 @@ impl Policy {
     fn plan_raw(&self, o: *const sys::iour_plan_opts) -> Result<Plan> {
         let mut ptr = ptr::null_mut();
         // SAFETY: o is NULL or lives for the call.
-        check(unsafe { sys::iour_policy__plan(self.ptr, o, &mut ptr) })?;
+        check_in(
+            unsafe { sys::iour_policy__plan(self.ptr, o, &mut ptr) },
+            b"iour_policy__plan\0",
+        )?;
         Ok(Plan { ptr })
     }
 }
@@ -242,7 +251,7 @@ impl Plan {
             sys::iour_plan__apply_ring(self.ptr, ring.as_fd().as_raw_fd(), ptr::null(), &mut r)
         };
         let rep = Plan::report(r);
-        check(rc)?;
+        check_in(rc, b"iour_plan__apply_ring\0")?;
         Ok(rep)
     }
 
@@ -252,7 +261,7 @@ impl Plan {
         // SAFETY: valid handle.
         let rc = unsafe { sys::iour_plan__apply_task(self.ptr, ptr::null(), &mut r) };
         let rep = Plan::report(r);
-        check(rc)?;
+        check_in(rc, b"iour_plan__apply_task\0")?;
         Ok(rep)
     }
 
@@ -273,7 +282,7 @@ impl Plan {
             sys::iour_plan__create_ring(self.ptr, entries, p, ptr::null(), &mut fd, &mut r)
         };
         let rep = Plan::report(r);
-        check(rc)?;
+        check_in(rc, b"iour_plan__create_ring\0")?;
         // SAFETY: a new descriptor we own.
         Ok((unsafe { OwnedFd::from_raw_fd(fd) }, rep))
     }

@@ -4,7 +4,7 @@ use std::ptr;
 
 use iouring_restrict_sys as sys;
 
-use crate::error::{check, Result};
+use crate::error::{check, check_in, Result};
 use crate::names::{Opcode, RegisterOp, SqeFlags};
 
 /// A restriction set: the request opcodes, register opcodes and SQE flags
@@ -57,7 +57,10 @@ impl Ruleset {
     /// Allows a request opcode.
     pub fn allow(&mut self, op: Opcode) -> Result<&mut Self> {
         // SAFETY: self.ptr is valid and exclusively borrowed.
-        check(unsafe { sys::iour_ruleset__allow_sqe_op(self.ptr, op.0) })?;
+        check_in(
+            unsafe { sys::iour_ruleset__allow_sqe_op(self.ptr, op.0) },
+            b"iour_ruleset__allow_sqe_op\0",
+        )?;
         Ok(self)
     }
 
@@ -69,7 +72,10 @@ impl Ruleset {
     /// Allows a register opcode.
     pub fn allow_register(&mut self, op: RegisterOp) -> Result<&mut Self> {
         // SAFETY: as above.
-        check(unsafe { sys::iour_ruleset__allow_register_op(self.ptr, op.0) })?;
+        check_in(
+            unsafe { sys::iour_ruleset__allow_register_op(self.ptr, op.0) },
+            b"iour_ruleset__allow_register_op\0",
+        )?;
         Ok(self)
     }
 
