@@ -418,7 +418,7 @@ check "--default-policy outside --policy-dir: exit 1 (got $?)" [ $? -eq 1 ]
 check "--log-format xml: exit 2 (got $?)" [ $? -eq 2 ]
 check "the agent starts with --policy-dir, --config, --default-policy, --log-format json" \
 	start_agent --policy-dir "$pdir" --config "$work/agent.conf" --default-policy "$pdir/read.json" \
-	--log-format json
+	--log-format json --control "$work/control.sock"
 # annotation (nop) over listenerMetadata (read)
 META=read.json bundle sel-ann "$pdir/nop.json" yes
 start runc sel-ann
@@ -459,6 +459,28 @@ wait_for "$LOG" '"event":"status","container":"sel-conf"' 30
 check "SIGUSR1: a status line for the agent and for the running container (source, counts)" \
 	[ "$(jlog '(ev("status")[0]["containers"] >= 1, [(x["source"], x["rings"], x["refused"], x["denials"]) for x in ev("status", "sel-conf")][0])')" = \
 	"(True, ('config', 1, 1, None))" ]
+# the same status through --control; a process of another uid cannot
+# connect (mode 0600)
+q=$("$T" agent --query "$work/control.sock")
+check "agent --query: the agent's status line and sel-conf's, in JSON (exit $?)" \
+	[ "$(printf '%s\n' "$q" | python3 -c 'import json, sys
+L = [json.loads(x) for x in sys.stdin]
+print([x["event"] for x in L][0], [(x["source"], x["rings"]) for x in L if x.get("container") == "sel-conf"])')" = \
+	"status [('config', 1)]" ]
+check "agent --query: the control socket is the agent's uid's only (mode $(stat -c %a "$work/control.sock"))" \
+	[ "$(stat -c %a "$work/control.sock")" = 600 ]
+if command -v setpriv >/dev/null 2>&1; then
+	# the directory lets uid 65534 reach the socket: only its mode refuses
+	chmod 711 "$work"
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$T" agent --query "$work/control.sock" \
+		>"$work/q65534" 2>&1
+	r=$?
+	chmod 700 "$work"
+	check "agent --query as uid 65534: refused, nothing read (exit $r: $(head -c 120 "$work/q65534"))" \
+		sh -c "[ $r = 1 ] && ! grep -q sel-conf '$work/q65534'"
+fi
+"$T" agent --query "$work/no-such.sock" >/dev/null 2>&1
+check "agent --query with no agent there: exit 1 (got $?)" [ $? -eq 1 ]
 # reload: the rule now names read.json; sel-conf keeps nop
 conf read.json
 kill -HUP "$agent_pid"

@@ -67,7 +67,7 @@ struct agent_counts {
 	uint64_t accounting; /* ... the ring could not be charged to the container */
 };
 
-enum ent_kind { ENT_LISTEN, ENT_SIGNAL, ENT_CLIENT, ENT_CONTAINER };
+enum ent_kind { ENT_LISTEN, ENT_SIGNAL, ENT_CLIENT, ENT_CONTAINER, ENT_CONTROL };
 
 /* What an epoll event points to; the first member of every object. */
 struct ent {
@@ -118,6 +118,10 @@ struct agent {
 	const char *sock_path;
 	dev_t sock_dev;
 	ino_t sock_ino;
+	const char *ctl_path; /* --control: the status socket, or NULL */
+	int cfd;
+	dev_t ctl_dev;
+	ino_t ctl_ino;
 	const char *log_path;
 	FILE *log;
 	bool json;                  /* --log-format json */

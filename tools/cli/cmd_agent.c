@@ -65,6 +65,8 @@ const char cli_help_agent[] =
 	"Usage: iour-restrict agent --socket PATH [--log FILE] [--log-format text|json]\n"
 	"                           [--policy-dir DIR] [--config FILE]\n"
 	"                           [--default-policy FILE] [--max-rings N]\n"
+	"                           [--control PATH]\n"
+	"       iour-restrict agent --query PATH\n"
 	"\n"
 	"An OCI seccomp agent for runc and crun (runtime-spec\n"
 	"linux.seccomp.listenerPath).  It listens on the UNIX socket PATH; the\n"
@@ -98,6 +100,10 @@ const char cli_help_agent[] =
 	"                         (default 1024; 0: no limit); more get ENOMEM\n"
 	"                         (while calls are served at once, up to 3 more\n"
 	"                         may be handed out)\n"
+	"      --control PATH     also listen on PATH (mode 0600, like --socket):\n"
+	"                         each connection gets the status lines, then EOF\n"
+	"      --query PATH       print the status a running agent writes to its\n"
+	"                         --control socket PATH (in its log format), exit\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Example: iour-restrict agent --socket /run/iour-restrict/agent.sock\n"
@@ -107,9 +113,11 @@ const char cli_help_agent[] =
 	"SIGUSR1 logs a status line for the agent and one per container.\n"
 	"\n"
 	"Exit status: 0 after SIGTERM or SIGINT; 1 if the socket, the log,\n"
-	"--config or --default-policy cannot be set up; 2 on a usage error.\n";
+	"--config or --default-policy cannot be set up; 2 on a usage error.\n"
+	"With --query: 0 when the status was read, 1 when no agent answered.\n";
 
 static struct ent listen_ent = { .kind = ENT_LISTEN };
+static struct ent control_ent = { .kind = ENT_CONTROL };
 static struct ent signal_ent = { .kind = ENT_SIGNAL };
 
 static void container_free(struct container *c)
@@ -811,20 +819,23 @@ static int client_timeouts(struct agent *a)
 
 /* ---- the socket */
 
-static int sock_open(struct agent *a)
+/* Listens on the UNIX socket @path (mode 0600): a stale socket nobody
+ * listens on is replaced, any other file is not.  @opt names the option in
+ * messages. */
+static int unix_listen(const char *opt, const char *path, int *lfd, dev_t *dev, ino_t *ino)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
 	mode_t old;
 	int fd, r;
 
-	if (strlen(a->sock_path) >= sizeof(sa.sun_path))
-		return cli_usage("--socket: the path is longer than %zu bytes",
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return cli_usage("%s: the path is longer than %zu bytes", opt,
 				 sizeof(sa.sun_path) - 1);
-	memcpy(sa.sun_path, a->sock_path, strlen(a->sock_path) + 1);
-	if (!lstat(a->sock_path, &st)) {
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			cli_msg("%s exists and is not a socket: not replacing it", a->sock_path);
+			cli_msg("%s exists and is not a socket: not replacing it", path);
 			return CLI_FAIL;
 		}
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -833,44 +844,49 @@ static int sock_open(struct agent *a)
 		r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 		close(fd);
 		if (!r) {
-			cli_msg("%s: another agent is listening on it", a->sock_path);
+			cli_msg("%s: another agent is listening on it", path);
 			return CLI_FAIL;
 		}
-		if (unlink(a->sock_path) && errno != ENOENT)
-			return cli_fail(-errno, "removing the stale socket %s", a->sock_path);
+		if (unlink(path) && errno != ENOENT)
+			return cli_fail(-errno, "removing the stale socket %s", path);
 	} else if (errno != ENOENT) {
-		return cli_fail(-errno, "%s", a->sock_path);
+		return cli_fail(-errno, "%s", path);
 	}
-	a->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (a->lfd < 0)
+	*lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (*lfd < 0)
 		return cli_fail(-errno, "socket");
 	old = umask(0177);
-	r = bind(a->lfd, (struct sockaddr *)&sa, sizeof(sa));
+	r = bind(*lfd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
 	if (r)
-		return cli_fail(-errno, "binding %s", a->sock_path);
-	if (chmod(a->sock_path, 0600) || lstat(a->sock_path, &st)) {
+		return cli_fail(-errno, "binding %s", path);
+	if (chmod(path, 0600) || lstat(path, &st)) {
 		r = -errno;
-		unlink(a->sock_path);
-		return cli_fail(r, "%s", a->sock_path);
+		unlink(path);
+		return cli_fail(r, "%s", path);
 	}
-	a->sock_dev = st.st_dev;
-	a->sock_ino = st.st_ino;
-	if (listen(a->lfd, 128)) {
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	if (listen(*lfd, 128)) {
 		r = -errno;
-		unlink(a->sock_path);
-		return cli_fail(r, "listening on %s", a->sock_path);
+		unlink(path);
+		return cli_fail(r, "listening on %s", path);
 	}
 	return 0;
 }
 
+static int sock_open(struct agent *a)
+{
+	return unix_listen("--socket", a->sock_path, &a->lfd, &a->sock_dev, &a->sock_ino);
+}
+
 /* Removes the socket if it is still the one this agent created. */
-static void sock_remove(struct agent *a)
+static void sock_remove(const char *path, dev_t dev, ino_t ino)
 {
 	struct stat st;
 
-	if (!lstat(a->sock_path, &st) && st.st_dev == a->sock_dev && st.st_ino == a->sock_ino)
-		unlink(a->sock_path);
+	if (!lstat(path, &st) && st.st_dev == dev && st.st_ino == ino)
+		unlink(path);
 }
 
 static int log_open(struct agent *a)
@@ -1017,6 +1033,76 @@ static void agent_status(struct agent *a)
 	}
 }
 
+/*
+ * A connection to --control: the status lines, written to it as they would
+ * be to the log, then EOF.  The socket is the agent's uid's only (mode
+ * 0600); a reader that does not read is dropped after a second.
+ */
+static void control_accept(struct agent *a)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	FILE *f, *log = a->log;
+	int fd;
+
+	for (;;) {
+		fd = accept4(a->cfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN)
+				agent_log_msg(a, "--control: accept: %s", strerror(errno));
+			return;
+		}
+		/* accept4 leaves the connection blocking: bound each write. */
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+		    !(f = fdopen(fd, "w"))) {
+			agent_log_msg(a, "--control: %s: connection dropped", strerror(errno));
+			close(fd);
+			continue;
+		}
+		a->log = f;
+		agent_status(a);
+		a->log = log;
+		fclose(f);
+	}
+}
+
+/* --query PATH: print the status a running agent writes to its --control
+ * socket.  0, or CLI_FAIL when no agent answered. */
+static int agent_query(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	ssize_t n;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return cli_usage("--query: the path is longer than %zu bytes",
+				 sizeof(sa.sun_path) - 1);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cli_fail(-errno, "socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		r = -errno;
+		close(fd);
+		return cli_fail(r, "--query %s: no agent answered", path);
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			close(fd);
+			return cli_fail(r, "--query %s: reading the status", path);
+		}
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			break;
+	}
+	close(fd);
+	return fflush(stdout) ? CLI_FAIL : CLI_OK;
+}
+
 /* SIGTERM, SIGINT: 1 (stop); SIGHUP: reload; SIGUSR1: status. */
 static int signal_read(struct agent *a)
 {
@@ -1062,6 +1148,9 @@ static int agent_loop(struct agent *a)
 			case ENT_LISTEN:
 				client_accept(a);
 				break;
+			case ENT_CONTROL:
+				control_accept(a);
+				break;
 			case ENT_SIGNAL:
 				if (signal_read(a))
 					return CLI_OK;
@@ -1092,7 +1181,11 @@ static void agent_close(struct agent *a)
 	grave_empty(a);
 	if (a->lfd >= 0) {
 		close(a->lfd);
-		sock_remove(a);
+		sock_remove(a->sock_path, a->sock_dev, a->sock_ino);
+	}
+	if (a->cfd >= 0) {
+		close(a->cfd);
+		sock_remove(a->ctl_path, a->ctl_dev, a->ctl_ino);
 	}
 	if (a->sigfd >= 0)
 		close(a->sigfd);
@@ -1114,10 +1207,15 @@ int cmd_agent(int argc, char **argv)
 		{ "default-policy", required_argument, NULL, 'D' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "log-format", required_argument, NULL, 'F' },
+		{ "control", required_argument, NULL, 'T' },
+		{ "query", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent a = { .epfd = -1, .lfd = -1, .sigfd = -1, .max_rings = AGENT_MAX_RINGS };
+	struct agent a = {
+		.epfd = -1, .lfd = -1, .cfd = -1, .sigfd = -1, .max_rings = AGENT_MAX_RINGS
+	};
+	const char *query = NULL;
 	const char *dir = NULL;
 	uint64_t v;
 	sigset_t mask;
@@ -1147,6 +1245,12 @@ int cmd_agent(int argc, char **argv)
 		case 'C':
 			a.config_path = optarg;
 			break;
+		case 'T':
+			a.ctl_path = optarg;
+			break;
+		case 'Q':
+			query = optarg;
+			break;
 		case 'F':
 			if (!strcmp(optarg, "json"))
 				a.json = true;
@@ -1161,6 +1265,12 @@ int cmd_agent(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
+	if (query) {
+		if (a.sock_path || a.ctl_path || a.log_path || dir || a.config_path ||
+		    a.default_policy || a.json)
+			return cli_usage("--query takes no other option");
+		return agent_query(query);
+	}
 	if (!a.sock_path || !a.sock_path[0])
 		return cli_usage("no socket given (--socket PATH)");
 	if (a.config_path && !dir)
@@ -1227,6 +1337,21 @@ int cmd_agent(int argc, char **argv)
 		}
 		goto out;
 	}
+	if (a.ctl_path) {
+		r = unix_listen("--control", a.ctl_path, &a.cfd, &a.ctl_dev, &a.ctl_ino);
+		if (r) {
+			rc = r;
+			if (a.cfd >= 0) {
+				close(a.cfd);
+				a.cfd = -1;
+			}
+			goto out;
+		}
+		if (watch(&a, a.cfd, &control_ent)) {
+			cli_fail(-errno, "epoll_ctl");
+			goto out;
+		}
+	}
 	if (watch(&a, a.lfd, &listen_ent) || watch(&a, a.sigfd, &signal_ent)) {
 		cli_fail(-errno, "epoll_ctl");
 		goto out;
@@ -1235,6 +1360,8 @@ int cmd_agent(int argc, char **argv)
 		struct agent_line l = agent_line_begin(&a, "listening", NULL, 0);
 
 		agent_line_str(&l, "socket", a.sock_path);
+		if (a.ctl_path)
+			agent_line_str(&l, "control", a.ctl_path);
 		if (a.policy_dir)
 			agent_line_str(&l, "policy-dir", a.policy_dir);
 		if (a.config_path) {

@@ -169,12 +169,12 @@ _iour_restrict()
             fi
             return ;;
         agent)
-            opts="--socket --log --log-format --policy-dir --config --default-policy --max-rings --help"
+            opts="--socket --log --log-format --policy-dir --config --default-policy --max-rings --control --query --help"
             case $prev in
                 --max-rings) COMPREPLY=($(compgen -W "0 1024" -- "$cur")); return ;;
                 --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
                 --config|--default-policy) _iour_restrict_files "$cur" json; return ;;
-                --socket|-s|--log|-l)
+                --socket|-s|--log|-l|--control|--query)
                     local IFS=$'\n'
                     COMPREPLY=($(compgen -f -- "$cur"))
                     return ;;
