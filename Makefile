@@ -137,8 +137,11 @@ TOOL_LIBS = $(STATIC_LIB)
 else
 TOOL_DEPS = $(SHARED_LIB) $(SHARED_DEV)
 # $ORIGIN/.. finds the library in $(O); $ORIGIN/../lib finds it after
-# `make install` into BINDIR and LIBDIR under one prefix.
-TOOL_LIBS = -L$(O) -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib' -liouring-restrict
+# `make install` into BINDIR and LIBDIR under one prefix.  The Debian
+# packages (debian/rules) set TOOL_RPATH empty: the library is in the
+# loader's own search path there.
+TOOL_RPATH ?= -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib'
+TOOL_LIBS = -L$(O) $(TOOL_RPATH) -liouring-restrict
 endif
 
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
@@ -295,7 +298,7 @@ check-long: deps
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
 	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
-	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk mk/mutation.mk
+	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk mk/mutation.mk mk/deb.mk
 
 clean:
 	rm -rf $(O)
