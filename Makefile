@@ -32,6 +32,8 @@
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
+#   deb / check-deb  the Debian packages (debian/) into build/; lintian and
+#                  autopkgtest in a fresh Debian 12 root (mk/deb.mk)
 #   check-python   Python bindings: pytest and examples/python (mk/python.mk)
 #   check-rust     the Rust bindings (bindings/rust/): cargo test --offline
 #                  and the examples, with rustc 1.63 and a newer toolchain
@@ -279,6 +281,7 @@ check-run:
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
 	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
+	$(Q)$(CI_STEP) 'Debian packages (version, symbols; IOUR_CHECK_DEB=1: build, lintian, autopkgtest)' $(SUBMAKE) check-deb-ci
 	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)

@@ -18,14 +18,15 @@ DEB_ROOT_CACHE=${DEB_ROOT_CACHE:-/var/tmp/iour-deb-root}
 top=$(pwd)
 out=$top/$O/deb
 fail() { echo "check-deb: FAILED: $*"; exit 1; }
-changes=$(ls "$out"/*.changes 2>/dev/null | head -n 1)
+changes=
+for f in "$out"/*.changes; do [ -f "$f" ] && changes=$f; done
 [ -n "$changes" ] || fail "no .changes in $O/deb (make deb)"
 scripts/need.sh lintian:lintian autopkgtest:autopkgtest debootstrap:debootstrap
 
 # ---- 1. lintian
 t0=$(date +%s)
 rc=0
-lintian --fail-on error,warning --info \
+lintian --fail-on error,warning --display-info \
 	"$changes" > "$out/lintian.log" 2>&1 || rc=$?
 grep -v 'running with root privileges' "$out/lintian.log" | sed 's/^/lintian: /' || true
 [ $rc -eq 0 ] || fail "lintian found errors or warnings (exit $rc; $O/deb/lintian.log)"
