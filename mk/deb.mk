@@ -29,15 +29,17 @@ check-deb-version:
 	$(Q)debian/check-version
 	$(Q)debian/gen-symbols --check debian/libiouring-restrict1.symbols
 
-# The packaging tools are installed only for these targets (scripts/deps.sh
-# with extra packages); the build dependencies are make deps' own.
-DEB_DEPS := dpkg-dev debhelper dh-python dpkg-buildpackage:dpkg-dev dh:debhelper dh_python3:dh-python
+# What these targets need, installed by them alone (scripts/deps.sh --only):
+# the Build-Depends of debian/control and the packaging tools, not every
+# tool of make deps; check-deb adds lintian, autopkgtest and debootstrap.
+DEB_DEPS := build-essential dpkg-dev debhelper dh-python doxygen libjansson-dev python3 \
+	dpkg-buildpackage:dpkg-dev dh:debhelper dh_python3:dh-python doxygen:doxygen
 DEB_CHECK_DEPS := lintian autopkgtest debootstrap lintian:lintian autopkgtest:autopkgtest \
 	debootstrap:debootstrap
 
 deb: check-deb-version
-	$(Q)scripts/deps.sh $(DEB_DEPS)
-	$(Q)$(NEED) doxygen:doxygen /usr/include/jansson.h:libjansson-dev
+	$(Q)scripts/deps.sh --only $(DEB_DEPS)
+	$(Q)dpkg-checkbuilddeps
 	$(call msg,DEB,$(O)/deb)
 	$(Q)rm -rf $(O)/deb $(O)/*iouring-restrict*.deb && mkdir -p $(DEB_SRC)
 	$(Q)if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then \
@@ -51,7 +53,7 @@ deb: check-deb-version
 	@echo "deb: $$(cd $(O)/deb && ls *.deb | tr '\n' ' ')-> $(O)/ (log $(O)/deb/build.log)"
 
 check-deb: deb
-	$(Q)scripts/deps.sh $(DEB_CHECK_DEPS)
+	$(Q)scripts/deps.sh --only $(DEB_CHECK_DEPS)
 	$(Q)O='$(O)' DEB_ROOT_CACHE='$(DEB_ROOT_CACHE)' scripts/check-deb.sh
 
 check-deb-ci: check-deb-version
