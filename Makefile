@@ -32,6 +32,8 @@
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
+#   deb / check-deb  the Debian packages (debian/) into build/; lintian and
+#                  autopkgtest in a fresh Debian 12 root (mk/deb.mk)
 #   check-python   Python bindings: pytest and examples/python (mk/python.mk)
 #   check-rust     the Rust bindings (bindings/rust/): cargo test --offline
 #                  and the examples, with rustc 1.63 and a newer toolchain
@@ -137,8 +139,11 @@ TOOL_LIBS = $(STATIC_LIB)
 else
 TOOL_DEPS = $(SHARED_LIB) $(SHARED_DEV)
 # $ORIGIN/.. finds the library in $(O); $ORIGIN/../lib finds it after
-# `make install` into BINDIR and LIBDIR under one prefix.
-TOOL_LIBS = -L$(O) -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib' -liouring-restrict
+# `make install` into BINDIR and LIBDIR under one prefix.  The Debian
+# packages (debian/rules) set TOOL_RPATH empty: the library is in the
+# loader's own search path there.
+TOOL_RPATH ?= -Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../lib'
+TOOL_LIBS = -L$(O) $(TOOL_RPATH) -liouring-restrict
 endif
 
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c) $(wildcard tests/common/*.c))
@@ -277,6 +282,7 @@ check-run:
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
 	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
+	$(Q)$(CI_STEP) 'Debian packages (version, symbols; IOUR_CHECK_DEB=1: build, lintian, autopkgtest)' $(SUBMAKE) check-deb-ci
 	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
 	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)
@@ -296,7 +302,7 @@ check-long: deps
 # include/iouring_restrict/*.h, tests/unit/*.c and tests/fuzz/*.c.
 include mk/tests.mk mk/abi.mk mk/lint.mk mk/fuzz.mk mk/valgrind.mk mk/coverage.mk \
 	mk/install.mk mk/bench.mk mk/guests.mk mk/docs.mk mk/policyfile.mk mk/python.mk mk/rust.mk \
-	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk mk/mutation.mk
+	mk/cli.mk mk/learn.mk mk/prove.mk mk/agent.mk mk/mutation.mk mk/deb.mk
 
 clean:
 	rm -rf $(O)

@@ -956,7 +956,9 @@ static __attribute__((noinline)) void worker_warm(void)
 		stack[i] = 0;
 	(void)getresuid(&u[0], &u[1], &u[2]);
 	(void)getresgid(&g[0], &g[1], &g[2]);
-	(void)getgroups(0, NULL);
+	/* glibc's fortified getgroups() warns on a discarded result. */
+	if (getgroups(0, NULL) < 0)
+		stack[0] = 0;
 	(void)prlimit(0, RLIMIT_MEMLOCK, NULL, &rl);
 	(void)process_vm_readv(getpid(), &l, 1, &r, 1, 0);
 	iour__broker_account_warm();

@@ -5,8 +5,10 @@
 # top-level Makefile, whose variables (O, Q, NEED, ...) it uses.
 
 PROVER := tools/prove/iour-prove
-# The CLI finds the prover of its source tree unless IOUR_PROVE names another.
-TOOL_CFLAGS += -DIOUR_PROVE_PATH='"$(abspath $(PROVER))"'
+# The CLI finds the prover of its source tree unless IOUR_PROVE names another;
+# PROVE_PATH is where an installed CLI looks (debian/rules sets it).
+PROVE_PATH ?= $(abspath $(PROVER))
+TOOL_CFLAGS += -DIOUR_PROVE_PATH='"$(PROVE_PATH)"'
 
 .PHONY: prove
 prove: tools

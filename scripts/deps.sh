@@ -13,7 +13,8 @@
 # names the command and the package, and fails.
 #
 # Extra package names may be given as arguments (scripts/guest.sh runs
-# `scripts/deps.sh qemu-system-x86`); "command:package" arguments add to CMDS.
+# `scripts/deps.sh qemu-system-x86`); "command:package" arguments add to CMDS;
+# with --only first, only those are checked (mk/deb.mk).
 set -eu
 
 # build: make gcc g++ clang binutils pkgconf; libraries: libcriterion-dev
@@ -44,6 +45,12 @@ abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
 ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
 valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
 clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc fio:fio qemu-io:qemu-utils runc:runc crun:crun"
+# --only: the packages and commands given, not the lists above (make deb
+# needs its build dependencies alone, not every check's tools).
+if [ "${1:-}" = --only ]; then
+	shift
+	PKGS="" CMDS=""
+fi
 for a in "$@"; do
 	case $a in
 	*:*) CMDS="$CMDS $a" ;;
