@@ -5,7 +5,7 @@
  * each argument is OP or OP:ASYNC (OP one of NOP, READ, WRITE, FSYNC,
  * FADVISE, SOCKET) or reg:PROBE / reg:FILES (a register call).  Each
  * request is submitted alone on one ring; its result is printed as
- * "OP res N".  The process names itself "auditmix".  Exit 0 unless the
+ * "OP res N", after a first line "pid PID".  The process names itself "auditmix".  Exit 0 unless the
  * ring cannot be created (1) or an argument is unknown (2).
  */
 #include <errno.h>
@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 	int fd, ret;
 
 	prctl(PR_SET_NAME, "auditmix", 0, 0, 0);
+	printf("pid %d\n", (int)getpid());
 	fd = mkstemp(path);
 	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf))
 		return 1;
