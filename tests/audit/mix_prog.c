@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A program that submits the io_uring requests its arguments name, for
- * `iour-restrict run --audit` and `--log-denials` (tests/audit/run.sh):
- * each argument is OP or OP:ASYNC (OP one of NOP, READ, WRITE, FSYNC,
- * FADVISE, SOCKET) or reg:PROBE / reg:FILES (a register call).  Each
- * request is submitted alone on one ring; its result is printed as
- * "OP res N", after a first line "pid PID".  The process names itself "auditmix".  Exit 0 unless the
- * ring cannot be created (1) or an argument is unknown (2).
+ * `iour-restrict run --audit` and `--log-denials` (tests/audit/run.sh,
+ * tests/guest/audit_guest.sh): each argument is OP or OP:ASYNC (OP one of
+ * NOP, READ, WRITE, FSYNC, FADVISE, SOCKET), reg:PROBE or reg:FILES (a
+ * register call), or SLEEP (1.5 s).  Each request is submitted alone on
+ * one ring; its result is printed as "OP res N", after a first line
+ * "pid PID".  The process names itself "auditmix".  Exit 0 unless the ring
+ * cannot be created (1) or an argument is unknown (2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +43,12 @@ int main(int argc, char **argv)
 		const char *colon = strchr(argv[i], ':');
 		bool async = colon && !strcmp(colon + 1, "ASYNC");
 
-		snprintf(op, sizeof(op), "%.*s", (int)(colon ? colon - argv[i] : strlen(argv[i])),
+		snprintf(op, sizeof(op), "%.*s", (int)(colon ? (size_t)(colon - argv[i]) : strlen(argv[i])),
 			 argv[i]);
+		if (!strcmp(op, "SLEEP")) {
+			usleep(1500 * 1000);
+			continue;
+		}
 		if (!strcmp(op, "reg")) {
 			if (!strcmp(colon + 1, "PROBE")) {
 				struct io_uring_probe *p = io_uring_get_probe_ring(&ring);

@@ -115,6 +115,12 @@ res = [l.split() for l in open(sys.argv[1]) if " res " in l]
 assert len(res) == 11 and all(int(r[-1]) >= 0 for r in res), res
 ' "$work/merged.out"
 
+echo "audit: periodic reports (--report-interval 1)"
+"$T" run -q --audit="$work/period.log" --report-interval 1 "$work/pol.json" -- \
+	"$P" FSYNC SLEEP FSYNC SLEEP >/dev/null 2>&1
+check "audit: a report between the first and the total counts both fsyncs so far" \
+	grep -q "request FSYNC flags none: would be denied (count 2, so far)" "$work/period.log"
+
 echo "denial log: a denied opcode appears with its pid and opcode"
 # shellcheck disable=SC2086
 "$T" run "$work/pol.json" --log-denials="$work/deny.log" -- "$P" $mix \

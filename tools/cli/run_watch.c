@@ -600,9 +600,14 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 		tracer_mark_forced_async(&t);
 		memcpy(w->async_forced, t.async_forced, sizeof(w->async_forced));
 	}
+	/* instances of runs and learners killed by SIGKILL */
+	learn_clean_stale();
 	rc = learn_setup_instance(4096);
-	if (rc)
+	if (rc) {
+		/* run's exit code: the watch could not be set up */
+		rc = CLI_FAIL;
 		goto fail;
+	}
 	w->fields = learn_keys.ptr_base == 0;
 	w->flags_known = learn_keys.flags != NULL;
 	w->have_failed = enable("io_uring/io_uring_req_failed", o->denials ? "1" : "0") == 0;
