@@ -43,8 +43,8 @@ int main(int argc, char **argv)
 		const char *colon = strchr(argv[i], ':');
 		bool async = colon && !strcmp(colon + 1, "ASYNC");
 
-		snprintf(op, sizeof(op), "%.*s", (int)(colon ? (size_t)(colon - argv[i]) : strlen(argv[i])),
-			 argv[i]);
+		snprintf(op, sizeof(op), "%.*s",
+			 (int)(colon ? (size_t)(colon - argv[i]) : strlen(argv[i])), argv[i]);
 		if (!strcmp(op, "SLEEP")) {
 			usleep(1500 * 1000);
 			continue;

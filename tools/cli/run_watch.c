@@ -74,9 +74,9 @@ struct watch {
 	size_t nkeys;
 	uint64_t dropped_keys, lost;
 	unsigned newlines;
-	bool have_failed;  /* io_uring_req_failed exists */
-	bool flags_known;  /* the submit tracepoint has the SQE flags */
-	bool fields;       /* the "fields" output format */
+	bool have_failed; /* io_uring_req_failed exists */
+	bool flags_known; /* the submit tracepoint has the SQE flags */
+	bool fields;      /* the "fields" output format */
 	char note[256];
 	/* the plan's restriction entries (audit) */
 	bool classic, companion;
@@ -303,7 +303,8 @@ static const char *flags_str(int32_t fl, char *buf, size_t len)
 		if (!(fl & (1 << i)))
 			continue;
 		if (n)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "|" : "", n);
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
+						 n);
 		else
 			used += (size_t)snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "",
 						 1u << i);
@@ -331,9 +332,9 @@ static void key_line(struct watch *w, const struct wkey *k, const char *when)
 		snprintf(nb, sizeof(nb), "%u", k->op);
 		name = nb;
 	}
-	fprintf(w->out, CLI_PROG " %s%s%s: pid %llu comm ", w->o.audit ? "audit (NOT enforced)" :
-								       "denial",
-		w->o.label ? " " : "", w->o.label ? w->o.label : "", (unsigned long long)k->pid);
+	fprintf(w->out, CLI_PROG " %s%s%s: pid %llu comm ",
+		w->o.audit ? "audit (NOT enforced)" : "denial", w->o.label ? " " : "",
+		w->o.label ? w->o.label : "", (unsigned long long)k->pid);
 	cli_put_escaped(w->out, k->comm);
 	fprintf(w->out, " %s %s flags %s: ", what, name,
 		k->kind == W_REQ ? flags_str(k->flags, fb, sizeof(fb)) : "none");
@@ -419,8 +420,7 @@ static void parse(struct watch *w, const char *l)
 	if ((ev = strstr(l, K->submit))) {
 		int v;
 
-		if (!w->o.audit ||
-		    (K->op_name ? wop_name(ev, K->op, &a) : wval(ev, K->op, &a)))
+		if (!w->o.audit || (K->op_name ? wop_name(ev, K->op, &a) : wval(ev, K->op, &a)))
 			return;
 		k.kind = W_REQ;
 		k.op = (uint16_t)(a & 0xff);
@@ -629,14 +629,15 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 			filter("io_uring/io_uring_req_failed", "error == -13");
 	}
 	snprintf(w->note, sizeof(w->note), "%s",
-		 o->audit ? (w->flags_known ? "audit: NOT enforced" :
-					      "audit: NOT enforced (SQE flags unknown: this kernel's "
-					      "submit tracepoint lacks them)") :
+		 o->audit ?
+			 (w->flags_known ? "audit: NOT enforced" :
+					   "audit: NOT enforced (SQE flags unknown: this kernel's "
+					   "submit tracepoint lacks them)") :
 		 w->have_failed ?
-			    "denials logged (requests: io_uring_req_failed; register calls on a "
-			    "ring: io_uring_register; ring-less register calls: no signal)" :
-			    "denials NOT logged: this kernel has no io_uring_req_failed tracepoint "
-			    "(register calls on a ring: io_uring_register)");
+			 "denials logged (requests: io_uring_req_failed; register calls on a "
+			 "ring: io_uring_register; ring-less register calls: no signal)" :
+			 "denials NOT logged: this kernel has no io_uring_req_failed tracepoint "
+			 "(register calls on a ring: io_uring_register)");
 	snprintf(p, sizeof(p), "%s/trace_pipe", learn_inst);
 	w->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (w->fd < 0) {
@@ -720,7 +721,8 @@ int watch_write_delta(struct watch *w, const char *policy_path, const char *out_
 				op[k->op & 0xff] = true;
 			if (k->flags > 0)
 				fl |= (uint32_t)k->flags;
-			if (k->flags >= 0 && ((uint32_t)k->flags & w->fl_required) != w->fl_required)
+			if (k->flags >= 0 &&
+			    ((uint32_t)k->flags & w->fl_required) != w->fl_required)
 				lacks_required = true;
 		} else if (k->kind == W_REG && k->op < 256) {
 			reg[k->op] = true;
@@ -729,9 +731,10 @@ int watch_write_delta(struct watch *w, const char *policy_path, const char *out_
 	classic = json_object_get(orig, "requestOps") || json_object_get(orig, "registerOps") ||
 		  json_object_get(orig, "sqeFlags");
 	d = json_object();
-	json_object_set_new(d, "comment",
-			    json_string("what `iour-restrict run --audit` saw the program do that "
-					"the policy would deny; review, then merge with the policy"));
+	json_object_set_new(
+		d, "comment",
+		json_string("what `iour-restrict run --audit` saw the program do that "
+			    "the policy would deny; review, then merge with the policy"));
 	for (size_t i = 0; i < sizeof(delta_attrs) / sizeof(delta_attrs[0]); i++) {
 		json_t *v = json_object_get(orig, delta_attrs[i]);
 
@@ -760,9 +763,8 @@ int watch_write_delta(struct watch *w, const char *policy_path, const char *out_
 		json_object_set_new(sf, "allowed", allowed);
 		/* merge intersects the required flags: [] when a request
 		 * lacked one */
-		json_object_set_new(sf, "required", !lacks_required && oreq ?
-							    json_deep_copy(oreq) :
-							    json_array());
+		json_object_set_new(sf, "required",
+				    !lacks_required && oreq ? json_deep_copy(oreq) : json_array());
 		json_object_set_new(d, "sqeFlags", sf);
 	} else {
 		/* no classic part: entries that allow the opcodes outright */
