@@ -216,6 +216,17 @@ if command -v qemu-img >/dev/null 2>&1 &&
 else
 	skip "qemu-img" "qemu-img (qemu-utils) with io_uring is not available here"
 fi
+if command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$work" && chmod 644 "$work/pol.json"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$T" run --audit "$work/pol.json" \
+		-- echo RAN 2>&1)
+	rc=$?
+	check "audit without root: exit 1, says why, the command does not run (got $rc)" \
+		sh -c '[ "$1" -eq 1 ] && case "$2" in *RAN*) exit 1 ;; *"needs root"*) exit 0 ;; *) exit 1 ;; esac' \
+		- "$rc" "$out"
+else
+	skip "audit without root" "no setpriv (util-linux)"
+fi
 # an instance whose owner (the pid in its name) is gone was left behind
 stale() {
 	for i in "$tracefs"/instances/iour-learn-*; do

@@ -604,6 +604,9 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 	learn_clean_stale();
 	rc = learn_setup_instance(4096);
 	if (rc) {
+		cli_msg("%s reads the kernel's io_uring tracepoints: it needs root and tracefs; "
+			"not running the command",
+			o->audit ? "--audit" : "--log-denials");
 		/* run's exit code: the watch could not be set up */
 		rc = CLI_FAIL;
 		goto fail;
