@@ -112,7 +112,8 @@ const char cli_help_run[] =
 "\n"
 "Exit status: COMMAND's (killed by a signal: the same signal); 1 if the\n"
 "policy could not be applied (or --hard refused it, or --existing-rings\n"
-"refuse found a ring); 2 on a usage error; 3 if POLICY cannot be read or is\n"
+"refuse found a ring, or --audit or --log-denials cannot read the\n"
+"tracepoints); 2 on a usage error; 3 if POLICY cannot be read or is\n"
 "not valid; 126 if COMMAND could not be executed, 127 if it was not found.\n";
 
 static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
