@@ -938,6 +938,10 @@ int cmd_run(int argc, char **argv)
 				_exit(CLI_FAIL);
 			run_exec_child(argv + optind);
 		}
+		/* as the broker: the command may not read or write this
+		 * unrestricted process (doc/security.md 3a) */
+		if (!x.allow_ptrace)
+			(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		rc = run_wait(pid);
 		run_watch_end();
 		rc = run_status(rc);
