@@ -77,7 +77,7 @@ struct watch {
 	bool have_failed; /* io_uring_req_failed exists */
 	bool flags_known; /* the submit tracepoint has the SQE flags */
 	bool fields;      /* the "fields" output format */
-	char note[256];
+	char note[256 + PATH_MAX];
 	/* the plan's restriction entries (audit) */
 	bool classic, companion;
 	bool op_ok[256], reg_ok[256], filtered[256];
@@ -641,6 +641,11 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 			 "ring: io_uring_register; ring-less register calls: no signal)" :
 			 "denials NOT logged: this kernel has no io_uring_req_failed tracepoint "
 			 "(register calls on a ring: io_uring_register)");
+	if (o->denials && w->have_failed && o->log_path) {
+		size_t n = strlen(w->note);
+
+		snprintf(w->note + n, sizeof(w->note) - n, " to %s", o->log_path);
+	}
 	snprintf(p, sizeof(p), "%s/trace_pipe", learn_inst);
 	w->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (w->fd < 0) {
