@@ -711,6 +711,9 @@ static int run_parse(int argc, char **argv, struct run_args *ra)
 				 "nothing is denied)");
 	if (ra->audit_out && !ra->audit)
 		return cli_usage("--audit-out needs --audit");
+	if (ra->audit_out && ra->path && !strcmp(ra->path, "-"))
+		return cli_usage("--audit-out needs POLICY as a file (the delta copies its "
+				 "attributes), not '-'");
 	if (ra->interval && !ra->audit && !ra->log_denials)
 		return cli_usage("--report-interval needs --audit or --log-denials");
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
