@@ -273,6 +273,7 @@ check-run:
 	$(Q)$(CI_STEP) 'filter proofs (z3: corpus and random policies, mutants)' $(SUBMAKE) prove
 	$(Q)$(CI_STEP) 'live tier (real kernel; skips say why)' $(SUBMAKE) check-live
 	$(Q)$(CI_STEP) 'learn (tracepoints, fio; needs root)' $(SUBMAKE) check-learn
+	$(Q)$(CI_STEP) 'audit mode and denial log (tracepoints, fio, qemu-img; needs root)' $(SUBMAKE) check-audit
 	$(Q)$(CI_STEP) 'merge (policy-file unions and refusals)' $(SUBMAKE) check-merge
 	$(Q)$(CI_STEP) 'OCI seccomp agent (runc, crun; needs root)' $(SUBMAKE) check-agent
 	$(Q)$(CI_STEP) 'container engines (containerd, Docker, podman where installed; needs root)' $(SUBMAKE) check-engines

@@ -46,3 +46,4 @@ bench-learn: tools
 	$(Q)python3 scripts/bench-merge.py $(O)/bench.json $(wildcard $(O)/bench.json) \
 		$(O)/bench/learn.json
 
+include mk/audit.mk

@@ -38,11 +38,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "watch.h"
 
 const char cli_help_run[] =
 "Usage: iour-restrict run POLICY [--best-effort | --soft | --hard]\n"
 "                         [--broker=auto|off] [--companion=enosys|eperm|off]\n"
 "                         [--existing-rings=close|refuse|keep] [--allow-ptrace]\n"
+"                         [--audit[=FILE] [--audit-out DELTA] |\n"
+"                          --log-denials[=FILE]] [--report-interval SEC]\n"
 "                         [-q|--quiet]\n"
 "                         -- COMMAND [ARG]...\n"
 "\n"
@@ -89,6 +92,19 @@ const char cli_help_run[] =
 "  --allow-ptrace         let COMMAND ptrace other processes of its uid, for\n"
 "                         debugging: it can then take unrestricted rings from\n"
 "                         them (the report line says so)\n"
+"  --audit[=FILE]         audit mode: NOTHING is enforced; COMMAND runs with\n"
+"                         unrestricted io_uring and every request, register\n"
+"                         call and ring setup the policy would deny on this\n"
+"                         kernel is reported (to FILE, or stderr), with\n"
+"                         counts, periodically and at exit (needs root and\n"
+"                         tracefs)\n"
+"  --audit-out DELTA      with --audit: write a policy file of what would be\n"
+"                         denied, which `merge` accepts with POLICY\n"
+"  --log-denials[=FILE]   log the requests and register calls the kernel\n"
+"                         denies (EACCES) to FILE, or stderr, as far as its\n"
+"                         tracepoints show them (the report line says)\n"
+"  --report-interval SEC  seconds between reports of --audit or\n"
+"                         --log-denials (default 10)\n"
 "  -q, --quiet            do not print the report line\n"
 "  -h, --help             show this help\n"
 "\n"
@@ -96,7 +112,8 @@ const char cli_help_run[] =
 "\n"
 "Exit status: COMMAND's (killed by a signal: the same signal); 1 if the\n"
 "policy could not be applied (or --hard refused it, or --existing-rings\n"
-"refuse found a ring); 2 on a usage error; 3 if POLICY cannot be read or is\n"
+"refuse found a ring, or --audit or --log-denials cannot read the\n"
+"tracepoints); 2 on a usage error; 3 if POLICY cannot be read or is\n"
 "not valid; 126 if COMMAND could not be executed, 127 if it was not found.\n";
 
 static const char *mechanism_str(unsigned int mech, char *buf, size_t len)
@@ -147,6 +164,7 @@ struct run_extra {
 	 * cannot be enforced), or NULL: the report's own decisions. */
 	const struct iour_report *plan_rep;
 	bool allow_ptrace;   /* --allow-ptrace: no peer guard */
+	const char *note;    /* the denial log's reach (watch_note()), or NULL */
 };
 
 /*
@@ -248,6 +266,8 @@ tail:
 	else if (x->mode == RUN_RINGS_CLOSE && x->rings > 0)
 		fprintf(stderr, "; %d inherited io_uring fd%s closed", x->rings,
 			x->rings == 1 ? "" : "s");
+	if (x->note)
+		fprintf(stderr, "; %s", x->note);
 	fputc('\n', stderr);
 }
 
@@ -312,6 +332,15 @@ static int recv_fd(int sock)
 }
 
 static volatile sig_atomic_t run_child;
+/* The request watch of --log-denials (watch.h), ended when the command is. */
+static struct watch *run_watch;
+
+static void run_watch_end(void)
+{
+	watch_stop(run_watch);
+	watch_free(run_watch);
+	run_watch = NULL;
+}
 
 /* The broker passes signals on to the command, which it no longer is.  A
  * terminal's SIGINT/SIGQUIT (si_code SI_KERNEL) reached the command's
@@ -490,6 +519,7 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 		close(pidfd);
 	}
 	run_child = 0;
+	run_watch_end();
 	iour_broker__free(b); /* from now on io_uring_setup fails with ENOSYS */
 	if (WIFSIGNALED(st)) {
 		int sig = WTERMSIG(st);
@@ -501,7 +531,54 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
 }
 
-enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS, O_PTRACE };
+/* Waits for the command's process @pid, passing signals on (run_forward);
+ * its wait status. */
+static int run_wait(pid_t pid)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	int st = 0;
+
+	run_child = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	run_child = 0;
+	return st;
+}
+
+/* The command's exit status from wait status @st; killed by a signal,
+ * this process dies of the same signal. */
+static int run_status(int st)
+{
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
+}
+
+/* Executes the command in this (forked) process; never returns. */
+static void run_exec_child(char **cmd)
+{
+	int err;
+
+	execvp(cmd[0], cmd);
+	err = errno;
+	cli_fail(-err, "cannot execute '%s'", cmd[0]);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+enum { O_BEST = 256, O_SOFT, O_HARD, O_COMPANION, O_BROKER, O_RINGS, O_PTRACE, O_AUDIT,
+       O_AUDIT_OUT, O_LOG_DENIALS, O_INTERVAL };
 
 /* run's command line: POLICY and the policy file's settings it overrides. */
 struct run_args {
@@ -509,6 +586,9 @@ struct run_args {
 	int compat, companion; /* -1: as the policy file says */
 	bool quiet, broker, allow_ptrace;
 	enum run_rings mode;
+	bool audit, log_denials;
+	const char *audit_out, *denial_path;
+	unsigned interval; /* seconds between the watch's reports */
 };
 
 /* Handles one option; returns 0, -1 after --help, or an exit code. */
@@ -554,6 +634,27 @@ static int run_option(struct run_args *ra, int c, const char *arg, char **argv)
 	case O_PTRACE:
 		ra->allow_ptrace = true;
 		return 0;
+	case O_AUDIT:
+		ra->audit = true;
+		ra->denial_path = arg;
+		return 0;
+	case O_AUDIT_OUT:
+		ra->audit_out = arg;
+		return 0;
+	case O_LOG_DENIALS:
+		ra->log_denials = true;
+		ra->denial_path = arg;
+		return 0;
+	case O_INTERVAL: {
+		uint64_t v;
+
+		if (cli_parse_u64(arg, &v) || v < 1 || v > 86400)
+			return cli_usage("--report-interval: '%s' is not a number of seconds "
+					 "from 1 to 86400",
+					 arg);
+		ra->interval = (unsigned)v;
+		return 0;
+	}
 	case 'q':
 		ra->quiet = true;
 		return 0;
@@ -577,6 +678,10 @@ static int run_parse(int argc, char **argv, struct run_args *ra)
 		{ "broker", required_argument, NULL, O_BROKER },
 		{ "existing-rings", required_argument, NULL, O_RINGS },
 		{ "allow-ptrace", no_argument, NULL, O_PTRACE },
+		{ "audit", optional_argument, NULL, O_AUDIT },
+		{ "audit-out", required_argument, NULL, O_AUDIT_OUT },
+		{ "log-denials", optional_argument, NULL, O_LOG_DENIALS },
+		{ "report-interval", required_argument, NULL, O_INTERVAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -601,6 +706,16 @@ static int run_parse(int argc, char **argv, struct run_args *ra)
 	if (!ra->path)
 		return cli_usage("no policy file given (iour-restrict run POLICY [options] -- "
 				 "COMMAND [ARG]...)");
+	if (ra->audit && ra->log_denials)
+		return cli_usage("--audit and --log-denials exclude each other (in audit mode "
+				 "nothing is denied)");
+	if (ra->audit_out && !ra->audit)
+		return cli_usage("--audit-out needs --audit");
+	if (ra->audit_out && ra->path && !strcmp(ra->path, "-"))
+		return cli_usage("--audit-out needs POLICY as a file (the delta copies its "
+				 "attributes), not '-'");
+	if (ra->interval && !ra->audit && !ra->log_denials)
+		return cli_usage("--report-interval needs --audit or --log-denials");
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return cli_usage("no command given: put it after '--' (iour-restrict run POLICY "
 				 "[options] -- COMMAND [ARG]...)");
@@ -708,6 +823,55 @@ static int run_apply_task(const struct iour_plan *plan, const char *cmd, bool qu
 	return err ? CLI_FAIL : 0;
 }
 
+/*
+ * Audit mode (doc/cli.md, "run"): the command runs with unrestricted
+ * io_uring (no broker, no task restrictions, no companion) while the
+ * watch reports what @plan, the plan run would apply, would deny.
+ * Returns the command's status.
+ */
+static int run_audit(const struct run_args *ra, const struct iour_plan *plan, char **cmd,
+		     struct run_extra *x)
+{
+	struct watch_opts wo = { .audit = true, .plan = plan,
+				 .broker = run_wants_broker(plan, x->broker_view),
+				 .log_path = ra->denial_path, .interval = ra->interval };
+	struct utsname u;
+	pid_t pid;
+	int rc, st;
+
+	rc = watch_start(&wo, &run_watch);
+	if (rc)
+		return rc;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "an unknown kernel");
+	if (!ra->quiet)
+		fprintf(stderr,
+			CLI_PROG ": on Linux %s: %s: the command runs with unrestricted io_uring; "
+				 "what the policy would deny (mechanism %s) is reported %s%s every "
+				 "%u s and at exit%s\n",
+			u.release, watch_note(run_watch), cli_mech_name(x->view),
+			ra->denial_path ? "to " : "on stderr", ra->denial_path ? ra->denial_path : "",
+			ra->interval ? ra->interval : 10,
+			x->rings > 0 ? "; inherited io_uring fds closed" : "");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = cli_fail(-errno, "fork");
+		run_watch_end();
+		return rc;
+	}
+	if (pid == 0)
+		run_exec_child(cmd);
+	st = run_wait(pid);
+	watch_stop(run_watch);
+	if (ra->audit_out && watch_write_delta(run_watch, ra->path, ra->audit_out) == 0 &&
+	    !ra->quiet)
+		cli_msg("the policy delta is in %s ('" CLI_PROG " merge -o OUT %s %s' adds it)",
+			ra->audit_out, ra->path, ra->audit_out);
+	run_watch_end();
+	return run_status(st);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args ra = { .compat = -1, .companion = -1, .broker = true,
@@ -732,6 +896,21 @@ int cmd_run(int argc, char **argv)
 	rc = run_plan(&ra, pol, &plan, &x);
 	if (rc)
 		goto out;
+	if (ra.audit) {
+		rc = existing_rings(x.mode, &x.rings);
+		if (!rc)
+			rc = run_audit(&ra, plan, argv + optind, &x);
+		goto out;
+	}
+	if (ra.log_denials) {
+		struct watch_opts wo = { .denials = true, .log_path = ra.denial_path,
+					 .interval = ra.interval };
+
+		rc = watch_start(&wo, &run_watch);
+		if (rc)
+			goto out;
+		x.note = watch_note(run_watch);
+	}
 	if (run_wants_broker(plan, x.broker_view)) {
 		/* Before task restrictions: the ring broker. */
 		x.broker = true;
@@ -746,6 +925,31 @@ int cmd_run(int argc, char **argv)
 	rc = existing_rings(x.mode, &x.rings);
 	if (rc)
 		goto out;
+	if (run_watch) {
+		/* the denial log needs a process that outlives the command's
+		 * exec: the command runs in a child */
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			rc = cli_fail(-errno, "fork");
+			goto out;
+		}
+		if (pid == 0) {
+			if (run_apply_task(plan, argv[optind], ra.quiet, comp_val, &x))
+				_exit(CLI_FAIL);
+			run_exec_child(argv + optind);
+		}
+		/* as the broker: the command may not read or write this
+		 * unrestricted process (doc/security.md 3a) */
+		if (!x.allow_ptrace)
+			(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		rc = run_wait(pid);
+		run_watch_end();
+		rc = run_status(rc);
+		goto out;
+	}
 	rc = run_apply_task(plan, argv[optind], ra.quiet, comp_val, &x);
 	if (rc)
 		goto out;
@@ -756,6 +960,7 @@ int cmd_run(int argc, char **argv)
 	cli_fail(-err, "cannot execute '%s'", argv[optind]);
 	return err == ENOENT ? 127 : 126;
 out:
+	run_watch_end();
 	iour_plan__free(plan);
 	iour_policy__free(pol);
 	return rc;

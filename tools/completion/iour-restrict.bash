@@ -76,8 +76,10 @@ _iour_restrict()
     local opts=""
     case $cmd in
         run)
-            opts="--best-effort --soft --hard --broker= --companion= --existing-rings= --allow-ptrace --quiet --help --"
+            opts="--best-effort --soft --hard --broker= --companion= --existing-rings= --allow-ptrace --audit --audit= --audit-out --log-denials --log-denials= --report-interval --quiet --help --"
             case $prev in
+                --audit-out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --report-interval) return ;;
                 --companion) COMPREPLY=($(compgen -W "enosys eperm off" -- "$cur")); return ;;
                 --broker) COMPREPLY=($(compgen -W "auto off" -- "$cur")); return ;;
                 --existing-rings) COMPREPLY=($(compgen -W "close refuse keep" -- "$cur")); return ;;
@@ -92,6 +94,10 @@ _iour_restrict()
             fi
             if [[ $cur == --existing-rings=* ]]; then
                 COMPREPLY=($(compgen -P --existing-rings= -W "close refuse keep" -- "${cur#--existing-rings=}"))
+                return
+            fi
+            if [[ $cur == --audit=* || $cur == --log-denials=* ]]; then
+                COMPREPLY=($(compgen -P "${cur%%=*}=" -f -- "${cur#*=}"))
                 return
             fi ;;
         compile)
