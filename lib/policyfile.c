@@ -636,10 +636,10 @@ static const char *const cond_keys[] = { "comment", "field", "op",   "value",
  * CONNECT.  doc/iouring-restrict.7.md, "WHAT IT CANNOT RESTRICT". */
 static const char *unexposed_field_hint(const char *name)
 {
-	static const char *const paths[] = { "path", "pathname", "filename", "file", "dir",
-					     "oldpath", "newpath", "name", NULL };
-	static const char *const addrs[] = { "addr", "addr4", "addr6", "address", "port",
-					     "sockaddr", NULL };
+	static const char *const paths[] = { "path",    "pathname", "filename", "file", "dir",
+					     "oldpath", "newpath",  "name",     NULL };
+	static const char *const addrs[] = { "addr", "addr4",    "addr6", "address",
+					     "port", "sockaddr", NULL };
 	const char *last = strrchr(name, '.');
 	size_t i;
 
