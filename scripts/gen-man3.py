@@ -40,9 +40,16 @@ TYPE_RE = re.compile(r"\b(struct|enum)\s+(iour_\w+)")
 DECL_RE = re.compile(r"^IOUR_API\b[^;{]*?\b([A-Za-z_]\w*)\s*\(", re.M)
 
 
-# The library's opaque handles: declared, never defined, in the headers.
-OPAQUE = ("iour_ruleset", "iour_filter", "iour_prog", "iour_policy", "iour_plan",
-          "iour_report", "iour_broker")
+def opaque_structs(headers):
+    """The library's opaque handles: structs the headers declare
+    (`struct iour_plan;`) and never define."""
+    declared, defined = set(), set()
+    for h in headers:
+        with open(h, encoding="utf-8") as f:
+            src = f.read()
+        declared.update(re.findall(r"^struct\s+(iour_\w+)\s*;", src, re.M))
+        defined.update(re.findall(r"^struct\s+(iour_\w+)\s*\{", src, re.M))
+    return declared - defined
 
 
 def public_functions(header):
@@ -259,9 +266,6 @@ class Types:
                     ss.text = ""
             words.append(" ".join(el.itertext()))
         text = " ".join(words)
-        for kind, name in TYPE_RE.findall(text):
-            if kind == "enum":
-                add(kind, name)
         for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", text):
             e = self.value_enum.get(w)
             if e:
@@ -435,9 +439,8 @@ def render(member, header, family, filedoc=None, types=None, problems=None):
     if types is not None:
         tlines, missing = types.render(member, r)
         out += tlines
-        opaque = set(OPAQUE)
         for t in missing:
-            if t not in opaque:
+            if t not in types.opaque:
                 problems.append("%s: struct %s has no members in doxygen's XML" % (name, t))
     if returns:
         out.append(".SH RETURN VALUE")
@@ -500,6 +503,7 @@ def main(argv):
     os.makedirs(outdir, exist_ok=True)
     missing, problems = [], []
     types = Types(xmldir)
+    types.opaque = opaque_structs(headers)
     for h in headers:
         family = public_functions(h)
         for name in family:
