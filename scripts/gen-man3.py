@@ -217,7 +217,7 @@ class Types:
     """The structs and enums of the headers, from doxygen's XML."""
 
     def __init__(self, xmldir):
-        self.structs, self.enums, self.value_enum = {}, {}, {}
+        self.structs, self.enums, self.value_enum, self.defines = {}, {}, {}, {}
         for fn in os.listdir(xmldir):
             if not fn.endswith(".xml"):
                 continue
@@ -228,6 +228,8 @@ class Types:
                         m for m in cd.iter("memberdef") if m.get("kind") == "variable"]
             if fn.endswith("_8h.xml"):
                 for m in root.iter("memberdef"):
+                    if m.get("kind") == "define" and m.findtext("name"):
+                        self.defines[m.findtext("name")] = m
                     if m.get("kind") == "enum" and m.findtext("name"):
                         self.enums[m.findtext("name")] = m
                         for ev in m.findall("enumvalue"):
@@ -270,23 +272,36 @@ class Types:
             e = self.value_enum.get(w)
             if e:
                 add("enum", e)
-        # one level down: the structs a struct's members point to, the
-        # enums its members name, and the enums an enum's values name (an
-        # attribute's values)
-        for kind, name in list(seen):
+            elif w in self.defines:
+                add("define", w)
+        # and what those name in turn: the structs a struct's members point
+        # to, the enums its members name, the enums an enum's values name
+        # (an attribute's values), and the macros either names
+        i = 0
+        while i < len(seen):
+            kind, name = seen[i]
+            i += 1
             if kind == "struct":
                 for m in self.structs.get(name, []):
                     for k2, n2 in TYPE_RE.findall(text_of(m.find("type"))):
                         if k2 == "struct":
                             add(k2, n2)
-                    for k2, n2 in TYPE_RE.findall(" ".join(m.itertext())):
+                    mtext = " ".join(m.itertext())
+                    for k2, n2 in TYPE_RE.findall(mtext):
                         if k2 == "enum" and n2 in self.enums:
                             add(k2, n2)
+                    for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", mtext):
+                        if w in self.defines:
+                            add("define", w)
             elif name in self.enums:
                 for ev in self.enums[name].findall("enumvalue"):
-                    for k2, n2 in TYPE_RE.findall(" ".join(ev.itertext())):
+                    etext = " ".join(ev.itertext())
+                    for k2, n2 in TYPE_RE.findall(etext):
                         if k2 == "enum" and n2 in self.enums:
                             add(k2, n2)
+                    for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", etext):
+                        if w in self.defines:
+                            add("define", w)
         return seen
 
     def render(self, member, r):
@@ -304,6 +319,8 @@ class Types:
                     out.append(".TP")
                     out.append("\\fB%s\\fP" % esc(re.sub(r"\*\s+", "*", decl).replace("* ", "*")))
                     out.append(self.doc(m, r) or "(undocumented)")
+            elif kind == "define":
+                continue
             elif name in self.enums:
                 e = self.enums[name]
                 out.append('.SS "enum %s"' % name)
@@ -314,6 +331,19 @@ class Types:
                     out.append("\\fB%s\\fP%s" % (ev.findtext("name"),
                                                   (" " + esc(init)) if init else ""))
                     out.append(self.doc(ev, r) or "(undocumented)")
+        # the documented macros the text names (flags, limits, IOUR_KVER())
+        macros = [n for k, n in self.wanted(member) if k == "define" and self.doc(self.defines[n], r)]
+        if macros:
+            out.append('.SS "Constants and macros"')
+            for n in macros:
+                d = self.defines[n]
+                params = [p.findtext("defname") for p in d.findall("param")]
+                head = n + ("(%s)" % ", ".join(params) if d.find("param") is not None else "")
+                init = text_of(d.find("initializer"))
+                out.append(".TP")
+                out.append("\\fB%s\\fP%s" % (head, (" " + esc(init)) if init and not params
+                                              and len(init) < 40 else ""))
+                out.append(self.doc(self.defines[n], r))
         return out, missing
 
     @staticmethod
