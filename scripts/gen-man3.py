@@ -15,9 +15,10 @@ family) and iouring-restrict(7).
 
 Each page also gives, from doxygen's XML of the headers:
 - the members of every struct it takes or returns (and of the structs
-  those point to), and the values of every enum it takes, returns or names
+  those point to), the values of every enum it takes, returns or names
   in its description (an enum's value such as IOUR_POLICY_ATTR_COMPAT
-  names the enum);
+  names the enum), and the documented macros those texts name (flags,
+  limits, IOUR_KVER());
 - an EXAMPLES section: a program of doc/examples/man3/ that calls the
   function (the one named after the function's header if it does, else
   the shortest), which `make check-man-examples` compiles, links and runs.
