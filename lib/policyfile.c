@@ -631,6 +631,30 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 static const char *const cond_keys[] = { "comment", "field", "op",   "value",
 					 "values",  "range", "mask", NULL };
 
+/* A field name the kernel's filters have no field for, and another
+ * mechanism covers: a path (Landlock), or an address of a request other than
+ * CONNECT.  doc/iouring-restrict.7.md, "WHAT IT CANNOT RESTRICT". */
+static const char *unexposed_field_hint(const char *name)
+{
+	static const char *const paths[] = { "path",    "pathname", "filename", "file", "dir",
+					     "oldpath", "newpath",  "name",     NULL };
+	static const char *const addrs[] = { "addr", "addr4",    "addr6", "address",
+					     "port", "sockaddr", NULL };
+	const char *last = strrchr(name, '.');
+	size_t i;
+
+	last = last ? last + 1 : name;
+	for (i = 0; paths[i]; i++)
+		if (!strcasecmp(last, paths[i]))
+			return "the kernel's filters see no paths: use Landlock, "
+			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
+	for (i = 0; addrs[i]; i++)
+		if (!strcasecmp(last, addrs[i]) && strncasecmp(name, "connect.", 8))
+			return "the kernel's filters see CONNECT's address only: "
+			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
+	return NULL;
+}
+
 /* Parses args[i] into c (set memory in *set, owned by the caller). */
 static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **set)
 {
@@ -656,8 +680,12 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 	f = find_field(fname);
 	if (!f) {
 		char names[IOUR__SCHEMA_FIELD_NAMES_SIZE];
-		size_t n = iour__schema_field_names(names, sizeof(names), false);
+		const char *hint = unexposed_field_hint(fname);
+		size_t n;
 
+		if (hint)
+			return iour__pf_fail(l, "unknown field \"%s\": %s", fname, hint);
+		n = iour__schema_field_names(names, sizeof(names), false);
 		/* every name if the message holds them, else the groups */
 		if (strlen(fname) + n + sizeof("unknown field \"\" (fields: )") >
 		    IOUR_LOAD_ERROR_MSG)

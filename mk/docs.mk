@@ -24,8 +24,12 @@
 #                  library's request schema, and doc/policy.schema.json's
 #                  field enum is what `make generate` writes
 #                  (scripts/check-schema-docs.py)
-#   check-docs     check-man, check-tutorial, check-errsets and
-#                  check-schema-docs (the step of `make check`)
+#   check-man-examples  builds every program of doc/examples/man3/ (the
+#                  EXAMPLES of the section 3 pages) against the library and
+#                  runs each once (scripts/check-man-examples.sh)
+#   check-docs     check-man, check-man-examples, check-tutorial,
+#                  check-errsets and check-schema-docs (the step of
+#                  `make check`)
 
 MANDIR ?= $(prefix)/share/man
 MAN_HDRS := $(sort $(wildcard include/iouring_restrict/*.h))
@@ -41,16 +45,22 @@ MAN7_PAGES := $(MAN_OUT)/man7/iouring-restrict.7
 # uninstall, so that it needs neither doxygen nor a build.
 MAN3_NAMES = $(shell python3 scripts/gen-man3.py --list $(MAN_HDRS))
 
+# The programs the section 3 pages show (scripts/gen-man3.py picks, for
+# each function, one that calls it).
+MAN3_EXAMPLE_SRCS := $(sort $(wildcard doc/examples/man3/*.c))
+MAN3_EXAMPLES := $(patsubst doc/examples/man3/%.c,$(O)/examples/man3/%,$(MAN3_EXAMPLE_SRCS))
+
 TUTORIAL_SRCS := $(sort $(wildcard examples/tutorial/*.c))
 TUTORIAL := $(patsubst examples/tutorial/%.c,$(O)/examples/tutorial/%,$(TUTORIAL_SRCS))
 
-.PHONY: man check-man tutorial check-tutorial check-errsets check-schema-docs check-docs
+.PHONY: man check-man check-man-examples tutorial check-tutorial check-errsets check-schema-docs \
+	check-docs
 
 man: $(MAN3_STAMP) $(MAN1_PAGES) $(MAN7_PAGES)
 
 # doxygen's XML of the headers alone (the HTML run of `make doc` checks the
 # warnings), then one page per function.
-$(MAN3_STAMP): $(MAN_HDRS) doc/Doxyfile scripts/gen-man3.py
+$(MAN3_STAMP): $(MAN_HDRS) doc/Doxyfile scripts/gen-man3.py $(MAN3_EXAMPLE_SRCS)
 	$(Q)$(NEED) doxygen:doxygen python3:python3
 	$(call msg,GEN,$(MAN_OUT)/man3)
 	$(Q)rm -rf $(O)/man-xml $(MAN_OUT)/man3 && mkdir -p $(O)/man-xml $(MAN_OUT)/man3
@@ -78,6 +88,15 @@ check-man: man
 	$(Q)CLI_SRC=tools/iour-restrict.c CLI_BIN=$(O)/tools/iour-restrict \
 		scripts/check-man.sh $(MAN_OUT) $(MAN_HDRS)
 
+$(O)/examples/man3/%: doc/examples/man3/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -L$(O) -Wl,-rpath,'$$ORIGIN/../..' \
+		-liouring-restrict -luring $(LDFLAGS)
+
+check-man-examples: $(MAN3_EXAMPLES)
+	$(Q)scripts/check-man-examples.sh $(O)/examples/man3 $(MAN3_EXAMPLES)
+
 tutorial: $(TUTORIAL)
 $(O)/examples/tutorial/%: examples/tutorial/%.c $(SHARED_LIB) $(SHARED_DEV) $(HDRS)
 	$(call msg,CC,$@)
@@ -97,4 +116,4 @@ check-schema-docs: $(SHARED_LIB) $(SHARED_DEV)
 	$(call msg,CHECK,schema lists of the docs (scripts/check-schema-docs.py))
 	$(Q)python3 scripts/check-schema-docs.py --build $(O)
 
-check-docs: check-man check-tutorial check-errsets check-schema-docs
+check-docs: check-man check-man-examples check-tutorial check-errsets check-schema-docs

@@ -9,7 +9,8 @@
 #   ALSO naming iour-restrict(1) and iouring-restrict(7), and
 #   iour-restrict(1) names it in its SEE ALSO;
 # - every page has NAME, SYNOPSIS and DESCRIPTION; a section 3 page of a
-#   function that returns a value has RETURN VALUE and SEE ALSO;
+#   function that returns a value has RETURN VALUE and SEE ALSO, and every
+#   section 3 page has EXAMPLES showing a program that calls the function;
 # - every page renders with `man --warnings -l` (groff's warnings, at 80
 #   columns) without a single warning.
 # Usage: [CLI_SRC=FILE] [CLI_BIN=TOOL] check-man.sh MANOUT HEADER...
@@ -82,6 +83,11 @@ for p in "$out"/man1/*.1 "$out"/man3/*.3 "$out"/man7/*.7; do
 		if ! grep -A2 '^\.SH SYNOPSIS' "$p" | grep -q '#include <iouring_restrict/'; then
 			bad "$p does not name its header"
 		fi
+		# EXAMPLES: a program (doc/examples/man3/, built and run by
+		# check-man-examples) that calls the page's function
+		f=$(basename "$p" .3)
+		sed -n '/^\.SH EXAMPLES$/,/^\.SH/p' "$p" | grep -q "\\b$f *(" ||
+			bad "$p has no EXAMPLES section with a program that calls $f()"
 		if ! grep -q '^\\fBvoid iour' "$p"; then
 			grep -q '^\.SH RETURN VALUE$' "$p" || bad "$p has no RETURN VALUE"
 		fi

@@ -12,7 +12,20 @@ function doxygen missed is still listed: scripts/check-man.sh compares it
 with the pages written.  New functions and new headers are picked up by
 themselves; SEE ALSO names the other functions of the same header (the
 family) and iouring-restrict(7).
+
+Each page also gives, from doxygen's XML of the headers:
+- the members of every struct it takes or returns (and of the structs
+  those point to), the values of every enum it takes, returns or names
+  in its description (an enum's value such as IOUR_POLICY_ATTR_COMPAT
+  names the enum), and the documented macros those texts name (flags,
+  limits, IOUR_KVER());
+- an EXAMPLES section: a program of doc/examples/man3/ that calls the
+  function (the one named after the function's header if it does, else
+  the shortest), which `make check-man-examples` compiles, links and runs.
+A page without an example, or a struct named in a SYNOPSIS without its
+members (other than the library's opaque handles), fails the generation.
 """
+import copy
 import os
 import re
 import sys
@@ -22,7 +35,22 @@ DATE = "2026"
 SOURCE = "libiouring-restrict"
 MANUAL = "libiouring-restrict Manual"
 
+EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "doc",
+                            "examples", "man3")
+TYPE_RE = re.compile(r"\b(struct|enum)\s+(iour_\w+)")
 DECL_RE = re.compile(r"^IOUR_API\b[^;{]*?\b([A-Za-z_]\w*)\s*\(", re.M)
+
+
+def opaque_structs(headers):
+    """The library's opaque handles: structs the headers declare
+    (`struct iour_plan;`) and never define."""
+    declared, defined = set(), set()
+    for h in headers:
+        with open(h, encoding="utf-8") as f:
+            src = f.read()
+        declared.update(re.findall(r"^struct\s+(iour_\w+)\s*;", src, re.M))
+        defined.update(re.findall(r"^struct\s+(iour_\w+)\s*\{", src, re.M))
+    return declared - defined
 
 
 def public_functions(header):
@@ -186,7 +214,182 @@ def text_of(el):
     return "".join(el.itertext()).strip() if el is not None else ""
 
 
-def render(member, header, family, filedoc=None):
+class Types:
+    """The structs and enums of the headers, from doxygen's XML."""
+
+    def __init__(self, xmldir):
+        self.structs, self.enums, self.value_enum, self.defines = {}, {}, {}, {}
+        for fn in os.listdir(xmldir):
+            if not fn.endswith(".xml"):
+                continue
+            root = ET.parse(os.path.join(xmldir, fn)).getroot()
+            for cd in root.iter("compounddef"):
+                if cd.get("kind") == "struct":
+                    self.structs[cd.findtext("compoundname")] = [
+                        m for m in cd.iter("memberdef") if m.get("kind") == "variable"]
+            if fn.endswith("_8h.xml"):
+                for m in root.iter("memberdef"):
+                    if m.get("kind") == "define" and m.findtext("name"):
+                        self.defines[m.findtext("name")] = m
+                    if m.get("kind") == "enum" and m.findtext("name"):
+                        self.enums[m.findtext("name")] = m
+                        for ev in m.findall("enumvalue"):
+                            self.value_enum[ev.findtext("name")] = m.findtext("name")
+
+    def wanted(self, member):
+        """(kind, name) of the types the function takes, returns or names."""
+        seen = []
+
+        def add(kind, name):
+            if (kind, name) not in seen:
+                seen.append((kind, name))
+
+        for el in [member.find("type")] + [p.find("type") for p in member.findall("param")]:
+            for kind, name in TYPE_RE.findall(text_of(el)):
+                add(kind, name)
+        # "enum iour_x" anywhere in the text ("@return an enum iour_status
+        # value"); enum values only where the description and the
+        # parameters name them (RETURN VALUE's IOUR_ERRNO__* would add the
+        # error enum to every page)
+        for part in ("briefdescription", "detaileddescription"):
+            el = member.find(part)
+            for kind, name in TYPE_RE.findall(" ".join(el.itertext()) if el is not None else ""):
+                if kind == "enum":
+                    add(kind, name)
+        words = []
+        for part in ("briefdescription", "detaileddescription"):
+            el = member.find(part)
+            if el is None:
+                continue
+            el = copy.deepcopy(el)
+            for ss in el.iter("simplesect"):
+                if ss.get("kind") == "return":
+                    for sub in list(ss):
+                        ss.remove(sub)
+                    ss.text = ""
+            words.append(" ".join(el.itertext()))
+        text = " ".join(words)
+        for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", text):
+            e = self.value_enum.get(w)
+            if e:
+                add("enum", e)
+            elif w in self.defines:
+                add("define", w)
+        # and what those name in turn: the structs a struct's members point
+        # to, the enums its members name, the enums an enum's values name
+        # (an attribute's values), and the macros either names
+        i = 0
+        while i < len(seen):
+            kind, name = seen[i]
+            i += 1
+            if kind == "struct":
+                for m in self.structs.get(name, []):
+                    for k2, n2 in TYPE_RE.findall(text_of(m.find("type"))):
+                        if k2 == "struct":
+                            add(k2, n2)
+                    mtext = " ".join(m.itertext())
+                    for k2, n2 in TYPE_RE.findall(mtext):
+                        if k2 == "enum" and n2 in self.enums:
+                            add(k2, n2)
+                    for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", mtext):
+                        if w in self.defines:
+                            add("define", w)
+            elif name in self.enums:
+                for ev in self.enums[name].findall("enumvalue"):
+                    etext = " ".join(ev.itertext())
+                    for k2, n2 in TYPE_RE.findall(etext):
+                        if k2 == "enum" and n2 in self.enums:
+                            add(k2, n2)
+                    for w in re.findall(r"\b[A-Z][A-Z0-9_]+\b", etext):
+                        if w in self.defines:
+                            add("define", w)
+        return seen
+
+    def render(self, member, r):
+        out, missing = [], []
+        for kind, name in self.wanted(member):
+            if kind == "struct":
+                if name not in self.structs:
+                    missing.append(name)
+                    continue
+                out.append('.SS "struct %s"' % name)
+                out.append("Members, in order:")
+                for m in self.structs[name]:
+                    decl = "%s %s%s" % (text_of(m.find("type")), m.findtext("name"),
+                                        m.findtext("argsstring") or "")
+                    out.append(".TP")
+                    out.append("\\fB%s\\fP" % esc(re.sub(r"\*\s+", "*", decl).replace("* ", "*")))
+                    out.append(self.doc(m, r) or "(undocumented)")
+            elif kind == "define":
+                continue
+            elif name in self.enums:
+                e = self.enums[name]
+                out.append('.SS "enum %s"' % name)
+                out.append("Values:")
+                for ev in e.findall("enumvalue"):
+                    init = text_of(ev.find("initializer"))
+                    out.append(".TP")
+                    out.append("\\fB%s\\fP%s" % (ev.findtext("name"),
+                                                  (" " + esc(init)) if init else ""))
+                    out.append(self.doc(ev, r) or "(undocumented)")
+        # the documented macros the text names (flags, limits, IOUR_KVER())
+        macros = [n for k, n in self.wanted(member) if k == "define" and self.doc(self.defines[n], r)]
+        if macros:
+            out.append('.SS "Constants and macros"')
+            for n in macros:
+                d = self.defines[n]
+                params = [p.findtext("defname") for p in d.findall("param")]
+                head = n + ("(%s)" % ", ".join(params) if d.find("param") is not None else "")
+                init = text_of(d.find("initializer"))
+                out.append(".TP")
+                out.append("\\fB%s\\fP%s" % (head, (" " + esc(init)) if init and not params
+                                              and len(init) < 40 else ""))
+                out.append(self.doc(self.defines[n], r))
+        return out, missing
+
+    @staticmethod
+    def doc(el, r):
+        paras = []
+        for part in ("briefdescription", "detaileddescription"):
+            d = el.find(part)
+            if d is not None:
+                paras += [r.para(p) for p in d.findall("para")]
+        return "\n.IP\n".join(p for p in paras if p)
+
+
+def find_example(name, header):
+    """The example program for function NAME: doc/examples/man3/H.c for
+    header H.h if it calls NAME, else the shortest one that does."""
+    call = re.compile(r"\b%s\s*\(" % re.escape(name))
+    found = []
+    for fn in sorted(os.listdir(EXAMPLES_DIR)):
+        if not fn.endswith(".c"):
+            continue
+        with open(os.path.join(EXAMPLES_DIR, fn), encoding="utf-8") as f:
+            src = f.read()
+        if call.search(src):
+            found.append((fn != os.path.basename(header)[:-2] + ".c", src.count("\n"), fn, src))
+    return min(found)[2:] if found else (None, None)
+
+
+def render_example(fn, src):
+    out = [".SH EXAMPLES",
+           "The program \\fIdoc/examples/man3/%s\\fP of the source tree "
+           "(\\fBmake check\\-man\\-examples\\fP compiles, links and runs it):" % esc(fn),
+           ".PP", ".RS 4", ".EX"]
+    for line in src.rstrip("\n").split("\n"):
+        if line.startswith("/* SPDX"):
+            continue
+        line = line.expandtabs(4).rstrip()
+        line = line.replace("\\", "\\e").replace("-", "\\-")
+        if not line or line.startswith((".", "'")):
+            line = "\\&" + line
+        out.append(line)
+    out += [".EE", ".RE"]
+    return out
+
+
+def render(member, header, family, filedoc=None, types=None, problems=None):
     r = Roff()
     name = member.findtext("name")
     rtype = text_of(member.find("type"))
@@ -264,6 +467,12 @@ def render(member, header, family, filedoc=None):
             out.append(".TP")
             out.append("\\fI%s\\fP" % esc(pn))
             out.append(body)
+    if types is not None:
+        tlines, missing = types.render(member, r)
+        out += tlines
+        for t in missing:
+            if t not in types.opaque:
+                problems.append("%s: struct %s has no members in doxygen's XML" % (name, t))
     if returns:
         out.append(".SH RETURN VALUE")
         for body in returns:
@@ -285,6 +494,12 @@ def render(member, header, family, filedoc=None):
             for p in fparas:
                 out.append(".PP")
                 out.append(p)
+    fn, src = find_example(name, header)
+    if fn is None:
+        if problems is not None:
+            problems.append("%s: no program of doc/examples/man3/ calls it" % name)
+    else:
+        out += render_example(fn, src)
     out.append(".SH SEE ALSO")
     others = [f for f in family if f != name]
     refs = ["\\fB%s\\fP(3)" % f for f in others] + ["\\fBiouring\\-restrict\\fP(7)"]
@@ -317,7 +532,9 @@ def main(argv):
             if m.get("kind") == "function":
                 members[m.findtext("name")] = m
     os.makedirs(outdir, exist_ok=True)
-    missing = []
+    missing, problems = [], []
+    types = Types(xmldir)
+    types.opaque = opaque_structs(headers)
     for h in headers:
         family = public_functions(h)
         for name in family:
@@ -328,9 +545,13 @@ def main(argv):
                 missing.append(name)
                 continue
             with open(os.path.join(outdir, name + ".3"), "w", encoding="utf-8") as f:
-                f.write(render(m, h, family, filedocs.get(os.path.basename(h))))
+                f.write(render(m, h, family, filedocs.get(os.path.basename(h)), types,
+                               problems))
     if missing:
         sys.stderr.write("gen-man3: no doxygen entry for: %s\n" % " ".join(missing))
+        return 1
+    if problems:
+        sys.stderr.write("".join("gen-man3: %s\n" % p for p in problems))
         return 1
     return 0
 

@@ -162,7 +162,8 @@ struct iour_broker_opts {
 	void *arg; /**< passed to @c on_ring */
 	/** iour_broker__new(): how long a worker may take to answer one call,
 	 *  in ms (0: 2000; at most 3600000).  Past it the worker is killed
-	 *  and the call answered -EFAULT or -ENOMEM (see above). */
+	 *  and the call answered -EFAULT or -ENOMEM ("Bounds" in the
+	 *  introduction of broker.h: NOTES, in the manual pages). */
 	uint32_t deadline_ms;
 	/** iour_broker__new(): workers of this broker at once (0: 4; at most
 	 *  1024); at the limit its callers wait. */
@@ -173,7 +174,8 @@ struct iour_broker_opts {
 	uint32_t process_workers;
 	/** iour_broker__new(): rings this broker's program may hold alive at
 	 *  once (0: no limit, and no cost); past it a call is answered
-	 *  -ENOMEM (see above; it may be passed by max_workers - 1). */
+	 *  -ENOMEM (it may be passed by max_workers - 1; "Bounds" in the
+	 *  introduction of broker.h: NOTES, in the manual pages). */
 	uint32_t max_rings;
 };
 /** @brief The last field of struct iour_broker_opts, up to which the library

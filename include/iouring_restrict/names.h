@@ -195,7 +195,7 @@ IOUR_API int iour_opcode_from_name(const char *name);
 
 /**
  * @brief **iour_opcode_name()** gives the short name of a request opcode.
- * @param op the opcode.
+ * @param op the opcode (enum iour_op).
  * @return a static string such as "READV"; NULL if the library does not
  *         know @p op (it is IOUR_OP__COUNT or larger).
  * @since 1.0
@@ -205,7 +205,7 @@ IOUR_API const char *iour_opcode_name(uint32_t op);
 /**
  * @brief **iour_opcode_since()** gives the kernel version that added a
  *        request opcode.
- * @param op the opcode.
+ * @param op the opcode (enum iour_op).
  * @return the version as IOUR_KVER(maj, min); -ENOENT if the library does
  *         not know @p op.
  * @since 1.0
@@ -263,7 +263,7 @@ IOUR_API int iour_register_op_from_name(const char *name);
 /**
  * @brief **iour_register_op_name()** gives the name of a register opcode
  *        without the "IORING_" prefix.
- * @param op the register opcode.
+ * @param op the register opcode (enum iour_register_op).
  * @return a static string such as "REGISTER_BUFFERS" or
  *         "UNREGISTER_FILES"; NULL if the library does not know @p op.
  * @since 1.0
@@ -273,7 +273,7 @@ IOUR_API const char *iour_register_op_name(uint32_t op);
 /**
  * @brief **iour_register_op_since()** gives the kernel version that added
  *        a register opcode.
- * @param op the register opcode.
+ * @param op the register opcode (enum iour_register_op).
  * @return the version as IOUR_KVER(maj, min); -ENOENT if the library does
  *         not know @p op.
  * @since 1.0
@@ -332,7 +332,7 @@ IOUR_API int iour_sqe_flag_from_name(const char *name);
 
 /**
  * @brief **iour_sqe_flag_name()** gives the short name of one SQE flag.
- * @param flag the flag's bit value (exactly one bit).
+ * @param flag the flag's bit value (exactly one bit of enum iour_sqe_flag).
  * @return a static string such as "ASYNC"; NULL if @p flag is not exactly
  *         one bit of IOUR_SQE__VALID.
  * @since 1.0
@@ -342,7 +342,7 @@ IOUR_API const char *iour_sqe_flag_name(uint32_t flag);
 /**
  * @brief **iour_sqe_flag_since()** gives the kernel version that added an
  *        SQE flag.
- * @param flag the flag's bit value (exactly one bit).
+ * @param flag the flag's bit value (exactly one bit of enum iour_sqe_flag).
  * @return the version as IOUR_KVER(maj, min); -ENOENT if @p flag is not
  *         exactly one bit of IOUR_SQE__VALID.
  * @since 1.0

@@ -131,7 +131,9 @@ struct iour_ring_create_opts {
  * #IOUR_RING_APPLY_NO_ENABLE, `IORING_REGISTER_ENABLE_RINGS`.  If the
  * registration fails, the ring stays disabled and unrestricted (the kernel
  * resets its state), so the call may be retried; if enabling fails, the
- * ring stays disabled and restricted.  See the SINGLE_ISSUER note above.
+ * ring stays disabled and restricted.  For `IORING_SETUP_SINGLE_ISSUER`
+ * rings, see "SINGLE_ISSUER rings" in the introduction of ring.h (NOTES,
+ * in the manual page).
  *
  * Thread-safe for different rings.
  * @param ring_fd the ring's file descriptor (a registered-ring index is

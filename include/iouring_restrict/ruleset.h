@@ -186,8 +186,8 @@ IOUR_API int iour_ruleset__deny_all_register_ops(struct iour_ruleset *rs);
  * than "all allowed, none required" restrict the SQE side even when every
  * opcode is allowed.
  * @param rs the set.
- * @param allowed mask of IOUR_SQE_* flags a request may carry; 0 allows
- *        none (beyond @p required).
+ * @param allowed mask of IOUR_SQE_* flags (enum iour_sqe_flag) a request
+ *        may carry; 0 allows none (beyond @p required).
  * @param required mask of IOUR_SQE_* flags every request must carry.
  * @return 0 on success; -EINVAL if @p rs is NULL or a mask has a bit
  *         outside IOUR_SQE__VALID (0x7f).
@@ -205,7 +205,7 @@ IOUR_API int iour_ruleset__set_sqe_flags(struct iour_ruleset *rs, uint32_t allow
  * @brief **iour_ruleset__sqe_op_allowed()** tells whether the set allows a
  *        request opcode (ignoring flags).
  * @param rs the set.
- * @param op the opcode.
+ * @param op the opcode (enum iour_op).
  * @return 1 if allowed (always so when the SQE side is unrestricted), 0 if
  *         not; -EINVAL if @p rs is NULL; -ERANGE if @p op >= IOUR_OP__COUNT.
  * @since 1.0
@@ -216,7 +216,7 @@ IOUR_API int iour_ruleset__sqe_op_allowed(const struct iour_ruleset *rs, uint32_
  * @brief **iour_ruleset__register_op_allowed()** tells whether the set
  *        allows a register opcode on an enabled ring.
  * @param rs the set.
- * @param op the register opcode.
+ * @param op the register opcode (enum iour_register_op).
  * @return 1 if allowed (always so when the register side is
  *         unrestricted), 0 if not; -EINVAL if @p rs is NULL; -ERANGE if
  *         @p op >= IOUR_REGISTER__COUNT.

@@ -291,6 +291,41 @@ Test(cli_schema, dotted_bare_and_uppercase_names_resolve)
 	}
 }
 
+/* A path, or an address of a request other than CONNECT, is no field of
+ * the kernel's: the message points to iouring-restrict(7)'s "WHAT IT
+ * CANNOT RESTRICT"; CONNECT's own address fields compile, and a field that
+ * is neither gets no such pointer. */
+Test(cli_schema, unexposed_fields_point_to_what_it_cannot_restrict)
+{
+	static const struct {
+		const char *op, *rule, *says;
+	} bad[] = {
+		{ "OPENAT", "path == 1", "see no paths" },
+		{ "OPENAT2", "open.filename == 1", "see no paths" },
+		{ "BIND", "port == 80", "CONNECT's address only" },
+		{ "BIND", "addr4 == 10.0.0.1", "CONNECT's address only" },
+		{ "ACCEPT", "addr == 1", "CONNECT's address only" },
+	};
+	struct out o;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o = filter((uint32_t)iour_opcode_from_name(bad[i].op), bad[i].rule, NULL);
+		cr_expect_eq(o.status, 2, "%s %s: %s", bad[i].op, bad[i].rule, o.text);
+		cr_expect(strstr(o.text, bad[i].says), "%s %s: %s", bad[i].op, bad[i].rule, o.text);
+		cr_expect(strstr(o.text, "iouring-restrict(7) WHAT IT CANNOT RESTRICT"), "%s", o.text);
+		free(o.text);
+	}
+	o = filter((uint32_t)iour_opcode_from_name("CONNECT"), "port == 443", NULL);
+	cr_expect_eq(o.status, 0, "%s", o.text);
+	free(o.text);
+	o = filter((uint32_t)iour_opcode_from_name("SOCKET"), "bogus == 1", NULL);
+	cr_expect_eq(o.status, 2, "%s", o.text);
+	cr_expect(strstr(o.text, "unknown field 'bogus'") && !strstr(o.text, "CANNOT RESTRICT"), "%s",
+		  o.text);
+	free(o.text);
+}
+
 /* Every named constant compiles to the program of its value, in upper and
  * lower case, on a field of its namespace that takes the value. */
 Test(cli_schema, constants_resolve_to_their_values)

@@ -224,6 +224,37 @@ Test(policyfile, unknown_field_lists_the_schema)
 			 "connect.port, connect.addr4, connect.addr6)");
 }
 
+/* A path, or the address of a request other than CONNECT, is no field of
+ * the kernel's: the message says so and points to iouring-restrict(7),
+ * "WHAT IT CANNOT RESTRICT" (instead of the list, which would not help). */
+Test(policyfile, unexposed_field_points_to_what_it_cannot_restrict)
+{
+	static const struct {
+		const char *field, *msg;
+	} cases[] = {
+		{ "open.path", "unknown field \"open.path\": the kernel's filters see no paths: "
+			       "use Landlock, iouring-restrict(7) WHAT IT CANNOT RESTRICT" },
+		{ "bind.port", "unknown field \"bind.port\": the kernel's filters see CONNECT's "
+			       "address only: iouring-restrict(7) WHAT IT CANNOT RESTRICT" },
+	};
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < IOUR_ARRAY_SIZE(cases); i++) {
+		struct iour_load_error e = { .sz = sizeof(e) };
+		struct iour_policy *p = NULL;
+
+		snprintf(text, sizeof(text),
+			 "{\"entries\":[{\"names\":[\"openat\"],\"action\":\"allow\","
+			 "\"args\":[{\"field\":\"%s\",\"op\":\"==\",\"value\":1}]}]}",
+			 cases[i].field);
+		cr_expect_eq(iour_policy__load_json(text, strlen(text), NULL, &p, &e), -EBADMSG);
+		cr_expect_null(p);
+		cr_expect_str_eq(e.message, cases[i].msg);
+		cr_expect_str_eq(e.path, "entries[0].args[0].field");
+	}
+}
+
 /* The list the message is written from: whole in a buffer of the size the
  * table gives, cut (NUL-terminated, its true length returned) in a
  * smaller one. */

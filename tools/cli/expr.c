@@ -474,6 +474,30 @@ static int check_cmp(struct expr_ps *p, const struct iour_cmp *c, size_t start, 
 	return 0;
 }
 
+/* A field the kernel's filters have no field for, and another mechanism
+ * covers: a path (Landlock), or an address of a request other than CONNECT
+ * (doc/iouring-restrict.7.md, "WHAT IT CANNOT RESTRICT"); "" otherwise. */
+static const char *unexposed_hint(const char *name, uint32_t op)
+{
+	static const char *const paths[] = { "path", "pathname", "filename", "file", "dir",
+					     "oldpath", "newpath", "name", NULL };
+	static const char *const addrs[] = { "addr", "addr4", "addr6", "address", "port",
+					     "sockaddr", NULL };
+	const char *last = strrchr(name, '.');
+	size_t i;
+
+	last = last ? last + 1 : name;
+	for (i = 0; paths[i]; i++)
+		if (!strcasecmp(last, paths[i]))
+			return "; the kernel's filters see no paths: use Landlock, "
+			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
+	for (i = 0; addrs[i]; i++)
+		if (!strcasecmp(last, addrs[i]) && (int)op != iour_opcode_from_name("CONNECT"))
+			return "; the kernel's filters see CONNECT's address only: "
+			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
+	return "";
+}
+
 static int parse_cmp(struct expr_ps *p, struct iour_cmp *c, uint64_t **store)
 {
 	struct expr_field fd, *f = &fd;
@@ -490,9 +514,10 @@ static int parse_cmp(struct expr_ps *p, struct iour_cmp *c, uint64_t **store)
 		fields_of(p->group, list, sizeof(list));
 		if (known)
 			return expr_fail(p, start, "field '%s' does not exist for opcode %s "
-				    "(its fields: %s)", w, iour_opcode_name(p->op), list);
-		return expr_fail(p, start, "unknown field '%s' (fields of %s: %s)", w,
-			    iour_opcode_name(p->op), list);
+				    "(its fields: %s)%s", w, iour_opcode_name(p->op), list,
+				    unexposed_hint(w, p->op));
+		return expr_fail(p, start, "unknown field '%s' (fields of %s: %s)%s", w,
+			    iour_opcode_name(p->op), list, unexposed_hint(w, p->op));
 	}
 	c->field = f->id;
 	expr_skip_ws(p);
