@@ -553,6 +553,12 @@ int cmd_learn(int argc, char **argv)
 		cli_msg("%" PRIu64 " trace events were lost: the policy may miss what they "
 			"recorded (raise --buffer-kb)",
 			r.t.l->lost);
+	if (r.t.l->unreadable)
+		cli_msg("%" PRIu64 " request%s of the followed tasks could not be read from the "
+			"trace (an opcode or flags learn does not understand): the policy may "
+			"lack %s",
+			r.t.l->unreadable, r.t.l->unreadable == 1 ? "" : "s",
+			r.t.l->unreadable == 1 ? "its opcode" : "their opcodes");
 	if ((rc = judge(&o, &r, &e)))
 		goto out;
 	rc = write_result(&o, &r, &e, &out, rel);

@@ -39,7 +39,9 @@ struct learned {
 	uint64_t reg_ok[NREG], reg_fail[NREG];
 	uint64_t reg_other; /* register opcodes >= NREG */
 	uint64_t nreq, nreg, rings, sqpoll_rings;
-	uint64_t lost;      /* events overwritten or dropped */
+	uint64_t lost;       /* events overwritten or dropped */
+	uint64_t unreadable; /* followed tasks' submit events whose opcode or
+			      * flags learn could not read */
 	bool flags_unknown; /* the submit tracepoint has no flags (5.10) */
 	size_t ntasks;
 };

@@ -301,6 +301,11 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 			      "it FAILED: this run may not show all it needs",
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
 		L->sqpoll_rings, L->lost ? "; TRACE EVENTS WERE LOST" : "");
+	if (L->unreadable)
+		fprintf(f, " %" PRIu64 " REQUEST%s COULD NOT BE READ FROM THE TRACE: this policy "
+			   "may lack %s opcode%s.",
+			L->unreadable, L->unreadable == 1 ? "" : "S", L->unreadable == 1 ? "its" : "their",
+			L->unreadable == 1 ? "" : "s");
 	fprintf(f, " Requests seen (%" PRIu64 "):", L->nreq);
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
