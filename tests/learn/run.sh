@@ -25,7 +25,8 @@ bad() { failed=$((failed + 1)); echo "  FAIL $*"; }
 skip() { echo "learn: SKIP $1: $2"; scripts/skip-note.sh "learn: $1: $2"; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 
-[ -x "$T" ] && [ -x "$P" ] || { echo "learn: build $T and $P first"; exit 1; }
+[ -x "$T" ] && [ -x "$P" ] && [ -x "$O/tests/learn_allops" ] ||
+	{ echo "learn: build $T, $P and $O/tests/learn_allops first"; exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
 	skip "all" "not root (learn reads the kernel's tracepoints through tracefs)"
 	exit 0
@@ -126,6 +127,18 @@ for f in sys.argv[1:]:
 ' "$work/prog.json"
 fi
 check "learn_prog: tracefs instance removed" no_instance
+
+# Every opcode (tests/learn/learn_allops.c): one request of each opcode
+# below the kernel's IORING_OP_LAST and every register opcode; the learned
+# policy must allow exactly what the kernel's own trace (a tracefs instance
+# of the test's own) shows.
+echo "learn: every opcode against the kernel's own trace (tests/learn/learn_allops.c)"
+"$O/tests/learn_allops" "$T" "$work" >"$work/allops.out" 2>&1
+rc=$?
+sed 's/^/  /' "$work/allops.out"
+check "learn_allops: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "learn_allops: nothing failed" grep -q ' 0 failed$' "$work/allops.out"
+check "every opcode: tracefs instance removed" no_instance
 
 # Ring-address reuse (doc/cli.md, "learn"): learn_prog, learned, creates and
 # frees its rings (one SQPOLL) 20 times while an unrelated loop of

@@ -173,6 +173,10 @@ static int op_by_name(const char *s, const char *key, uint64_t *out)
 			memcpy(name, p + nl, n);
 			name[n] = '\0';
 			op = iour_opcode_from_name(name);
+			/* the kernel's own name of EPOLL_CTL, the one name
+			 * it prints unlike the UAPI (measured on 6.18) */
+			if (op < 0 && !strcmp(name, "EPOLL"))
+				op = IOUR_OP_EPOLL_CTL;
 			if (op < 0)
 				return -1;
 			*out = (uint64_t)op;
