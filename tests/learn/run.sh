@@ -251,8 +251,28 @@ check "signal: the instance exists while the command runs" has_instance $lp
 kill -TERM $lp
 wait $lp
 rc=$?
-check "SIGTERM to learn: forwarded, exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM to learn: forwarded, the command dies of it: a normal stop, exit 0 (got $rc)" \
+	[ $rc -eq 0 ]
 check "SIGTERM to learn: tracefs instance removed" no_instance
+# sig_stop NAME SIGNAL EXIT: a command that traps SIGNAL and exits EXIT
+sig_stop() {
+	rm -f "$work/ran"
+	"$T" learn -q -o "$work/$1.json" -- sh -c "trap 'exit $3' $2; \"\$0\" >/dev/null; : >\"\$1\"; sleep 10 & wait" \
+		"$P" "$work/ran" 2>/dev/null &
+	lp=$!
+	i=0
+	while [ $i -lt 100 ] && [ ! -e "$work/ran" ]; do sleep 0.1; i=$((i + 1)); done
+	kill -$2 $lp
+	wait $lp
+}
+sig_stop int INT 130
+rc=$?
+check "SIGINT to learn, the command exits 130 on it: a normal stop, exit 0 (got $rc)" [ $rc -eq 0 ]
+check "SIGINT: the comment says so" grep -q 'exited with 130 on SIGINT, a normal stop' "$work/int.json"
+sig_stop term3 TERM 3
+rc=$?
+check "SIGTERM to learn, the command exits 3 on it: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM, exit 3: the comment says it failed" grep -q 'it FAILED' "$work/term3.json"
 if ! command -v unshare >/dev/null 2>&1; then
 	skip "no-tracefs check" "unshare(1) is missing"
 elif ! unshare -m true 2>/dev/null; then

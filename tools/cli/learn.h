@@ -136,8 +136,9 @@ int learn_out_commit(struct learn_out *o, const char *path);
 void learn_out_abort(struct learn_out *o);
 extern struct learn_out *volatile learn_out_current;
 
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
-		       bool per_task);
+/* @how: how the recording ended ("it exited with 0"), for the comment. */
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
+		       const char *how, bool per_task);
 void learn_summary(const struct learned *L);
 
 /* ---- learn_procs.c */

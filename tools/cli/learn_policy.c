@@ -274,8 +274,8 @@ static void per_task_text(FILE *f, const struct tracer *t)
 }
 
 /* The top-level comment: what ran, and what was seen how often. */
-static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
-			 bool per_task)
+static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
+			 const char *how, bool per_task)
 {
 	const struct learned *L = t->l;
 	struct utsname u;
@@ -297,8 +297,7 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 		json_str_body(f, what);
 	}
 	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).",
-		status == 0 ? (cmd ? "it exited with 0" : "recorded to the end") :
-			      "it FAILED: this run may not show all it needs",
+		how,
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
 		L->sqpoll_rings, L->lost ? "; TRACE EVENTS WERE LOST" : "");
 	if (L->unreadable)
@@ -338,8 +337,8 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 }
 
 /* Appends to @f (a memory stream) the policy text. */
-static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
-			bool per_task)
+static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
+			const char *how, bool per_task)
 {
 	const struct learned *L = t->l;
 	bool seen[NOPS], rseen[NOPS];
@@ -352,7 +351,7 @@ static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char 
 		seen[op] = L->op[op] > 0;
 		rseen[op] = L->reg_ok[op] + L->reg_fail[op] > 0;
 	}
-	comment_text(f, t, cmd, what, status, per_task);
+	comment_text(f, t, cmd, what, how, per_task);
 	fprintf(f, "  \"defaultAction\": \"deny\",\n  \"requestOps\": [");
 	op_array(f, seen, false);
 	fprintf(f, "],\n  \"registerOps\": [");
@@ -393,8 +392,8 @@ static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char 
  * Writes the policy to @out after checking that the library loads it back
  * (doc/cli.md, "learn"); 0 or an exit code.
  */
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
-		       bool per_task)
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
+		       const char *how, bool per_task)
 {
 	struct iour_load_error le = { .sz = sizeof(le) };
 	struct iour_policy *p = NULL;
@@ -405,7 +404,7 @@ int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char
 
 	if (!m)
 		return cli_fail(-ENOMEM, "writing the policy");
-	policy_text(m, t, cmd, what, status, per_task);
+	policy_text(m, t, cmd, what, how, per_task);
 	if (fclose(m) || !text) {
 		free(text);
 		return cli_fail(-ENOMEM, "writing the policy");
