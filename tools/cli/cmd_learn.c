@@ -610,6 +610,8 @@ int cmd_learn(int argc, char **argv)
 	if ((rc = judge(&o, &r, &e)))
 		goto out;
 	rc = write_result(&o, &r, &e, &out, rel);
+	if (rc == 0 || rc == LEARN_CMD_FAILED)
+		learn_advise(r.t.l);
 out:
 	if (r.fd >= 0) {
 		learn_pipe_fd = -1;

@@ -140,6 +140,8 @@ extern struct learn_out *volatile learn_out_current;
 int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
 		       const char *how, bool per_task);
 void learn_summary(const struct learned *L);
+/* learn's warnings and suggestions on stderr (advice.h). */
+void learn_advise(const struct learned *L);
 
 /* ---- learn_procs.c */
 /* 1 if learn runs in a PID namespace other than the initial one, as far

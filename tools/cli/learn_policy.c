@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "cli.h"
 #include "learn.h"
 
@@ -273,6 +274,81 @@ static void per_task_text(FILE *f, const struct tracer *t)
 	}
 }
 
+/* The running kernel as IOUR_KVER(); 0 if unknown. */
+static uint32_t running_kver(void)
+{
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return IOUR_KVER(maj, min);
+}
+
+/*
+ * learn's warnings and suggestions (advice.h, doc/cli.md "learn"): SQPOLL
+ * rings that run or the agent refuse, writes without a sync opcode, and
+ * the usual companions never seen.  Into the comment @f (JSON string
+ * text) when not NULL, else on stderr.  Nothing is added to the policy.
+ */
+static void advise(FILE *f, const struct learned *L)
+{
+	struct advice_pair pr[16];
+	char text[768], writes[128];
+	bool seen[ADVICE_NOPS];
+	uint32_t kver = running_kver();
+	size_t n;
+
+	for (unsigned op = 0; op < ADVICE_NOPS; op++)
+		seen[op] = L->op[op] > 0;
+	if (L->sqpoll_rings && advice_sqpoll(kver, text, sizeof(text))) {
+		if (f) {
+			fprintf(f, " WARNING, SQPOLL: the program created %" PRIu64
+				   " SQPOLL ring%s; ",
+				L->sqpoll_rings, L->sqpoll_rings == 1 ? "" : "s");
+			json_str_body(f, text);
+			fputc('.', f);
+		} else {
+			cli_msg("warning: the program created %" PRIu64 " SQPOLL ring%s; %s",
+				L->sqpoll_rings, L->sqpoll_rings == 1 ? "" : "s", text);
+		}
+	}
+	if (advice_no_sync(seen, writes, sizeof(writes))) {
+		if (f)
+			fprintf(f, " WARNING, NO SYNC: writes were learned (%s) but no sync opcode "
+				   "(FSYNC, SYNC_FILE_RANGE): if the program syncs through io_uring "
+				   "on a path this run did not take, the policy denies it with EACCES "
+				   "and the program may lose data without an error; add FSYNC if it "
+				   "syncs.",
+				writes);
+		else
+			cli_msg("warning: writes were learned (%s) but no sync opcode (FSYNC, "
+				"SYNC_FILE_RANGE): a program that syncs on another path would get "
+				"EACCES and may lose data without an error; add FSYNC if it syncs",
+				writes);
+	}
+	n = advice_companions(seen, kver, pr, sizeof(pr) / sizeof(pr[0]));
+	for (size_t i = 0; i < n; i++) {
+		if (f)
+			fprintf(f, "%s %s (usual with %s, %s)", i ? "," : " SUGGESTIONS, not allowed "
+							       "(add them if the program needs "
+							       "them):",
+				iour_opcode_name(pr[i].missing), iour_opcode_name(pr[i].seen),
+				pr[i].why);
+		else
+			cli_msg("suggestion (not added): %s is usual with %s, %s",
+				iour_opcode_name(pr[i].missing), iour_opcode_name(pr[i].seen),
+				pr[i].why);
+	}
+	if (f && n)
+		fputc('.', f);
+}
+
+void learn_advise(const struct learned *L)
+{
+	advise(NULL, L);
+}
+
 /* The top-level comment: what ran, and what was seen how often. */
 static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
 			 const char *how, bool per_task)
@@ -333,6 +409,7 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 	fprintf(f, "%s.", L->nreg ? "" : " none");
 	if (per_task)
 		per_task_text(f, t);
+	advise(f, L);
 	fprintf(f, "\",\n");
 }
 
