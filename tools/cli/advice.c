@@ -126,10 +126,10 @@ bool advice_sqpoll(uint32_t kver, char *buf, size_t len)
 	if (since && kver >= since)
 		snprintf(buf, len,
 			 "on Linux %s `run` lets the program create SQPOLL rings (task "
-			 "restrictions), but the agent refuses them (EPERM: its ring broker serves "
-			 "containers on every kernel): under the agent, run the program without "
+			 "restrictions), but `run` before Linux %s and the agent on every kernel "
+			 "refuse them (EPERM: their ring broker): there, run the program without "
 			 "SQPOLL (fio: sqthread_poll=0)",
-			 k);
+			 k, s);
 	else
 		snprintf(buf, len,
 			 "on Linux %s `run` (its ring broker) and the agent refuse SQPOLL rings "
