@@ -32,7 +32,7 @@ $(LEARN_ALLOPS): tests/learn/learn_allops.c $(STATIC_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(STATIC_LIB) -luring -lpthread $(LDFLAGS)
 
 .PHONY: check-learn
-check-learn: $(LEARN_PROG) $(LEARN_ALLOPS) $(LEARN_EMULATED) tools
+check-learn: $(LEARN_PROG) $(LEARN_ALLOPS) $(LEARN_EMULATED) $(URING_TRY) tools
 	$(Q)$(LEARN_EMULATED)
 	$(Q)$(NEED) fio:fio
 	$(Q)tests/learn/run.sh $(O)
