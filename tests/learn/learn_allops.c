@@ -321,8 +321,8 @@ static int submit_all(void)
 			sqe->buf_group = 7;
 			break;
 		case IOUR_OP_WAITID:
-			sqe->len = 1; /* P_PID */
-			sqe->fd = 1;  /* not our child: ECHILD */
+			sqe->len = 1;        /* P_PID */
+			sqe->fd = 1;         /* not our child: ECHILD */
 			sqe->file_index = 4; /* WEXITED */
 			break;
 		case IOUR_OP_FUTEX_WAIT:

@@ -390,7 +390,8 @@ static int merge(struct input *in, int n, FILE *f)
 	uint32_t kver = 0;
 	int rc;
 
-	c = joined_comments(in, n, NULL, "union by iour-restrict merge of the inputs, whose comments follow:");
+	c = joined_comments(in, n, NULL,
+			    "union by iour-restrict merge of the inputs, whose comments follow:");
 	json_object_set_new(out, "comment", c ? c : json_string("union by iour-restrict merge"));
 	json_object_set_new(out, "version", json_integer(1));
 	if ((rc = merge_attrs(in, n, out, &kver)))

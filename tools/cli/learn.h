@@ -42,7 +42,7 @@ struct learned {
 	uint64_t lost;       /* events overwritten or dropped */
 	uint64_t unreadable; /* followed tasks' submit events whose opcode or
 			      * flags learn could not read */
-	bool flags_unknown; /* the submit tracepoint has no flags (5.10) */
+	bool flags_unknown;  /* the submit tracepoint has no flags (5.10) */
 	size_t ntasks;
 };
 

@@ -303,8 +303,8 @@ static void advise(FILE *f, const struct learned *L)
 		seen[op] = L->op[op] > 0;
 	if (L->sqpoll_rings && advice_sqpoll(kver, text, sizeof(text))) {
 		if (f) {
-			fprintf(f, " WARNING, SQPOLL: the program created %" PRIu64
-				   " SQPOLL ring%s; ",
+			fprintf(f,
+				" WARNING, SQPOLL: the program created %" PRIu64 " SQPOLL ring%s; ",
 				L->sqpoll_rings, L->sqpoll_rings == 1 ? "" : "s");
 			json_str_body(f, text);
 			fputc('.', f);
@@ -315,11 +315,12 @@ static void advise(FILE *f, const struct learned *L)
 	}
 	if (advice_no_sync(seen, writes, sizeof(writes))) {
 		if (f)
-			fprintf(f, " WARNING, NO SYNC: writes were learned (%s) but no sync opcode "
-				   "(FSYNC, SYNC_FILE_RANGE): if the program syncs through io_uring "
-				   "on a path this run did not take, the policy denies it with EACCES "
-				   "and the program may lose data without an error; add FSYNC if it "
-				   "syncs.",
+			fprintf(f,
+				" WARNING, NO SYNC: writes were learned (%s) but no sync opcode "
+				"(FSYNC, SYNC_FILE_RANGE): if the program syncs through io_uring "
+				"on a path this run did not take, the policy denies it with EACCES "
+				"and the program may lose data without an error; add FSYNC if it "
+				"syncs.",
 				writes);
 		else
 			cli_msg("warning: writes were learned (%s) but no sync opcode (FSYNC, "
@@ -330,9 +331,11 @@ static void advise(FILE *f, const struct learned *L)
 	n = advice_companions(seen, kver, pr, sizeof(pr) / sizeof(pr[0]));
 	for (size_t i = 0; i < n; i++) {
 		if (f)
-			fprintf(f, "%s %s (usual with %s, %s)", i ? "," : " SUGGESTIONS, not allowed "
-							       "(add them if the program needs "
-							       "them):",
+			fprintf(f, "%s %s (usual with %s, %s)",
+				i ? "," :
+				    " SUGGESTIONS, not allowed "
+				    "(add them if the program needs "
+				    "them):",
 				iour_opcode_name(pr[i].missing), iour_opcode_name(pr[i].seen),
 				pr[i].why);
 		else
@@ -372,15 +375,15 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 		fprintf(f, " from ");
 		json_str_body(f, what);
 	}
-	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).",
-		how,
+	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).", how,
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
 		L->sqpoll_rings, L->lost ? "; TRACE EVENTS WERE LOST" : "");
 	if (L->unreadable)
-		fprintf(f, " %" PRIu64 " REQUEST%s COULD NOT BE READ FROM THE TRACE: this policy "
-			   "may lack %s opcode%s.",
-			L->unreadable, L->unreadable == 1 ? "" : "S", L->unreadable == 1 ? "its" : "their",
-			L->unreadable == 1 ? "" : "s");
+		fprintf(f,
+			" %" PRIu64 " REQUEST%s COULD NOT BE READ FROM THE TRACE: this policy "
+			"may lack %s opcode%s.",
+			L->unreadable, L->unreadable == 1 ? "" : "S",
+			L->unreadable == 1 ? "its" : "their", L->unreadable == 1 ? "" : "s");
 	fprintf(f, " Requests seen (%" PRIu64 "):", L->nreq);
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
