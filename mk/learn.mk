@@ -22,8 +22,17 @@ $(LEARN_PROG): tests/learn/learn_prog.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< -luring -lpthread $(LDFLAGS)
 
+# The every-opcode test (tests/learn/learn_allops.c): learn's policy against
+# the kernel's own trace; static in the library, so the guests need no rpath.
+LEARN_ALLOPS := $(O)/tests/learn_allops
+
+$(LEARN_ALLOPS): tests/learn/learn_allops.c $(STATIC_LIB)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(STATIC_LIB) -luring -lpthread $(LDFLAGS)
+
 .PHONY: check-learn
-check-learn: $(LEARN_PROG) $(LEARN_EMULATED) tools
+check-learn: $(LEARN_PROG) $(LEARN_ALLOPS) $(LEARN_EMULATED) $(URING_TRY) tools
 	$(Q)$(LEARN_EMULATED)
 	$(Q)$(NEED) fio:fio
 	$(Q)tests/learn/run.sh $(O)

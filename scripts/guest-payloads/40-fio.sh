@@ -11,6 +11,8 @@
 #     before.
 #   tests/guest/learn_guest_run.sh: tests/live/learn_guest.sh, `iour-restrict
 #     learn` of fio and fio under the learned policy.
+# and tests/learn/learn_allops.c, learn's policy of one request of every
+# opcode against the kernel's own trace.
 # Needs the CLI and uring-try of 30-cli.sh.
 command -v fio >/dev/null 2>&1 || scripts/deps.sh fio >&2 || fail "cannot install fio"
 fio=$(command -v fio) || fail "no fio after installing it"
@@ -28,3 +30,7 @@ for p in tests/guest/policies/*.json; do
 done
 guest_test tests/guest/fio_guest.sh
 guest_test tests/guest/learn_guest_run.sh
+# tests/learn/learn_allops.c: every opcode below the kernel's IORING_OP_LAST
+# learned, against the kernel's own trace (static in the library)
+$MAKE --no-print-directory O="$O" "$O/tests/learn_allops" >&2 || fail "building learn_allops failed"
+guest_test "$O/tests/learn_allops"

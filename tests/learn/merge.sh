@@ -95,5 +95,30 @@ echo '{"defaultAction":"deny","requestOps":["NOPE"]}' >"$W/bad.json"
 "$T" merge -o - "$W/a.json" "$W/bad.json" >/dev/null 2>&1
 rc=$?
 check "an invalid input: exit 3 (got $rc)" [ $rc -eq 3 ]
+# options after the operands (merge has no COMMAND operand)
+"$T" merge "$W/a.json" "$W/b.json" -o "$W/ab2.json" 2>"$W/ab2.err"
+rc=$?
+check "-o after the operands: accepted, exit 0 (got $rc)" [ $rc -eq 0 ]
+check "-o after the operands: the same union as -o first" cmp -s "$W/ab.json" "$W/ab2.json"
+# each input's comments are kept: learn's counts, command and kernel
+cat >"$W/la.json" <<'J'
+{"comment":"learned by iour-restrict learn on Linux 6.18 from one run of: srv-a (it exited with 0). Requests seen (3): READ 3.","defaultAction":"deny","requestOps":["READ"],"registerOps":[],"sqeFlags":{"comment":"requests carrying each flag: ASYNC 1.","allowed":["ASYNC"],"required":[]}}
+J
+cat >"$W/lb.json" <<'J'
+{"comment":"learned by iour-restrict learn on Linux 7.0 from one run of: srv-b (it exited with 0). Requests seen (2): WRITE 2.","defaultAction":"deny","requestOps":["WRITE"],"registerOps":[],"sqeFlags":{"comment":"no request carried an SQE flag.","allowed":[],"required":[]}}
+J
+"$T" merge -o "$W/lab.json" "$W/la.json" "$W/lb.json"
+rc=$?
+check "learned inputs: merged (got $rc)" [ $rc -eq 0 ]
+check "learned inputs: each input's comment kept, numbered, with its path" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+c = p["comment"]
+assert "[1] " + sys.argv[2] + ": learned by iour-restrict learn on Linux 6.18 from one run of: srv-a" in c, c
+assert "[2] " + sys.argv[3] + ": learned by iour-restrict learn on Linux 7.0 from one run of: srv-b" in c, c
+assert "Requests seen (3): READ 3." in c and "Requests seen (2): WRITE 2." in c, c
+s = p["sqeFlags"]["comment"]
+assert "ASYNC 1" in s and "no request carried an SQE flag" in s, s
+' "$W/lab.json" "$W/la.json" "$W/lb.json"
 echo "merge: $pass passed, $failed failed"
 [ $failed -eq 0 ]

@@ -25,7 +25,8 @@ bad() { failed=$((failed + 1)); echo "  FAIL $*"; }
 skip() { echo "learn: SKIP $1: $2"; scripts/skip-note.sh "learn: $1: $2"; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 
-[ -x "$T" ] && [ -x "$P" ] || { echo "learn: build $T and $P first"; exit 1; }
+[ -x "$T" ] && [ -x "$P" ] && [ -x "$O/tests/learn_allops" ] ||
+	{ echo "learn: build $T, $P and $O/tests/learn_allops first"; exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
 	skip "all" "not root (learn reads the kernel's tracepoints through tracefs)"
 	exit 0
@@ -127,6 +128,49 @@ for f in sys.argv[1:]:
 fi
 check "learn_prog: tracefs instance removed" no_instance
 
+# Every opcode (tests/learn/learn_allops.c): one request of each opcode
+# below the kernel's IORING_OP_LAST and every register opcode; the learned
+# policy must allow exactly what the kernel's own trace (a tracefs instance
+# of the test's own) shows.
+echo "learn: every opcode against the kernel's own trace (tests/learn/learn_allops.c)"
+"$O/tests/learn_allops" "$T" "$work" >"$work/allops.out" 2>&1
+rc=$?
+sed 's/^/  /' "$work/allops.out"
+check "learn_allops: exit 0 (got $rc)" [ $rc -eq 0 ]
+check "learn_allops: nothing failed" grep -q ' 0 failed$' "$work/allops.out"
+check "every opcode: tracefs instance removed" no_instance
+
+# Warnings and suggestions (doc/cli.md, "learn"): learn_prog's SQPOLL ring,
+# which run refuses before 7.0 and the agent always; a program that only
+# creates a socket gets a SOCKET policy, with CLOSE and SHUTDOWN suggested,
+# not allowed.
+echo "learn: warnings and suggestions"
+check "SQPOLL: learn warns on stderr" grep -q 'warning: the program created 1 SQPOLL ring' \
+	"$work/prog.err"
+check "SQPOLL: the policy's comment says what run and the agent do" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["comment"]
+assert "WARNING, SQPOLL: the program created 1 SQPOLL ring" in c, c
+assert "the agent" in c and "sqthread_poll=0" in c, c
+' "$work/prog.json"
+if [ -x "$O/tests/uring-try" ]; then
+	run_learn -o "$work/sock.json" -- "$O/tests/uring-try" socket-inet >/dev/null 2>"$work/sock.err"
+	rc=$?
+	check "socket only: exit 0, a policy (got $rc)" [ $rc -eq 0 ]
+	check "socket only: SOCKET allowed, its companions suggested, not allowed" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert "SOCKET" in p["requestOps"], p
+assert "SHUTDOWN" not in p["requestOps"] and "CLOSE" not in p["requestOps"], p
+c = p["comment"]
+assert "SUGGESTIONS, not allowed" in c and "SHUTDOWN (usual with SOCKET" in c and "CLOSE (usual with SOCKET" in c, c
+' "$work/sock.json"
+	check "socket only: the suggestions on stderr" grep -q 'suggestion (not added): SHUTDOWN is usual with SOCKET' \
+		"$work/sock.err"
+else
+	skip "socket-only check" "$O/tests/uring-try is not built (make uring-try)"
+fi
+
 # Ring-address reuse (doc/cli.md, "learn"): learn_prog, learned, creates and
 # frees its rings (one SQPOLL) 20 times while an unrelated loop of
 # learn_prog does the same, so the kernel may hand a freed ring's address
@@ -169,6 +213,11 @@ if command -v fio >/dev/null 2>&1; then
 	run_learn -o "$work/fio.json" -- fio $job 2>"$work/fio.err"
 	rc=$?
 	check "fio: exit 0 (got $rc)" [ $rc -eq 0 ]
+	check "fio: writes without FSYNC: learn warns, on stderr and in the comment" sh -c \
+		'grep -q "warning: writes were learned (WRITE) but no sync opcode" "$0" &&
+		grep -q "WARNING, NO SYNC" "$1"' "$work/fio.err" "$work/fio.json"
+	"$T" lint "$work/fio.json" >"$work/fio.lint" 2>&1
+	check "fio: lint reports no-sync for the learned policy" grep -q ': no-sync: ' "$work/fio.lint"
 	check "fio: only READ and WRITE, 1024 in all, register PROBE only" python3 -c '
 import re, sys
 t = open(sys.argv[1]).read()
@@ -193,6 +242,10 @@ assert got == sorted([("SQE_OP", "READ"), ("SQE_OP", "WRITE"), ("SQE_FLAGS_ALLOW
 		--sqthread_poll=1 2>"$work/fio2.err"
 	rc=$?
 	check "fio SQPOLL: exit 0 (got $rc)" [ $rc -eq 0 ]
+	"$T" lint "$work/fio2.json" --kernel 6.18 >"$work/fio2.lint" 2>&1
+	check "fio SQPOLL: lint reports sqpoll-refused for Linux 6.18" \
+		grep -q ': sqpoll-refused: .*on Linux 6.18 `run` (its ring broker) and the agent refuse' \
+		"$work/fio2.lint"
 	check "fio SQPOLL: READ_FIXED/WRITE_FIXED by the SQPOLL thread, FIXED_FILE, registered files and buffers" python3 -c '
 import re, sys
 t = open(sys.argv[1]).read()
@@ -238,8 +291,30 @@ check "signal: the instance exists while the command runs" has_instance $lp
 kill -TERM $lp
 wait $lp
 rc=$?
-check "SIGTERM to learn: forwarded, exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM to learn: forwarded, the command dies of it: a normal stop, exit 0 (got $rc)" \
+	[ $rc -eq 0 ]
 check "SIGTERM to learn: tracefs instance removed" no_instance
+# sig_stop NAME SIGNAL EXIT: a command that traps SIGNAL and exits EXIT
+# (learn runs in the background, where a shell starts it with SIGINT
+# ignored, which the command would inherit: env sets it to the default)
+sig_stop() {
+	rm -f "$work/ran"
+	env --default-signal=INT "$T" learn -q -o "$work/$1.json" -- sh -c "trap 'exit $3' $2; \"\$0\" >/dev/null; : >\"\$1\"; sleep 10 & wait" \
+		"$P" "$work/ran" 2>/dev/null &
+	lp=$!
+	i=0
+	while [ $i -lt 100 ] && [ ! -e "$work/ran" ]; do sleep 0.1; i=$((i + 1)); done
+	kill -$2 $lp
+	wait $lp
+}
+sig_stop int INT 130
+rc=$?
+check "SIGINT to learn, the command exits 130 on it: a normal stop, exit 0 (got $rc)" [ $rc -eq 0 ]
+check "SIGINT: the comment says so" grep -q 'exited with 130 on SIGINT, a normal stop' "$work/int.json"
+sig_stop term3 TERM 3
+rc=$?
+check "SIGTERM to learn, the command exits 3 on it: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "SIGTERM, exit 3: the comment says it failed" grep -q 'it FAILED' "$work/term3.json"
 if ! command -v unshare >/dev/null 2>&1; then
 	skip "no-tracefs check" "unshare(1) is missing"
 elif ! unshare -m true 2>/dev/null; then

@@ -58,7 +58,9 @@ check "--stop-at-exit: nothing recorded, exit 6 (got $rc)" [ $rc -eq 6 ]
 check "--stop-at-exit: the tasks left running are named" grep -q 'still run.*(sleep)' "$work/sx.err"
 "$T" learn -q -o "$work/to.json" --timeout 1 -- sh -c '"$0" >/dev/null; sleep 5' "$P" 2>"$work/to.err"
 rc=$?
-check "--timeout with the command still running: exit 5 (got $rc)" [ $rc -eq 5 ]
+check "--timeout with the command still running: a normal stop, exit 0 (got $rc)" [ $rc -eq 0 ]
+check "--timeout: the comment says the recording ended at --timeout" \
+	grep -q 'recorded until --timeout' "$work/to.json"
 check "--timeout: the policy has what was recorded" full "$work/to.json"
 check "--timeout: learn names what still runs" grep -q 'timeout reached.*(sleep)' "$work/to.err"
 check "daemons: tracefs instances removed" no_instance
@@ -173,8 +175,9 @@ for s in TERM USR1 USR2 PIPE ALRM HUP; do
 		check "SIGHUP: forwarded, the policy of what ran, exit 5" \
 			sh -c '[ $0 -eq 5 ] && grep -q FADVISE "$1"' $rc "$work/sig-$s.json"
 	fi ;;
-	TERM) check "SIG$s: forwarded, the policy of what ran, exit 5" \
-		sh -c '[ $0 -eq 5 ] && grep -q FADVISE "$1"' $rc "$work/sig-$s.json" ;;
+	TERM) check "SIG$s: forwarded, the command stops on it: a normal stop, exit 0" \
+		sh -c '[ $0 -eq 0 ] && grep -q FADVISE "$1" && grep -q "stopped on SIGTERM, a normal stop" "$1"' \
+		$rc "$work/sig-$s.json" ;;
 	*) check "SIG$s: learn dies of it, no policy" \
 		sh -c '[ $0 -gt 128 ] && [ ! -e "$1" ]' $rc "$work/sig-$s.json" ;;
 	esac

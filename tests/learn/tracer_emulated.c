@@ -8,6 +8,7 @@
  * (tests/learn/run.sh tries the real one).  Run by `make check-learn`;
  * needs nothing of the machine.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,13 +58,21 @@ static void create_ev(const char *comm, unsigned pid, const char *ring, unsigned
 	   flags);
 }
 
+/* The "fields" option prints a one-byte field as "(N)", or as "'C'(N)"
+ * when N is a printable character (opcodes 32 to 126: SOCKET is '-'). */
 static void submit_ev(const char *comm, unsigned pid, const char *ring, int op, int sqt, int n)
 {
+	char opv[16];
+
+	if (isprint(op))
+		snprintf(opv, sizeof(opv), "'%c'(%d)", op, op);
+	else
+		snprintf(opv, sizeof(opv), "(%d)", op);
 	for (int i = 0; i < n; i++)
 		ev(comm, pid,
-		   "io_uring_submit_req: ctx=%s req=0xffff888100001000 user_data=0x0 opcode=%d "
-		   "flags=0x0 sq_thread=%d",
-		   ring, op, sqt);
+		   "io_uring_submit_req: ctx=%s req=0xffff888100001000 user_data=0x0 opcode=%s "
+		   "flags=0x0 (0) sq_thread=(%d) op_str=X",
+		   ring, opv, sqt);
 }
 
 /* Parses the lines written so far with the command's process @root
@@ -206,6 +215,41 @@ int main(void)
 		return 2;
 	expect("emulated unrelated tasks not counted", &L, READ, 0);
 	expect("emulated ring recreated by followed task counted", &L, WRITE, 2);
+
+	/* Every opcode a byte can hold, printable ones included. */
+	for (int op = 0; op < NOPS; op++)
+		submit_ev("prog", 100, RING_Y, op, 0, 1);
+	if (parse(&L, 100))
+		return 2;
+	{
+		int bad = 0;
+
+		for (int op = 0; op < NOPS; op++)
+			bad += L.op[op] != 1;
+		if (!bad && !L.unreadable && L.nreq == NOPS) {
+			passed++;
+			printf("  ok   emulated every opcode 0..255 counted once (printable ones as "
+			       "'C'(N))\n");
+		} else {
+			failed++;
+			printf("  FAIL emulated every opcode 0..255: %d miscounted, %llu unreadable\n",
+			       bad, (unsigned long long)L.unreadable);
+		}
+	}
+	/* An opcode learn cannot read is counted as unreadable, not dropped. */
+	ev("prog", 100,
+	   "io_uring_submit_req: ctx=" RING_Y " req=0xffff888100001000 user_data=0x0 opcode=? "
+	   "flags=0x0 (0) sq_thread=(0)");
+	if (parse(&L, 100))
+		return 2;
+	if (L.unreadable == 1 && L.nreq == 0) {
+		passed++;
+		printf("  ok   emulated unreadable opcode counted as unreadable\n");
+	} else {
+		failed++;
+		printf("  FAIL emulated unreadable opcode: %llu unreadable, %llu requests\n",
+		       (unsigned long long)L.unreadable, (unsigned long long)L.nreq);
+	}
 
 	printf("tracer_emulated: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

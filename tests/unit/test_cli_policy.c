@@ -1021,6 +1021,80 @@ Test(cli_policy, lint_findings_and_exit_status)
 	run_free(&r);
 }
 
+/* lint's advice (tools/cli/advice.c): writes without a sync where they reach
+ * files, SQPOLL rings a learned policy's comment reports, open.flags == that
+ * never holds, the usual companions as suggestions on stderr, and the count
+ * also when it is 0. */
+Test(cli_policy, lint_advice)
+{
+	static const char *const examples[] = { "file-server", "fio", "libuv", "static-web-server",
+						 "tcp-client" };
+	struct run r;
+
+	tool_run(&r, "lint", POL "writes-nosync.json");
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_assert_eq(count_id(r.out, "no-sync"), 1, "%s", r.out);
+	cr_assert(has(r.out, "writes are allowed (WRITE) but no sync opcode"), "%s", r.out);
+	run_free(&r);
+	/* the same with FSYNC allowed: no finding */
+	tool_run(&r, "lint", POL "flags-eq.json");
+	cr_assert_eq(count_id(r.out, "no-sync"), 0, "%s", r.out);
+	cr_assert_eq(count_id(r.out, "flags-eq"), 1, "%s", r.out);
+	cr_assert(has(r.out, "'open.flags == O_RDONLY': 64-bit kernels add O_LARGEFILE"), "%s",
+		  r.out);
+	run_free(&r);
+	/* WRITE to sockets only (files opened read-only): no no-sync */
+	tool_run(&r, "lint", POL "client.json");
+	cr_assert_eq(count_id(r.out, "no-sync"), 0, "%s", r.out);
+	cr_assert(has(r.err, "iour-restrict lint: 0 findings, 1 suggestion\n"), "%s", r.err);
+	cr_assert(has(r.err, "companion-missing: SHUTDOWN is usual with SOCKET"), "%s", r.err);
+	run_free(&r);
+	tool_run(&r, "lint", POL "client.json", "--ignore", "companion-missing");
+	cr_assert(has(r.err, "iour-restrict lint: 0 findings\n"), "%s", r.err);
+	run_free(&r);
+	/* a learned policy's comment: SQPOLL, and NO SYNC without file opens */
+	tool_run(&r, "lint", POL "learned-sqpoll.json", "--kernel", "6.18");
+	cr_assert_eq(r.status, 1);
+	cr_assert_eq(count_id(r.out, "sqpoll-refused"), 1, "%s", r.out);
+	cr_assert(has(r.out, "on Linux 6.18 `run` (its ring broker) and the agent refuse SQPOLL "
+			  "rings (EPERM)"), "%s", r.out);
+	cr_assert(has(r.out, "or use `run` on Linux 7.0 or later"), "%s", r.out);
+	cr_assert_eq(count_id(r.out, "no-sync"), 1, "%s", r.out);
+	run_free(&r);
+	tool_run(&r, "lint", POL "learned-sqpoll.json", "--kernel", "7.0");
+	cr_assert(has(r.out, "on Linux 7.0 `run` lets the program create SQPOLL rings"), "%s",
+		  r.out);
+	run_free(&r);
+	/* every shipped example says in its comment how many findings lint
+	 * reports, each explained */
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		char path[128], want[64];
+		const char *c;
+		int n = 0;
+
+		snprintf(path, sizeof(path), "examples/policies/%s.json", examples[i]);
+		tool_run(&r, "lint", path);
+		for (c = r.out; (c = strchr(c, '\n')); c++)
+			n++;
+		snprintf(want, sizeof(want), "lint: %d finding%s", n, n == 1 ? "" : "s");
+		cr_assert(has(r.err, want), "%s: %s", path, r.err);
+		if (n) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *f = fopen(path, "r");
+
+			cr_assert_not_null(f);
+			cr_assert_eq(getdelim(&text, &len, '\0', f) > 0, true);
+			fclose(f);
+			snprintf(want, sizeof(want), "`iour-restrict lint` reports %d finding%s", n,
+				 n == 1 ? "" : "s");
+			cr_assert(strstr(text, want), "%s does not explain its %d findings", path, n);
+			free(text);
+		}
+		run_free(&r);
+	}
+}
+
 /* ---- groups ---------------------------------------------------------------- */
 
 Test(cli_policy, groups_lists_the_library_table)

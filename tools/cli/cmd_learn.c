@@ -49,6 +49,10 @@ const char cli_help_learn[] =
 	"which writes what was learned.  Opcodes are grouped where a whole group\n"
 	"was seen; comments say what was seen and how often.  A summary goes to\n"
 	"stderr.  A run that recorded no io_uring request writes no policy.\n"
+	"Warnings (SQPOLL rings that run or the agent refuse, writes without a\n"
+	"sync opcode) and suggestions (the usual companions of what was seen,\n"
+	"never seen: SHUTDOWN with SOCKET, ...) go to stderr and into the policy's\n"
+	"comment; nothing is added to the allow-list.\n"
 	"\n"
 	"Needs root (tracefs); tracefs is mounted on /sys/kernel/tracing if it is\n"
 	"not mounted (and unmounted afterwards).\n"
@@ -62,7 +66,8 @@ const char cli_help_learn[] =
 	"  --duration S        attached: record for S seconds (default: until\n"
 	"                      interrupted)\n"
 	"  --timeout S         COMMAND: stop recording after S seconds, even if\n"
-	"                      tasks still run (they are named and keep running)\n"
+	"                      tasks still run (they are named and keep running);\n"
+	"                      a normal end (exit 0)\n"
 	"  --stop-at-exit      COMMAND: stop when COMMAND exits, naming the tasks it\n"
 	"                      left running, instead of waiting for them\n"
 	"  --per-task          say in the policy's comment which task (pid, comm)\n"
@@ -74,14 +79,16 @@ const char cli_help_learn[] =
 	"\n"
 	"Example: iour-restrict learn -o fio.json -- fio job.fio   (ioengine=io_uring)\n"
 	"\n"
-	"Exit status: 0 the policy was written (and COMMAND exited with 0);\n"
-	"1 tracing failed or the policy could not be written; 2 usage error;\n"
-	"4 not root, tracefs or the io_uring tracepoints are unavailable, or learn\n"
-	"runs in a PID namespace (nothing was run), or nothing of COMMAND could be\n"
-	"traced; 5 COMMAND exited non-zero, was killed, or still ran at --timeout\n"
-	"(the policy was written: it shows what that run used); 6 no io_uring\n"
-	"request was recorded (no policy was written); 126 COMMAND could not be\n"
-	"executed, 127 COMMAND was not found.\n";
+	"Exit status: 0 the policy was written and the recording ended normally:\n"
+	"COMMAND exited with 0, or stopped on SIGINT or SIGTERM (died of it, or\n"
+	"exited with 128+N after learn passed it on), or --timeout or --duration\n"
+	"ended it; 1 tracing failed or the policy could not be written; 2 usage\n"
+	"error; 4 not root, tracefs or the io_uring tracepoints are unavailable, or\n"
+	"learn runs in a PID namespace (nothing was run), or nothing of COMMAND\n"
+	"could be traced; 5 COMMAND failed otherwise: another exit status or\n"
+	"signal (the policy was written: it shows what that run used); 6 no\n"
+	"io_uring request was recorded (no policy was written); 126 COMMAND could\n"
+	"not be executed, 127 COMMAND was not found; 128+N learn died of signal N.\n";
 
 struct opts {
 	const char *output, *cgroup;
@@ -237,6 +244,8 @@ struct ended {
 	bool exited;    /* the command itself exited */
 	bool timed_out; /* --timeout stopped the recording */
 	int exec_err;   /* errno of a failed exec, or 0 */
+	int stop_sig;   /* the stop signal passed on to the command (or that
+			 * the terminal sent it), or 0 */
 };
 
 /* Forks the command, held until the instance records; its pid or -1. */
@@ -314,6 +323,7 @@ static int record_command(const struct opts *o, struct rec *r, struct ended *e)
 			/* the terminal sent it to the command already */
 			if (!learn_stop_from_tty)
 				kill(child, learn_stop_signal);
+			e->stop_sig = learn_stop_signal;
 			forwarded = true;
 			learn_stop_signal = 0;
 		}
@@ -475,13 +485,57 @@ static int open_pipe(struct rec *r)
 	return 0;
 }
 
+/* A stop signal an operator sends to end a service: SIGINT or SIGTERM. */
+static bool normal_stop_sig(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM;
+}
+
+/*
+ * How the recording ended, for the policy's comment, in @how; true for a
+ * normal end (doc/cli.md, "learn", exit status): the command exited with
+ * 0; it died of SIGINT or SIGTERM (sent by learn, the terminal or anyone:
+ * a service's normal stop), or exited with 128 + the SIGINT or SIGTERM
+ * that learn passed on (a shell's way); --timeout stopped the recording;
+ * or an attached recording ended.
+ */
+static bool outcome(const struct opts *o, const struct ended *e, char *how, size_t len)
+{
+	int st = e->status;
+
+	if (!o->cmd) {
+		snprintf(how, len, "recorded to the end");
+		return true;
+	}
+	if (e->timed_out && !e->exited) {
+		snprintf(how, len, "recorded until --timeout; tasks of the command still ran");
+		return true;
+	}
+	if (WIFEXITED(st) && !WEXITSTATUS(st)) {
+		snprintf(how, len, "it exited with 0");
+		return true;
+	}
+	if (WIFSIGNALED(st) && normal_stop_sig(WTERMSIG(st))) {
+		snprintf(how, len, "it stopped on %s, a normal stop",
+			 WTERMSIG(st) == SIGINT ? "SIGINT" : "SIGTERM");
+		return true;
+	}
+	if (WIFEXITED(st) && normal_stop_sig(e->stop_sig) && WEXITSTATUS(st) == 128 + e->stop_sig) {
+		snprintf(how, len, "it exited with %d on %s, a normal stop", WEXITSTATUS(st),
+			 e->stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+		return true;
+	}
+	snprintf(how, len, "it FAILED: this run may not show all it needs");
+	return false;
+}
+
 /* Writes the policy of a judged recording and commits the output file; 0,
  * or an exit code (LEARN_CMD_FAILED: written, but the command failed). */
 static int write_result(const struct opts *o, const struct rec *r, const struct ended *e,
 			struct learn_out *out, const char *rel)
 {
-	bool ok = !o->cmd || (e->exited && WIFEXITED(e->status) && !WEXITSTATUS(e->status));
-	char what[PATH_MAX + 64];
+	char what[PATH_MAX + 64], how[128];
+	bool ok = outcome(o, e, how, sizeof(how));
 	int rc;
 
 	if (o->pid > 0)
@@ -490,14 +544,12 @@ static int write_result(const struct opts *o, const struct rec *r, const struct 
 		snprintf(what, sizeof(what), "the tasks of cgroup %s", rel);
 	else
 		what[0] = '\0';
-	rc = learn_write_policy(out->f, &r->t, o->cmd, what, ok ? 0 : 1, o->per_task);
+	rc = learn_write_policy(out->f, &r->t, o->cmd, what, how, o->per_task);
 	if (rc || (rc = learn_out_commit(out, o->output)))
 		return rc;
 	if (ok)
 		return 0;
-	if (!e->exited)
-		cli_msg("the command still ran at --timeout; the policy shows what this run used");
-	else if (WIFEXITED(e->status))
+	if (WIFEXITED(e->status))
 		cli_msg("the command exited with %d; the policy shows what this run used",
 			WEXITSTATUS(e->status));
 	else
@@ -553,9 +605,17 @@ int cmd_learn(int argc, char **argv)
 		cli_msg("%" PRIu64 " trace events were lost: the policy may miss what they "
 			"recorded (raise --buffer-kb)",
 			r.t.l->lost);
+	if (r.t.l->unreadable)
+		cli_msg("%" PRIu64 " request%s of the followed tasks could not be read from the "
+			"trace (an opcode or flags learn does not understand): the policy may "
+			"lack %s",
+			r.t.l->unreadable, r.t.l->unreadable == 1 ? "" : "s",
+			r.t.l->unreadable == 1 ? "its opcode" : "their opcodes");
 	if ((rc = judge(&o, &r, &e)))
 		goto out;
 	rc = write_result(&o, &r, &e, &out, rel);
+	if (rc == 0 || rc == LEARN_CMD_FAILED)
+		learn_advise(r.t.l);
 out:
 	if (r.fd >= 0) {
 		learn_pipe_fd = -1;

@@ -17,9 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <jansson.h>
 #include <sys/socket.h>
 
+#include "advice.h"
 #include "cli.h"
+#include "expr.h"
 
 const char cli_help_lint[] =
 "Usage: iour-restrict lint POLICY [--ignore ID[,ID]...] [--kernel X.Y]\n"
@@ -49,6 +52,15 @@ const char cli_help_lint[] =
 "                       allowed), on Linux 7.2 (or --kernel X.Y)\n"
 "  fixed-file-bypass    FIXED_FILE is required, yet an allowed opcode names a\n"
 "                       plain descriptor (SPLICE, TEE, EPOLL_CTL, WAITID, ...)\n"
+"  flags-eq             an argument rule compares open.flags with == or !=,\n"
+"                       which never holds (the kernel adds O_LARGEFILE)\n"
+"  no-sync              writes allowed without FSYNC or SYNC_FILE_RANGE, where\n"
+"                       they reach files: a sync elsewhere gets EACCES\n"
+"  sqpoll-refused       learned from SQPOLL rings, which run (before Linux\n"
+"                       7.0) and the agent refuse\n"
+"\n"
+"Suggestions, on stderr and not findings: the usual companions of allowed\n"
+"opcodes that are not allowed (companion-missing: SHUTDOWN with SOCKET, ...).\n"
 "\n"
 "Options:\n"
 "  --ignore LIST          do not report these ids\n"
@@ -61,6 +73,8 @@ const char cli_help_lint[] =
 "                         (default: the one run uses on that kernel)\n"
 "  -h, --help             show this help\n"
 "\n"
+"The count of findings (and of suggestions) goes to stderr, also when it is 0.\n"
+"\n"
 "Exit status: 0 if there is no finding; 1 if there is one or more (or the\n"
 "library failed); 2 on a usage error; 3 if POLICY cannot be read or is not\n"
 "valid.\n";
@@ -69,14 +83,15 @@ static const char *const ids[] = {
 	"uring-cmd",     "msg-ring",      "socket-unfiltered", "openat-unfiltered",
 	"register-files", "default-allow", "fallback-open",     "companion-off",
 	"compat-soft",   "group-grew",    "effect-bypass",     "fixed-file-bypass",
-	"dead-entry",
+	"dead-entry",    "flags-eq",      "no-sync",           "sqpoll-refused",
+	"companion-missing",
 };
 #define NR_IDS (sizeof(ids) / sizeof(ids[0]))
 
 struct lint {
 	const char *path;
 	bool ignored[NR_IDS];
-	int findings;
+	int findings, suggestions;
 };
 
 static int id_index(const char *id)
@@ -415,6 +430,138 @@ static int check_dead_entries(struct lint *l, const struct iour_policy *p)
 	return 0;
 }
 
+/*
+ * Whether the policy allows request opcode @op at all: for a plain
+ * request, or for some request (argument rules none of which held for the
+ * plain one, or SQE flags it must carry).  -1 on error (reported).
+ */
+static int allows(const struct iour_policy *p, uint32_t op)
+{
+	struct iour_request_verdict d;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	int v;
+
+	if (iour_ctx_generic(ctx, sizeof(ctx), op, 0, 0))
+		return 0;
+	if ((v = verdict(p, ctx, &d)) != 0)
+		return v;
+	return d.reason == IOUR_DECIDE_OPCODE_DEFAULT || d.reason == IOUR_DECIDE_SQE_FLAGS;
+}
+
+/* "file-write" paths: the policy lets io_uring open a file for writing
+ * (OPENAT or OPENAT2 with O_WRONLY|O_CREAT). */
+static int opens_for_writing(const struct iour_policy *p)
+{
+	struct iour_request_verdict d;
+	uint8_t ctx[IOUR_CTX_SIZE];
+	int v = 0;
+
+	for (int k = 0; k < 2 && v == 0; k++) {
+		(void)iour_ctx_generic(ctx, sizeof(ctx), op_num(k ? "OPENAT2" : "OPENAT"), 0, 0);
+		(void)iour_ctx_open(ctx, sizeof(ctx), O_WRONLY | O_CREAT, 0644, 0);
+		v = verdict(p, ctx, &d);
+	}
+	return v;
+}
+
+/*
+ * What learn warns of and suggests (advice.h), for any policy: writes
+ * without a sync where they reach files (a learned policy, whose comment
+ * carries learn's NO SYNC warning, or one that opens files for writing
+ * through io_uring); SQPOLL rings a learned policy's comment reports
+ * (doc/cli.md, "lint": policies have no field for setup flags, the comment
+ * learn wrote and merge keeps is the record); the usual companions not
+ * allowed, as suggestions on stderr.
+ */
+static int check_advice(struct lint *l, const struct iour_policy *p, const char *text,
+			uint32_t kver)
+{
+	bool ops[ADVICE_NOPS] = { false };
+	struct advice_pair pr[16];
+	char writes[128], sq[512];
+	int v, wf;
+	size_t n;
+
+	for (uint32_t op = 0; op < IOUR_OP__COUNT && op < ADVICE_NOPS; op++) {
+		if ((v = allows(p, op)) < 0)
+			return CLI_FAIL;
+		ops[op] = v;
+	}
+	if (advice_no_sync(ops, writes, sizeof(writes))) {
+		if ((wf = opens_for_writing(p)) < 0)
+			return CLI_FAIL;
+		if (wf || (text && strstr(text, "WARNING, NO SYNC")))
+			finding(l, "no-sync", "writes are allowed (%s) but no sync opcode (FSYNC, "
+				"SYNC_FILE_RANGE)%s: a program that syncs gets EACCES there and may "
+				"lose data without an error; allow FSYNC if it syncs", writes,
+				wf ? ", and files may be opened for writing" :
+				     " (learn saw it write)");
+	}
+	if (text && strstr(text, "WARNING, SQPOLL") && advice_sqpoll(kver, sq, sizeof(sq)))
+		finding(l, "sqpoll-refused", "the program was learned using SQPOLL rings (the "
+			"comment says so); %s", sq);
+	n = advice_companions(ops, kver, pr, sizeof(pr) / sizeof(pr[0]));
+	for (size_t i = 0; i < n && !l->ignored[id_index("companion-missing")]; i++) {
+		fprintf(stderr, "%s lint: suggestion: ", CLI_PROG);
+		cli_put_escaped(stderr, l->path);
+		fprintf(stderr, ": companion-missing: %s is usual with %s (%s) and not allowed: "
+			"allow it if the program needs it\n", iour_opcode_name(pr[i].missing),
+			iour_opcode_name(pr[i].seen), pr[i].why);
+		l->suggestions++;
+	}
+	return 0;
+}
+
+/*
+ * Argument rules that cannot mean what they say, found by the rule
+ * language's own checks (expr.c, what `filter` warns about): open.flags
+ * compared with == or != never holds or always does, since the kernel adds
+ * O_LARGEFILE (doc/kernel.md 4.3).
+ */
+static void check_arg_rules(struct lint *l, const char *text)
+{
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL, *e, *a, *names;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(doc, "entries"), i, e)
+	{
+		int op = -1;
+
+		names = json_object_get(e, "names");
+		for (k = 0; k < json_array_size(names) && op < 0; k++) {
+			const char *n = json_string_value(json_array_get(names, k));
+
+			op = n ? iour_opcode_from_name(n) : -1;
+		}
+		json_array_foreach(json_object_get(e, "args"), k, a)
+		{
+			const char *field = json_string_value(json_object_get(a, "field"));
+			const char *cop = json_string_value(json_object_get(a, "op"));
+			json_t *val = json_object_get(a, "value");
+			struct expr_rule rule = { .n = 0 };
+			struct expr_error err;
+			char rt[256];
+
+			if (!field || !cop || !val || (strcmp(cop, "==") && strcmp(cop, "!=")))
+				continue;
+			if (json_is_string(val))
+				snprintf(rt, sizeof(rt), "%s %s %s", field, cop, json_string_value(val));
+			else if (json_is_integer(val))
+				snprintf(rt, sizeof(rt), "%s %s %lld", field, cop,
+					 (long long)json_integer_value(val));
+			else
+				continue;
+			if (expr_parse_rule(rt, op >= 0 ? (uint32_t)op : op_num("OPENAT"), &rule,
+					    &err))
+				continue;
+			if (rule.warning)
+				finding(l, "flags-eq", "entry %zu: '%s': %s", i + 1, rt, rule.warning);
+			expr_rule_free(&rule);
+		}
+	}
+	json_decref(doc);
+}
+
 /* The file's text, to see which groups it names; NULL for stdin. */
 static char *slurp(const char *path)
 {
@@ -542,15 +689,19 @@ int cmd_lint(int argc, char **argv)
 	if (!rc) {
 		check_attrs(&l, pol);
 		text = slurp(l.path);
-		if (text)
+		if (text) {
 			check_groups(&l, text, since);
+			check_arg_rules(&l, text);
+		}
+		rc = check_advice(&l, pol, text, kver ? kver : IOUR_KVER(7, 2));
 		free(text);
 	}
 	iour_policy__free(pol);
 	if (rc)
 		return rc;
-	if (l.findings)
-		fprintf(stderr, "%s lint: %d finding%s\n", CLI_PROG, l.findings,
-			l.findings == 1 ? "" : "s");
+	fprintf(stderr, "%s lint: %d finding%s", CLI_PROG, l.findings, l.findings == 1 ? "" : "s");
+	if (l.suggestions)
+		fprintf(stderr, ", %d suggestion%s", l.suggestions, l.suggestions == 1 ? "" : "s");
+	fputc('\n', stderr);
 	return l.findings ? CLI_FAIL : CLI_OK;
 }

@@ -48,6 +48,10 @@ const char cli_help_merge[] =
 	"                    written as learn writes (a new file renamed over OUT)\n"
 	"  -h, --help        show this help\n"
 	"\n"
+	"The union's comment keeps each input's comment (learn's counts, command\n"
+	"and kernel), numbered, and so does its sqeFlags comment.  Options may\n"
+	"follow the operands: merge a.json b.json -o out.json.\n"
+	"\n"
 	"Exit status: 0 written; 1 the inputs cannot be merged (why is on stderr)\n"
 	"or OUT cannot be written; 2 usage error; 3 an input is not a valid policy.\n";
 
@@ -347,14 +351,48 @@ static int merge_attrs(struct input *in, int n, json_t *out, uint32_t *kver)
 	return 0;
 }
 
+/*
+ * "HEAD [1] a.json: its comment [2] b.json: ..." of the inputs' comments
+ * at @key (of the top level, or of the object @sub when not NULL), so
+ * that what each input recorded (learn's counts, command and kernel)
+ * stays in the union; NULL if no input has one.
+ */
+static json_t *joined_comments(const struct input *in, int n, const char *sub, const char *head)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	bool any = false;
+	json_t *r = NULL;
+
+	if (!m)
+		return NULL;
+	fputs(head, m);
+	for (int i = 0; i < n; i++) {
+		json_t *o = sub ? json_object_get(in[i].doc, sub) : in[i].doc;
+		const char *c = json_string_value(json_object_get(o, "comment"));
+
+		if (!c)
+			continue;
+		fprintf(m, " [%d] %s: %s", i + 1, in[i].path, c);
+		any = true;
+	}
+	if (!fclose(m) && any)
+		r = json_string(buf);
+	free(buf);
+	return r;
+}
+
 static int merge(struct input *in, int n, FILE *f)
 {
-	json_t *out = json_object();
+	json_t *out = json_object(), *c;
 	char *text = NULL;
 	uint32_t kver = 0;
 	int rc;
 
-	json_object_set_new(out, "comment", json_string("union by iour-restrict merge"));
+	c = joined_comments(in, n, NULL,
+			    "union by iour-restrict merge of the inputs, whose comments follow:");
+	json_object_set_new(out, "comment", c ? c : json_string("union by iour-restrict merge"));
 	json_object_set_new(out, "version", json_integer(1));
 	if ((rc = merge_attrs(in, n, out, &kver)))
 		goto out;
@@ -364,6 +402,9 @@ static int merge(struct input *in, int n, FILE *f)
 		rc = index_entries(&in[i], kver);
 	if (rc || (rc = merge_classic(in, n, out)) || (rc = merge_entries(in, n, out)))
 		goto out;
+	if (json_object_get(out, "sqeFlags") &&
+	    (c = joined_comments(in, n, "sqeFlags", "union of the inputs' SQE flags:")))
+		json_object_set_new(json_object_get(out, "sqeFlags"), "comment", c);
 	text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	{
 		struct iour_load_error le = { .sz = sizeof(le) };
@@ -396,7 +437,8 @@ int cmd_merge(int argc, char **argv)
 	int c, n, rc = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:", lo, NULL)) != -1) {
+	/* options may follow the operands (merge has no COMMAND operand) */
+	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
 		if (c == 'o')
 			output = optarg;
 		else if (c == 'h')

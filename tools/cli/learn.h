@@ -39,8 +39,10 @@ struct learned {
 	uint64_t reg_ok[NREG], reg_fail[NREG];
 	uint64_t reg_other; /* register opcodes >= NREG */
 	uint64_t nreq, nreg, rings, sqpoll_rings;
-	uint64_t lost;      /* events overwritten or dropped */
-	bool flags_unknown; /* the submit tracepoint has no flags (5.10) */
+	uint64_t lost;       /* events overwritten or dropped */
+	uint64_t unreadable; /* followed tasks' submit events whose opcode or
+			      * flags learn could not read */
+	bool flags_unknown;  /* the submit tracepoint has no flags (5.10) */
 	size_t ntasks;
 };
 
@@ -134,9 +136,12 @@ int learn_out_commit(struct learn_out *o, const char *path);
 void learn_out_abort(struct learn_out *o);
 extern struct learn_out *volatile learn_out_current;
 
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
-		       bool per_task);
+/* @how: how the recording ended ("it exited with 0"), for the comment. */
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
+		       const char *how, bool per_task);
 void learn_summary(const struct learned *L);
+/* learn's warnings and suggestions on stderr (advice.h). */
+void learn_advise(const struct learned *L);
 
 /* ---- learn_procs.c */
 /* 1 if learn runs in a PID namespace other than the initial one, as far

@@ -119,7 +119,9 @@ void tracer_mark_forced_async(struct tracer *t)
 /*
  * The value after @key (a name with its separator, "ctx=" or "ring ") in
  * the event text @s, read in @base: "name=0x1f (31)", "name=(1)" or
- * "name=0xffff..." with the fields option, "ring 00000000a1b2c3d4," or
+ * "name=0xffff..." with the fields option ("name='-'(45)" for a one-byte
+ * field whose value is a printable character: opcodes 32 to 126), "ring
+ * 00000000a1b2c3d4," or
  * "op 22," without it.  The token in parentheses is the decimal value
  * when there is one; pointers are compared as their hex token.  0 or -1
  * if the key is absent.
@@ -134,6 +136,10 @@ static int field_base(const char *s, const char *key, int base, uint64_t *out)
 			const char *v = p + nl;
 			char *end;
 
+			/* a one-byte field whose value is a printable
+			 * character is printed as it: "opcode='-'(45)" */
+			if (v[0] == '\'' && v[1] && v[2] == '\'')
+				v += 3;
 			if (*v == '(')
 				v++;
 			*out = strtoull(v, &end, base);
@@ -167,6 +173,10 @@ static int op_by_name(const char *s, const char *key, uint64_t *out)
 			memcpy(name, p + nl, n);
 			name[n] = '\0';
 			op = iour_opcode_from_name(name);
+			/* the kernel's own name of EPOLL_CTL, the one name
+			 * it prints unlike the UAPI (measured on 6.18) */
+			if (op < 0 && !strcmp(name, "EPOLL"))
+				op = IOUR_OP_EPOLL_CTL;
 			if (op < 0)
 				return -1;
 			*out = (uint64_t)op;
@@ -301,11 +311,14 @@ static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, char *co
 {
 	uint64_t a, b, c = 0, d;
 	struct task *k;
+	bool unreadable;
 
-	if (field_base(ev, keys.ctx, keys.ptr_base, &a) ||
-	    (keys.op_name ? op_by_name(ev, keys.op, &b) : field(ev, keys.op, &b)) ||
-	    (keys.flags && field(ev, keys.flags, &c)) || field(ev, keys.sqt, &d))
+	if (field_base(ev, keys.ctx, keys.ptr_base, &a) || field(ev, keys.sqt, &d))
 		return 0;
+	/* an opcode or flags learn cannot read is counted, not dropped: the
+	 * policy would miss it (learn_write_policy says so) */
+	unreadable = (keys.op_name ? op_by_name(ev, keys.op, &b) : field(ev, keys.op, &b)) ||
+		     (keys.flags && field(ev, keys.flags, &c));
 	if (!keys.flags)
 		t->l->flags_unknown = true;
 	k = find_or_join(t, pid, comm);
@@ -321,7 +334,10 @@ static int parse_submit(struct tracer *t, const char *ev, uint64_t pid, char *co
 		if (comm[0] == '<')
 			proc_comm(pid, comm);
 		snprintf(k->comm, sizeof(k->comm), "%s", comm);
-		count_request(t, k, b, c, d);
+		if (unreadable)
+			t->l->unreadable++;
+		else
+			count_request(t, k, b, c, d);
 	}
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "cli.h"
 #include "learn.h"
 
@@ -273,9 +274,87 @@ static void per_task_text(FILE *f, const struct tracer *t)
 	}
 }
 
+/* The running kernel as IOUR_KVER(); 0 if unknown. */
+static uint32_t running_kver(void)
+{
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return IOUR_KVER(maj, min);
+}
+
+/*
+ * learn's warnings and suggestions (advice.h, doc/cli.md "learn"): SQPOLL
+ * rings that run or the agent refuse, writes without a sync opcode, and
+ * the usual companions never seen.  Into the comment @f (JSON string
+ * text) when not NULL, else on stderr.  Nothing is added to the policy.
+ */
+static void advise(FILE *f, const struct learned *L)
+{
+	struct advice_pair pr[16];
+	char text[768], writes[128];
+	bool seen[ADVICE_NOPS];
+	uint32_t kver = running_kver();
+	size_t n;
+
+	for (unsigned op = 0; op < ADVICE_NOPS; op++)
+		seen[op] = L->op[op] > 0;
+	if (L->sqpoll_rings && advice_sqpoll(kver, text, sizeof(text))) {
+		if (f) {
+			fprintf(f,
+				" WARNING, SQPOLL: the program created %" PRIu64 " SQPOLL ring%s; ",
+				L->sqpoll_rings, L->sqpoll_rings == 1 ? "" : "s");
+			json_str_body(f, text);
+			fputc('.', f);
+		} else {
+			cli_msg("warning: the program created %" PRIu64 " SQPOLL ring%s; %s",
+				L->sqpoll_rings, L->sqpoll_rings == 1 ? "" : "s", text);
+		}
+	}
+	if (advice_no_sync(seen, writes, sizeof(writes))) {
+		if (f)
+			fprintf(f,
+				" WARNING, NO SYNC: writes were learned (%s) but no sync opcode "
+				"(FSYNC, SYNC_FILE_RANGE): if the program syncs through io_uring "
+				"on a path this run did not take, the policy denies it with EACCES "
+				"and the program may lose data without an error; add FSYNC if it "
+				"syncs.",
+				writes);
+		else
+			cli_msg("warning: writes were learned (%s) but no sync opcode (FSYNC, "
+				"SYNC_FILE_RANGE): a program that syncs on another path would get "
+				"EACCES and may lose data without an error; add FSYNC if it syncs",
+				writes);
+	}
+	n = advice_companions(seen, kver, pr, sizeof(pr) / sizeof(pr[0]));
+	for (size_t i = 0; i < n; i++) {
+		if (f)
+			fprintf(f, "%s %s (usual with %s, %s)",
+				i ? "," :
+				    " SUGGESTIONS, not allowed "
+				    "(add them if the program needs "
+				    "them):",
+				iour_opcode_name(pr[i].missing), iour_opcode_name(pr[i].seen),
+				pr[i].why);
+		else
+			cli_msg("suggestion (not added): %s is usual with %s, %s",
+				iour_opcode_name(pr[i].missing), iour_opcode_name(pr[i].seen),
+				pr[i].why);
+	}
+	if (f && n)
+		fputc('.', f);
+}
+
+void learn_advise(const struct learned *L)
+{
+	advise(NULL, L);
+}
+
 /* The top-level comment: what ran, and what was seen how often. */
-static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
-			 bool per_task)
+static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
+			 const char *how, bool per_task)
 {
 	const struct learned *L = t->l;
 	struct utsname u;
@@ -296,11 +375,15 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 		fprintf(f, " from ");
 		json_str_body(f, what);
 	}
-	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).",
-		status == 0 ? (cmd ? "it exited with 0" : "recorded to the end") :
-			      "it FAILED: this run may not show all it needs",
+	fprintf(f, " (%s; %zu task%s, %" PRIu64 " ring%s of which %" PRIu64 " SQPOLL%s).", how,
 		L->ntasks, L->ntasks == 1 ? "" : "s", L->rings, L->rings == 1 ? "" : "s",
 		L->sqpoll_rings, L->lost ? "; TRACE EVENTS WERE LOST" : "");
+	if (L->unreadable)
+		fprintf(f,
+			" %" PRIu64 " REQUEST%s COULD NOT BE READ FROM THE TRACE: this policy "
+			"may lack %s opcode%s.",
+			L->unreadable, L->unreadable == 1 ? "" : "S",
+			L->unreadable == 1 ? "its" : "their", L->unreadable == 1 ? "" : "s");
 	fprintf(f, " Requests seen (%" PRIu64 "):", L->nreq);
 	for (unsigned op = 0; op < NOPS; op++) {
 		if (!L->op[op])
@@ -329,12 +412,13 @@ static void comment_text(FILE *f, const struct tracer *t, char **cmd, const char
 	fprintf(f, "%s.", L->nreg ? "" : " none");
 	if (per_task)
 		per_task_text(f, t);
+	advise(f, L);
 	fprintf(f, "\",\n");
 }
 
 /* Appends to @f (a memory stream) the policy text. */
-static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what, int status,
-			bool per_task)
+static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char *what,
+			const char *how, bool per_task)
 {
 	const struct learned *L = t->l;
 	bool seen[NOPS], rseen[NOPS];
@@ -347,7 +431,7 @@ static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char 
 		seen[op] = L->op[op] > 0;
 		rseen[op] = L->reg_ok[op] + L->reg_fail[op] > 0;
 	}
-	comment_text(f, t, cmd, what, status, per_task);
+	comment_text(f, t, cmd, what, how, per_task);
 	fprintf(f, "  \"defaultAction\": \"deny\",\n  \"requestOps\": [");
 	op_array(f, seen, false);
 	fprintf(f, "],\n  \"registerOps\": [");
@@ -388,8 +472,8 @@ static void policy_text(FILE *f, const struct tracer *t, char **cmd, const char 
  * Writes the policy to @out after checking that the library loads it back
  * (doc/cli.md, "learn"); 0 or an exit code.
  */
-int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what, int status,
-		       bool per_task)
+int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char *what,
+		       const char *how, bool per_task)
 {
 	struct iour_load_error le = { .sz = sizeof(le) };
 	struct iour_policy *p = NULL;
@@ -400,7 +484,7 @@ int learn_write_policy(FILE *out, const struct tracer *t, char **cmd, const char
 
 	if (!m)
 		return cli_fail(-ENOMEM, "writing the policy");
-	policy_text(m, t, cmd, what, status, per_task);
+	policy_text(m, t, cmd, what, how, per_task);
 	if (fclose(m) || !text) {
 		free(text);
 		return cli_fail(-ENOMEM, "writing the policy");

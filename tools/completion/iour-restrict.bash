@@ -132,7 +132,8 @@ _iour_restrict()
                     _iour_restrict_list "$cur" uring-cmd msg-ring socket-unfiltered \
                         openat-unfiltered register-files default-allow fallback-open \
                         companion-off compat-soft group-grew effect-bypass \
-                        fixed-file-bypass
+                        fixed-file-bypass dead-entry flags-eq no-sync sqpoll-refused \
+                        companion-missing
                     return ;;
                 --kernel|--since) return ;;
             esac ;;
