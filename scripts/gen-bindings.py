@@ -38,7 +38,33 @@ PY_ENUMS = "bindings/python/iouring_restrict/enums.py"
 RS_SYS = "bindings/rust/iouring-restrict-sys/src/lib.rs"
 RS_NAMES = "bindings/rust/iouring-restrict/src/names.rs"
 RS_FILTER = "bindings/rust/iouring-restrict/src/filter.rs"
-FILES = (PY_ENUMS, RS_SYS, RS_NAMES, RS_FILTER)
+PY_API = "bindings/python/iouring_restrict/_api.py"
+RS_LIB = "bindings/rust/iouring-restrict/src/lib.rs"
+FILES = (PY_ENUMS, PY_API, RS_SYS, RS_NAMES, RS_FILTER, RS_LIB)
+# Module constants of the Python API (named without "IOUR_"): block ->
+# the C names, or a group as in PY_ENUMS_SPEC.
+PY_API_CONSTS = {
+    "py-api-consts": ("IOUR_CTX_SIZE", "IOUR_OPCODE_ANY", "IOUR_DISASM_SECCOMP",
+                      "IOUR_RING_APPLY_NO_ENABLE", "IOUR_VERIFY_RING_FD", "IOUR_PROBE_NO_CACHE",
+                      "IOUR_PROBE_REFRESH", "IOUR_PLAN_FORCE_LEVEL", "IOUR_PLAN_BROKERED",
+                      "IOUR_FILTER_ADDR4_LITERAL"),
+    "py-broker-consts": "define IOUR_BROKER_",
+}
+# The safe Rust crate's enums keep their own variant names and documents,
+# and take their values from the -sys constants; each must name (as
+# sys::NAME) every member of its C group but those listed (a match's
+# default arm, or a range sentinel).
+RS_COVER = (
+    (RS_FILTER, "enum iour_verdict", ()),
+    (RS_FILTER, "enum iour_prog_kind", ("IOUR_PROG_FILTER",)),
+    ("bindings/rust/iouring-restrict/src/policy.rs", "enum iour_policy_target", ()),
+    ("bindings/rust/iouring-restrict/src/policy.rs", "enum iour_policy_compat", ()),
+    ("bindings/rust/iouring-restrict/src/policy.rs", "enum iour_status",
+     ("IOUR_STATUS_NOT_ENFORCED",)),
+    ("bindings/rust/iouring-restrict/src/policyfile.rs", "enum iour_decide_reason", ()),
+    ("bindings/rust/iouring-restrict/src/error.rs", "enum iour_errno", ("IOUR_ERRNO__END",)),
+    (RS_LIB, "define IOUR_FEATURES_", ()),
+)
 HDR_DIR = "include/iouring_restrict"
 # The order of the -sys crate's constant sections (the umbrella header's).
 HEADERS = ("version.h", "errors.h", "names.h", "ruleset.h", "ring.h", "probe.h", "cbpf.h",
@@ -224,6 +250,49 @@ def py_enum_blocks(consts, vals):
     return b
 
 
+def _py_value(v, body):
+    if body is not None and "<<" in body and _bit(v):
+        return "1 << %d" % (v.bit_length() - 1)
+    return "0x%X" % v if v == 0xffffffff else "%d" % v
+
+
+def py_api_blocks(consts, vals):
+    bodies = {n: b for _, _, n, b in consts}
+    b = {}
+    for block, names in PY_API_CONSTS.items():
+        if isinstance(names, str):
+            names = [n for n, _ in _group_members(consts, names)]
+        b[block] = ["%s = %s" % (n[len("IOUR_"):], _py_value(vals[n], bodies[n]))
+                    for n in names]
+    return b
+
+
+def rs_lib_blocks(consts, vals):
+    lines = []
+    for n, _ in _group_members(consts, "define IOUR_FEATURES_"):
+        t = '(sys::%s, "%s"),' % (n, n[len("IOUR_FEATURES_"):])
+        if len(t) <= 61:
+            lines.append(" " * 16 + t)
+        else:
+            lines += [" " * 16 + "(", " " * 20 + "sys::%s," % n,
+                      " " * 20 + '"%s",' % n[len("IOUR_FEATURES_"):], " " * 16 + "),"]
+    return {"rs-features-names": lines}
+
+
+def check_rust_cover(consts):
+    """Fails unless each RS_COVER file names every member of its group."""
+    for rel, group, skip in RS_COVER:
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            text = f.read()
+        members = [n for n, _ in _group_members(consts, group)]
+        if not members:
+            sys.exit("gen-bindings: no C constants for %s" % group)
+        for n in members:
+            if n not in skip and not re.search(r"\bsys::%s\b" % n, text):
+                sys.exit("gen-bindings: %s does not name sys::%s (%s): give it a variant"
+                         % (rel, n, group))
+
+
 def rs_sys_consts(consts, vals, gen):
     """The -sys crate's constant section: every header constant, by
     header, under its C name; the table-made lists where their enum is."""
@@ -377,6 +446,9 @@ def main():
     check_tables(consts, vals, rows)
     gen.update(py_enum_blocks(consts, vals))
     gen["rs-sys-consts"] = rs_sys_consts(consts, vals, gen)
+    gen.update(py_api_blocks(consts, vals))
+    gen.update(rs_lib_blocks(consts, vals))
+    check_rust_cover(consts)
     for k in ("rs-sys-ops", "rs-sys-regs", "rs-sys-sqe-flags", "rs-sys-fields"):
         del gen[k]
     used, changed = set(), []
