@@ -49,6 +49,7 @@ PY_API_CONSTS = {
                       "IOUR_PROBE_REFRESH", "IOUR_PLAN_FORCE_LEVEL", "IOUR_PLAN_BROKERED",
                       "IOUR_FILTER_ADDR4_LITERAL"),
     "py-broker-consts": "define IOUR_BROKER_",
+    "py-name-kinds": "enum iour_name_kind",
 }
 # The safe Rust crate's enums keep their own variant names and documents,
 # and take their values from the -sys constants; each must name (as

@@ -147,9 +147,14 @@ def _verdict(v) -> int:
 
 
 # enum iour_name_kind, per name-lookup function
-_NAME_KIND = {"iour_opcode_from_name": (0, "request opcode"),
-              "iour_register_op_from_name": (1, "register opcode"),
-              "iour_sqe_flag_from_name": (2, "SQE flag"),
+# BEGIN GENERATED py-name-kinds: scripts/gen-bindings.py (make generate), do not edit
+NAME_OPCODE = 0
+NAME_REGISTER_OP = 1
+NAME_SQE_FLAG = 2
+# END GENERATED py-name-kinds
+_NAME_KIND = {"iour_opcode_from_name": (NAME_OPCODE, "request opcode"),
+              "iour_register_op_from_name": (NAME_REGISTER_OP, "register opcode"),
+              "iour_sqe_flag_from_name": (NAME_SQE_FLAG, "SQE flag"),
               "iour_ruleset__allow_sqe_op_name": (0, "request opcode"),
               "iour_ruleset__allow_register_op_name": (1, "register opcode")}
 
