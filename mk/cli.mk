@@ -93,7 +93,10 @@ test-valgrind: uring-try
 # ---- generated lists: the bindings' opcode, register-opcode, SQE-flag and
 # field lists are written from the library's tables (lib/names.c,
 # lib/schema.def) by scripts/gen-bindings.py, which compiles and runs
-# scripts/gen-bindings.c against the static library; doc/policy.schema.json's
+# scripts/gen-bindings.c against the static library; every other public
+# constant (enum members, #defines: the -sys crate's constants, the Python
+# enums' members) from the headers, valued by a program it compiles against
+# them; doc/policy.schema.json's
 # field enum by scripts/check-schema-docs.py (checked by check-docs).
 # `make generate` rewrites them; check-generate (part of check-cli, so of make check) fails
 # if regenerating would change a committed file.  It compares in memory,

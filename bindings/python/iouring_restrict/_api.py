@@ -11,10 +11,11 @@ from ctypes import byref, c_int, c_int32, c_size_t, c_uint8, c_uint32, c_void_p
 from typing import List, Optional, Tuple
 
 from . import _lib, _uring
-from .enums import (Avail, CmpOp, Compat, Companion, DecideReason, DefaultVerdict, Fallback, Nnp, Threads, DecisionKind, DisasmFormat, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
+from .enums import (Avail, CmpOp, Compat, Companion, DecideReason, DefaultVerdict, Fallback, Nnp, Threads, DecisionKind, DisasmFormat, ErrorCode, Expect, FeatureLevel, FeaturesFlag, Field, LimitsSource, Mechanism, Op, PolicyAttr,
                     ProgKind, Reason, RegisterOp, Reject, ReportFlag, SqeFlag, Status, StepOp, StepSide, Target, Verdict, VerifyStatus)
 from .errors import UnknownNameError, error_from_code
 
+# BEGIN GENERATED py-api-consts: scripts/gen-bindings.py (make generate), do not edit
 CTX_SIZE = 40
 OPCODE_ANY = 0xFFFFFFFF
 DISASM_SECCOMP = 1 << 8
@@ -25,6 +26,7 @@ PROBE_REFRESH = 1 << 1
 PLAN_FORCE_LEVEL = 1 << 0
 PLAN_BROKERED = 1 << 1
 FILTER_ADDR4_LITERAL = 1 << 0
+# END GENERATED py-api-consts
 
 
 # ---- handle argument types: from_param accepts only a live handle of the
@@ -145,9 +147,14 @@ def _verdict(v) -> int:
 
 
 # enum iour_name_kind, per name-lookup function
-_NAME_KIND = {"iour_opcode_from_name": (0, "request opcode"),
-              "iour_register_op_from_name": (1, "register opcode"),
-              "iour_sqe_flag_from_name": (2, "SQE flag"),
+# BEGIN GENERATED py-name-kinds: scripts/gen-bindings.py (make generate), do not edit
+NAME_OPCODE = 0
+NAME_REGISTER_OP = 1
+NAME_SQE_FLAG = 2
+# END GENERATED py-name-kinds
+_NAME_KIND = {"iour_opcode_from_name": (NAME_OPCODE, "request opcode"),
+              "iour_register_op_from_name": (NAME_REGISTER_OP, "register opcode"),
+              "iour_sqe_flag_from_name": (NAME_SQE_FLAG, "SQE flag"),
               "iour_ruleset__allow_sqe_op_name": (0, "request opcode"),
               "iour_ruleset__allow_register_op_name": (1, "register opcode")}
 
@@ -308,13 +315,10 @@ def cbpf_validate(insns, generic_only=False) -> ValidateInfo:
     arr, n = _insn_array(insns)
     info = _lib.opts(_lib.iour_validate_info)
     rc = lib.iour_cbpf_validate(arr, n, 1 if generic_only else 0, byref(info))
-    if rc < 0 and rc != -_INVALID_PROG:
+    if rc < 0 and rc != -ErrorCode.INVALID_PROG:
         _check(rc, "iour_cbpf_validate")
     return ValidateInfo(rc == 0, info.insn, Reject(info.reason),
                         lib.iour_cbpf_reject_str(info.reason).decode())
-
-
-_INVALID_PROG = 4003
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1477,14 +1481,17 @@ def verify(reqs: List[VerifyReq], ring=None, ring_flags: int = 0,
 
 
 # ---- the ring broker (broker.h)
-#: iour_broker__install(): the filter on every thread of the process.
-BROKER_ALL_THREADS = 1
-#: iour_broker__new() (Broker(nonblock=True)): serve() never waits; with
-#: nothing pending it raises IourError with errno EAGAIN.
-BROKER_NONBLOCK = 2
-#: iour_broker__install(): no peer guard; the program may ptrace other
-#: processes of its uid and take rings from them (doc/security.md, 3a).
-BROKER_ALLOW_PTRACE = 4
+# BROKER_ALL_THREADS: iour_broker__install(): the filter on every thread of
+# the process.  BROKER_NONBLOCK: iour_broker__new() (Broker(nonblock=True)):
+# serve() never waits; with nothing pending it raises IourError with errno
+# EAGAIN.  BROKER_ALLOW_PTRACE: iour_broker__install(): no peer guard; the
+# program may ptrace other processes of its uid and take rings from them
+# (doc/security.md, 3a).
+# BEGIN GENERATED py-broker-consts: scripts/gen-bindings.py (make generate), do not edit
+BROKER_ALL_THREADS = 1 << 0
+BROKER_NONBLOCK = 1 << 1
+BROKER_ALLOW_PTRACE = 1 << 2
+# END GENERATED py-broker-consts
 
 
 @dataclasses.dataclass(frozen=True)

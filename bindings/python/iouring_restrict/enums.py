@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""The library's enumerations and flag sets (values from the C headers;
-tests/test_enums.py checks the named ones against the library's own
-name tables)."""
+"""The library's enumerations and flag sets.  Their members are written
+from the C headers and the library's tables by `make generate`
+(scripts/gen-bindings.py); check-generate fails when they are stale."""
 import enum as _enum
 
 _NUMERIC = "bcdoxXneEfFgG%"
@@ -113,8 +113,10 @@ class SqeFlag(IntFlag):
 
 
 class Verdict(IntEnum):
+    # BEGIN GENERATED py-enum-Verdict: scripts/gen-bindings.py (make generate), do not edit
     DENY = 0
     ALLOW = 1
+    # END GENERATED py-enum-Verdict
 
 
 class Field(IntEnum):
@@ -140,6 +142,7 @@ class Field(IntEnum):
 
 class CmpOp(IntEnum):
     """Comparison operators (enum iour_cmp_op)."""
+    # BEGIN GENERATED py-enum-CmpOp: scripts/gen-bindings.py (make generate), do not edit
     EQ = 1
     NE = 2
     LT = 3
@@ -156,22 +159,28 @@ class CmpOp(IntEnum):
     NOT_IN_RANGE = 14
     IN_PREFIX = 15
     NOT_IN_PREFIX = 16
+    # END GENERATED py-enum-CmpOp
 
 
 class ProgKind(IntEnum):
+    # BEGIN GENERATED py-enum-ProgKind: scripts/gen-bindings.py (make generate), do not edit
     FILTER = 0
     ALWAYS_ALLOW = 1
     ALWAYS_DENY = 2
+    # END GENERATED py-enum-ProgKind
 
 
 class DisasmFormat(IntEnum):
+    # BEGIN GENERATED py-enum-DisasmFormat: scripts/gen-bindings.py (make generate), do not edit
     TEXT = 0
     C_ARRAY = 1
     RAW = 2
+    # END GENERATED py-enum-DisasmFormat
 
 
 class Reject(IntEnum):
     """Why the cBPF validator refused a program (enum iour_cbpf_reject)."""
+    # BEGIN GENERATED py-enum-Reject: scripts/gen-bindings.py (make generate), do not edit
     OK = 0
     LENGTH = 1
     CODE = 2
@@ -183,16 +192,20 @@ class Reject(IntEnum):
     JUMP = 8
     NO_RET = 9
     MEM_UNINIT = 10
+    # END GENERATED py-enum-Reject
 
 
 class Status(IntEnum):
     """A report's enforcement status (enum iour_status)."""
+    # BEGIN GENERATED py-enum-Status: scripts/gen-bindings.py (make generate), do not edit
     NOT_ENFORCED = 0
     PARTIALLY = 1
     FULLY = 2
+    # END GENERATED py-enum-Status
 
 
 class DecisionKind(IntEnum):
+    # BEGIN GENERATED py-enum-DecisionKind: scripts/gen-bindings.py (make generate), do not edit
     DROPPED = 1
     TIGHTENED = 2
     LOOSENED = 3
@@ -200,9 +213,11 @@ class DecisionKind(IntEnum):
     NEGOTIATED = 5
     NOTE = 6
     FAILED = 7
+    # END GENERATED py-enum-DecisionKind
 
 
 class Reason(IntEnum):
+    # BEGIN GENERATED py-enum-Reason: scripts/gen-bindings.py (make generate), do not edit
     NONE = 0
     NO_IO_URING = 1
     NO_RING_RESTRICTIONS = 2
@@ -226,30 +241,36 @@ class Reason(IntEnum):
     EFFECT_CLOSED = 20
     EFFECT_FILTERED = 21
     EFFECT_OPEN = 22
+    # END GENERATED py-enum-Reason
 
 
 class Effect(IntEnum):
     """An effect of a report's effect note (enum iour_effect; the note's
     value): doc/security.md 2.1."""
+    # BEGIN GENERATED py-enum-Effect: scripts/gen-bindings.py (make generate), do not edit
     NET_DEST = 1
     FILE_OPEN = 2
     PLAIN_FD = 3
     CROSS_RING = 4
     MEM_REG = 5
     RINGLESS_REG = 6
+    # END GENERATED py-enum-Effect
 
 
 class Mechanism(IntFlag):
     """What enforces a report (IOUR_MECH_*)."""
+    # BEGIN GENERATED py-enum-Mechanism: scripts/gen-bindings.py (make generate), do not edit
     NONE = 0
     TASK = 1 << 0
     RING = 1 << 1
     RING_DISABLED = 1 << 2
     COMPANION = 1 << 3
+    # END GENERATED py-enum-Mechanism
 
 
 class ReportFlag(IntFlag):
     """IOUR_REPORT_* flags."""
+    # BEGIN GENERATED py-enum-ReportFlag: scripts/gen-bindings.py (make generate), do not edit
     LOOSENED = 1 << 0
     TIGHTENED = 1 << 1
     NNP_SET = 1 << 2
@@ -257,42 +278,52 @@ class ReportFlag(IntFlag):
     STOPPED = 1 << 4
     RING_ONLY = 1 << 5
     PLANNED = 1 << 6
+    # END GENERATED py-enum-ReportFlag
 
 
 class FeatureLevel(IntEnum):
+    # BEGIN GENERATED py-enum-FeatureLevel: scripts/gen-bindings.py (make generate), do not edit
     NONE = 0
     IO_URING = 1
     RING = 2
     QUERY = 3
     TASK_BPF = 4
     CONNECT = 5
+    # END GENERATED py-enum-FeatureLevel
 
 
 class Avail(IntEnum):
+    # BEGIN GENERATED py-enum-Avail: scripts/gen-bindings.py (make generate), do not edit
     NO = 0
     YES = 1
     NO_PRIV = 2
     RESTRICTED = 3
     UNKNOWN = 4
+    # END GENERATED py-enum-Avail
 
 
 class LimitsSource(IntEnum):
+    # BEGIN GENERATED py-enum-LimitsSource: scripts/gen-bindings.py (make generate), do not edit
     NONE = 0
     QUERY = 1
     PROBE = 2
     TABLE = 3
+    # END GENERATED py-enum-LimitsSource
 
 
 class FeaturesFlag(IntFlag):
+    # BEGIN GENERATED py-enum-FeaturesFlag: scripts/gen-bindings.py (make generate), do not edit
     FORCED = 1 << 0
     FORCE_IGNORED = 1 << 1
     MISMATCH = 1 << 2
     CHILD_DIED = 1 << 3
     SOCKET_FLAGS_HIDDEN = 1 << 4
     TASK_SET_GATES_FILTERS = 1 << 5
+    # END GENERATED py-enum-FeaturesFlag
 
 
 class PolicyAttr(IntEnum):
+    # BEGIN GENERATED py-enum-PolicyAttr: scripts/gen-bindings.py (make generate), do not edit
     TARGET = 1
     COMPAT = 2
     NNP = 3
@@ -300,78 +331,104 @@ class PolicyAttr(IntEnum):
     THREADS = 5
     COMPANION = 6
     DEFAULT = 7
+    # END GENERATED py-enum-PolicyAttr
 
 
 class Target(IntEnum):
+    # BEGIN GENERATED py-enum-Target: scripts/gen-bindings.py (make generate), do not edit
     TASK = 0
     RING = 1
+    # END GENERATED py-enum-Target
 
 
 class Compat(IntEnum):
     """Compatibility levels (enum iour_policy_compat)."""
+    # BEGIN GENERATED py-enum-Compat: scripts/gen-bindings.py (make generate), do not edit
     BEST_EFFORT = 0
     SOFT = 1
     HARD = 2
+    # END GENERATED py-enum-Compat
 
 
 class Nnp(IntEnum):
+    # BEGIN GENERATED py-enum-Nnp: scripts/gen-bindings.py (make generate), do not edit
     KEEP = 0
     SET = 1
+    # END GENERATED py-enum-Nnp
 
 
 class Fallback(IntEnum):
+    # BEGIN GENERATED py-enum-Fallback: scripts/gen-bindings.py (make generate), do not edit
     CLOSED = 0
     OPEN = 1
+    # END GENERATED py-enum-Fallback
 
 
 class Threads(IntEnum):
+    # BEGIN GENERATED py-enum-Threads: scripts/gen-bindings.py (make generate), do not edit
     REPORT = 0
     REFUSE = 1
+    # END GENERATED py-enum-Threads
 
 
 class Companion(IntEnum):
+    # BEGIN GENERATED py-enum-Companion: scripts/gen-bindings.py (make generate), do not edit
     NONE = 0
     ENOSYS = 1
     EPERM = 2
+    # END GENERATED py-enum-Companion
 
 
 class DefaultVerdict(IntEnum):
+    # BEGIN GENERATED py-enum-DefaultVerdict: scripts/gen-bindings.py (make generate), do not edit
     DENY = 0
     ALLOW = 1
+    # END GENERATED py-enum-DefaultVerdict
 
 
 class StepOp(IntEnum):
+    # BEGIN GENERATED py-enum-StepOp: scripts/gen-bindings.py (make generate), do not edit
     SET_NNP = 1
     RESTRICTIONS = 2
     BPF_FILTER = 3
     ENABLE_RINGS = 4
     COMPANION = 5
+    # END GENERATED py-enum-StepOp
 
 
 class StepSide(IntEnum):
+    # BEGIN GENERATED py-enum-StepSide: scripts/gen-bindings.py (make generate), do not edit
     TASK = 0
     RING = 1
+    # END GENERATED py-enum-StepSide
 
 
 class PlanInfoFlag(IntFlag):
+    # BEGIN GENERATED py-enum-PlanInfoFlag: scripts/gen-bindings.py (make generate), do not edit
     FORCED = 1 << 0
     REFUSED = 1 << 1
+    # END GENERATED py-enum-PlanInfoFlag
 
 
 class Expect(IntEnum):
+    # BEGIN GENERATED py-enum-Expect: scripts/gen-bindings.py (make generate), do not edit
     ALLOW = 1
     DENY = 2
+    # END GENERATED py-enum-Expect
 
 
 class VerifyStatus(IntEnum):
+    # BEGIN GENERATED py-enum-VerifyStatus: scripts/gen-bindings.py (make generate), do not edit
     NOT_RUN = 0
     MATCH = 1
     MISMATCH = 2
     FAILED = 3
+    # END GENERATED py-enum-VerifyStatus
 
 
 class ErrorCode(IntEnum):
     """The library's own error codes (enum iour_errno), 4001 and up."""
+    # BEGIN GENERATED py-enum-ErrorCode: scripts/gen-bindings.py (make generate), do not edit
     INTERNAL = 4001
     PROG_TOO_LARGE = 4002
     INVALID_PROG = 4003
@@ -379,29 +436,37 @@ class ErrorCode(IntEnum):
     PARTIAL = 4005
     KERNEL_MISMATCH = 4006
     NOT_ENFORCED = 4007
+    # END GENERATED py-enum-ErrorCode
 
 
 class RestrictionKind(IntEnum):
+    # BEGIN GENERATED py-enum-RestrictionKind: scripts/gen-bindings.py (make generate), do not edit
     REGISTER_OP = 0
     SQE_OP = 1
     SQE_FLAGS_ALLOWED = 2
     SQE_FLAGS_REQUIRED = 3
+    # END GENERATED py-enum-RestrictionKind
 
 
 class CompanionFlag(IntFlag):
+    # BEGIN GENERATED py-enum-CompanionFlag: scripts/gen-bindings.py (make generate), do not edit
     ENTER = 1 << 0
     REGISTER = 1 << 1
     SET_NNP = 1 << 2
     ALL_THREADS = 1 << 3
+    # END GENERATED py-enum-CompanionFlag
 
 
 class ExportFlag(IntFlag):
+    # BEGIN GENERATED py-enum-ExportFlag: scripts/gen-bindings.py (make generate), do not edit
     COUPLED = 1 << 0
     SPLIT = 1 << 1
+    # END GENERATED py-enum-ExportFlag
 
 
 class DecideReason(IntEnum):
     """Why iour_policy__decide() gave its verdict (enum iour_decide_reason)."""
+    # BEGIN GENERATED py-enum-DecideReason: scripts/gen-bindings.py (make generate), do not edit
     CLASSIC_GATE = 1
     SQE_FLAGS = 2
     RULE = 3
@@ -409,3 +474,4 @@ class DecideReason(IntEnum):
     PROGRAM = 5
     CLASSIC_ALLOW = 6
     POLICY_DEFAULT = 7
+    # END GENERATED py-enum-DecideReason

@@ -1,7 +1,8 @@
 //! Raw declarations of libiouring-restrict's public C API
-//! (`include/iouring_restrict/*.h`), written by hand: every function, every
+//! (`include/iouring_restrict/*.h`), written by hand: every function and every
 //! struct (`#[repr(C)]`, checked against the library's layout table by
-//! `tests/layout.rs`) and every constant, under its C name.
+//! `tests/layout.rs`); every constant, under its C name, is written from
+//! the headers by `make generate` (scripts/gen-bindings.py).
 //!
 //! Conventions of the C API (common.h): fallible functions return 0 or a
 //! count on success and a negative errno (or `-IOUR_ERRNO__*`) on failure;
@@ -26,12 +27,13 @@ use std::mem;
 pub use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 // constants
-
+// BEGIN GENERATED rs-sys-consts: scripts/gen-bindings.py (make generate), do not edit
 // ---- version.h
 
 pub const IOUR_VERSION_MAJOR: u32 = 1;
 pub const IOUR_VERSION_MINOR: u32 = 1;
 pub const IOUR_VERSION_PATCH: u32 = 0;
+pub const IOUR_VERSION_NUMBER: u32 = 10100;
 
 // ---- errors.h
 
@@ -49,7 +51,6 @@ pub const IOUR_ERRNO__END: i32 = 4008;
 // ---- names.h
 
 // enum iour_op
-// BEGIN GENERATED rs-sys-ops: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_OP_NOP: u32 = 0;
 pub const IOUR_OP_READV: u32 = 1;
 pub const IOUR_OP_WRITEV: u32 = 2;
@@ -116,13 +117,7 @@ pub const IOUR_OP_PIPE: u32 = 62;
 pub const IOUR_OP_NOP128: u32 = 63;
 pub const IOUR_OP_URING_CMD128: u32 = 64;
 pub const IOUR_OP__COUNT: u32 = 65;
-// END GENERATED rs-sys-ops
-// enum iour_name_kind (iour_name_suggest())
-pub const IOUR_NAME_OPCODE: u32 = 0;
-pub const IOUR_NAME_REGISTER_OP: u32 = 1;
-pub const IOUR_NAME_SQE_FLAG: u32 = 2;
 // enum iour_register_op
-// BEGIN GENERATED rs-sys-regs: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_REGISTER_BUFFERS: u32 = 0;
 pub const IOUR_UNREGISTER_BUFFERS: u32 = 1;
 pub const IOUR_REGISTER_FILES: u32 = 2;
@@ -162,9 +157,7 @@ pub const IOUR_REGISTER_QUERY: u32 = 35;
 pub const IOUR_REGISTER_ZCRX_CTRL: u32 = 36;
 pub const IOUR_REGISTER_BPF_FILTER: u32 = 37;
 pub const IOUR_REGISTER__COUNT: u32 = 38;
-// END GENERATED rs-sys-regs
 // enum iour_sqe_flag
-// BEGIN GENERATED rs-sys-sqe-flags: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_SQE_FIXED_FILE: u32 = 1;
 pub const IOUR_SQE_IO_DRAIN: u32 = 2;
 pub const IOUR_SQE_IO_LINK: u32 = 4;
@@ -173,17 +166,20 @@ pub const IOUR_SQE_ASYNC: u32 = 16;
 pub const IOUR_SQE_BUFFER_SELECT: u32 = 32;
 pub const IOUR_SQE_CQE_SKIP_SUCCESS: u32 = 64;
 pub const IOUR_SQE__VALID: u32 = 127;
-// END GENERATED rs-sys-sqe-flags
+// enum iour_name_kind
+pub const IOUR_NAME_OPCODE: u32 = 0;
+pub const IOUR_NAME_REGISTER_OP: u32 = 1;
+pub const IOUR_NAME_SQE_FLAG: u32 = 2;
 
 // ---- ruleset.h
 
-pub const IOUR_EXPORT_COUPLED: u32 = 1 << 0;
-pub const IOUR_EXPORT_SPLIT: u32 = 1 << 1;
 // enum iour_restriction_kind
 pub const IOUR_RESTRICTION_REGISTER_OP: u32 = 0;
 pub const IOUR_RESTRICTION_SQE_OP: u32 = 1;
 pub const IOUR_RESTRICTION_SQE_FLAGS_ALLOWED: u32 = 2;
 pub const IOUR_RESTRICTION_SQE_FLAGS_REQUIRED: u32 = 3;
+pub const IOUR_EXPORT_COUPLED: u32 = 1 << 0;
+pub const IOUR_EXPORT_SPLIT: u32 = 1 << 1;
 
 // ---- ring.h
 
@@ -191,14 +187,6 @@ pub const IOUR_RING_APPLY_NO_ENABLE: u64 = 1 << 0;
 
 // ---- probe.h
 
-pub const IOUR_FEATURES_FORCED: u64 = 1 << 0;
-pub const IOUR_FEATURES_FORCE_IGNORED: u64 = 1 << 1;
-pub const IOUR_FEATURES_MISMATCH: u64 = 1 << 2;
-pub const IOUR_FEATURES_CHILD_DIED: u64 = 1 << 3;
-pub const IOUR_FEATURES_SOCKET_FLAGS_HIDDEN: u64 = 1 << 4;
-pub const IOUR_FEATURES_TASK_SET_GATES_FILTERS: u64 = 1 << 5;
-pub const IOUR_PROBE_NO_CACHE: u64 = 1 << 0;
-pub const IOUR_PROBE_REFRESH: u64 = 1 << 1;
 // enum iour_feature_level
 pub const IOUR_LEVEL_NONE: u32 = 0;
 pub const IOUR_LEVEL_IO_URING: u32 = 1;
@@ -218,9 +206,34 @@ pub const IOUR_LIMITS_NONE: u32 = 0;
 pub const IOUR_LIMITS_QUERY: u32 = 1;
 pub const IOUR_LIMITS_PROBE: u32 = 2;
 pub const IOUR_LIMITS_TABLE: u32 = 3;
+pub const IOUR_FEATURES_FORCED: u64 = 1 << 0;
+pub const IOUR_FEATURES_FORCE_IGNORED: u64 = 1 << 1;
+pub const IOUR_FEATURES_MISMATCH: u64 = 1 << 2;
+pub const IOUR_FEATURES_CHILD_DIED: u64 = 1 << 3;
+pub const IOUR_FEATURES_SOCKET_FLAGS_HIDDEN: u64 = 1 << 4;
+pub const IOUR_FEATURES_TASK_SET_GATES_FILTERS: u64 = 1 << 5;
+pub const IOUR_PROBE_NO_CACHE: u64 = 1 << 0;
+pub const IOUR_PROBE_REFRESH: u64 = 1 << 1;
 
 // ---- cbpf.h
 
+// enum iour_cbpf_reject
+pub const IOUR_REJECT_OK: u32 = 0;
+pub const IOUR_REJECT_LENGTH: u32 = 1;
+pub const IOUR_REJECT_CODE: u32 = 2;
+pub const IOUR_REJECT_NOT_ALLOWED: u32 = 3;
+pub const IOUR_REJECT_LOAD_OFFSET: u32 = 4;
+pub const IOUR_REJECT_DIV_ZERO: u32 = 5;
+pub const IOUR_REJECT_SHIFT: u32 = 6;
+pub const IOUR_REJECT_MEM_INDEX: u32 = 7;
+pub const IOUR_REJECT_JUMP: u32 = 8;
+pub const IOUR_REJECT_NO_RET: u32 = 9;
+pub const IOUR_REJECT_MEM_UNINIT: u32 = 10;
+pub const IOUR_REJECT__MAX: u32 = 11;
+// enum iour_disasm_format
+pub const IOUR_DISASM_TEXT: u32 = 0;
+pub const IOUR_DISASM_C_ARRAY: u32 = 1;
+pub const IOUR_DISASM_RAW: u32 = 2;
 pub const IOUR_CTX_SIZE: u32 = 40;
 pub const IOUR_MAX_INSNS: u32 = 4096;
 pub const IOUR_CTX_OFF_USER_DATA: u32 = 0;
@@ -240,36 +253,13 @@ pub const IOUR_CTX_OFF_CONNECT_ADDR: u32 = 24;
 pub const IOUR_VALIDATE_GENERIC_ONLY: u32 = 1 << 0;
 pub const IOUR_OPCODE_ANY: u32 = u32::MAX;
 pub const IOUR_DISASM_SECCOMP: u32 = 1 << 8;
-// enum iour_cbpf_reject
-pub const IOUR_REJECT_OK: u32 = 0;
-pub const IOUR_REJECT_LENGTH: u32 = 1;
-pub const IOUR_REJECT_CODE: u32 = 2;
-pub const IOUR_REJECT_NOT_ALLOWED: u32 = 3;
-pub const IOUR_REJECT_LOAD_OFFSET: u32 = 4;
-pub const IOUR_REJECT_DIV_ZERO: u32 = 5;
-pub const IOUR_REJECT_SHIFT: u32 = 6;
-pub const IOUR_REJECT_MEM_INDEX: u32 = 7;
-pub const IOUR_REJECT_JUMP: u32 = 8;
-pub const IOUR_REJECT_NO_RET: u32 = 9;
-pub const IOUR_REJECT_MEM_UNINIT: u32 = 10;
-pub const IOUR_REJECT__MAX: u32 = 11;
-// enum iour_disasm_format
-pub const IOUR_DISASM_TEXT: u32 = 0;
-pub const IOUR_DISASM_C_ARRAY: u32 = 1;
-pub const IOUR_DISASM_RAW: u32 = 2;
 
 // ---- filter.h
 
-pub const IOUR_FILTER_MAX_SET: u32 = 65536;
-pub const IOUR_FILTER_MAX_CMPS: u32 = 64;
-pub const IOUR_FILTER_ADDR4_LITERAL: u32 = 1 << 0;
-pub const IOUR_OPINFO_HAS_DEFAULT: u32 = 1 << 0;
-pub const IOUR_OPINFO_RAW: u32 = 1 << 1;
 // enum iour_verdict
 pub const IOUR_DENY: u32 = 0;
 pub const IOUR_ALLOW: u32 = 1;
 // enum iour_field
-// BEGIN GENERATED rs-sys-fields: scripts/gen-bindings.py (make generate), do not edit
 pub const IOUR_FIELD_USER_DATA: u32 = 1;
 pub const IOUR_FIELD_SQE_FLAGS: u32 = 2;
 pub const IOUR_FIELD_SOCKET_FAMILY: u32 = 16;
@@ -285,7 +275,6 @@ pub const IOUR_FIELD_CONNECT_FAMILY: u32 = 48;
 pub const IOUR_FIELD_CONNECT_PORT: u32 = 49;
 pub const IOUR_FIELD_CONNECT_ADDR4: u32 = 50;
 pub const IOUR_FIELD_CONNECT_ADDR6: u32 = 51;
-// END GENERATED rs-sys-fields
 // enum iour_cmp_op
 pub const IOUR_CMP_EQ: u32 = 1;
 pub const IOUR_CMP_NE: u32 = 2;
@@ -307,6 +296,57 @@ pub const IOUR_CMP_NOT_IN_PREFIX: u32 = 16;
 pub const IOUR_PROG_FILTER: u32 = 0;
 pub const IOUR_PROG_ALWAYS_ALLOW: u32 = 1;
 pub const IOUR_PROG_ALWAYS_DENY: u32 = 2;
+pub const IOUR_FILTER_MAX_SET: u32 = 65536;
+pub const IOUR_FILTER_MAX_CMPS: u32 = 64;
+pub const IOUR_FILTER_ADDR4_LITERAL: u32 = 1 << 0;
+pub const IOUR_OPINFO_HAS_DEFAULT: u32 = 1 << 0;
+pub const IOUR_OPINFO_RAW: u32 = 1 << 1;
+
+// ---- schema.h
+
+// enum iour_field_kind
+pub const IOUR_FIELD_KIND_NUM: u32 = 0;
+pub const IOUR_FIELD_KIND_BITS: u32 = 1;
+pub const IOUR_FIELD_KIND_ADDR4: u32 = 2;
+pub const IOUR_FIELD_KIND_ADDR6: u32 = 3;
+// enum iour_field_order
+pub const IOUR_FIELD_ORDER_HOST: u32 = 0;
+pub const IOUR_FIELD_ORDER_NET: u32 = 1;
+
+// ---- companion.h
+
+pub const IOUR_COMPANION_ENTER: u32 = 1 << 0;
+pub const IOUR_COMPANION_REGISTER: u32 = 1 << 1;
+pub const IOUR_COMPANION_SET_NNP: u32 = 1 << 2;
+pub const IOUR_COMPANION_ALL_THREADS: u32 = 1 << 3;
+pub const IOUR_COMPANION_DEFAULT_ERRNO: u32 = 38;
+pub const IOUR_COMPANION_MAX_ERRNO: u32 = 4095;
+pub const IOUR_RING_FDS_REFUSE: u32 = 1 << 0;
+
+// ---- broker.h
+
+pub const IOUR_BROKER_ALL_THREADS: u32 = 1 << 0;
+pub const IOUR_BROKER_NONBLOCK: u32 = 1 << 1;
+pub const IOUR_BROKER_ALLOW_PTRACE: u32 = 1 << 2;
+
+// ---- verify.h
+
+pub const IOUR_EXPECT_ALLOW: u32 = 1;
+pub const IOUR_EXPECT_DENY: u32 = 2;
+pub const IOUR_VERIFY_MAX_REQS: u32 = 256;
+pub const IOUR_VERIFY_MAX_PATH: u32 = 4095;
+pub const IOUR_VERIFY_MAX_ADDR: u32 = 128;
+pub const IOUR_VERIFY_NOT_RUN: u32 = 0;
+pub const IOUR_VERIFY_MATCH: u32 = 1;
+pub const IOUR_VERIFY_MISMATCH: u32 = 2;
+pub const IOUR_VERIFY_FAILED: u32 = 3;
+pub const IOUR_VERIFY_RING_FD: u32 = 1 << 0;
+pub const IOUR_VERIFY_ENV: &[u8] = b"IOUR_VERIFY_FD\0";
+pub const IOUR_VERIFY_COV_MSG_RING: u32 = 1 << 0;
+pub const IOUR_VERIFY_COV_FIXED_FILE_REQUIRED: u32 = 1 << 1;
+pub const IOUR_VERIFY_COV_FLAGS_UNSETTABLE: u32 = 1 << 2;
+pub const IOUR_VERIFY_COV_REGISTER_NOT_TRIED: u32 = 1 << 3;
+pub const IOUR_VERIFY_COV_KERNEL_UNKNOWN: u32 = 1 << 4;
 
 // ---- policy.h
 
@@ -346,10 +386,6 @@ pub const IOUR_POLICY_DEFAULT_ALLOW: u32 = 1;
 
 // ---- plan.h
 
-pub const IOUR_PLAN_FORCE_LEVEL: u32 = 1 << 0;
-pub const IOUR_PLAN_BROKERED: u32 = 1 << 1;
-pub const IOUR_PLAN_INFO_FORCED: u32 = 1 << 0;
-pub const IOUR_PLAN_INFO_REFUSED: u32 = 1 << 1;
 // enum iour_step_op
 pub const IOUR_STEP_SET_NNP: u32 = 1;
 pub const IOUR_STEP_RESTRICTIONS: u32 = 2;
@@ -359,22 +395,14 @@ pub const IOUR_STEP_COMPANION: u32 = 5;
 // enum iour_step_side
 pub const IOUR_STEP_TASK: u32 = 0;
 pub const IOUR_STEP_RING: u32 = 1;
+pub const IOUR_PLAN_FORCE_LEVEL: u32 = 1 << 0;
+pub const IOUR_PLAN_BROKERED: u32 = 1 << 1;
+pub const IOUR_PLAN_INFO_FORCED: u32 = 1 << 0;
+pub const IOUR_PLAN_INFO_REFUSED: u32 = 1 << 1;
+pub const IOUR_APPLY_ALLOW_PTRACE: u64 = 1 << 0;
 
 // ---- report.h
 
-pub const IOUR_MECH_NONE: u32 = 0;
-pub const IOUR_MECH_TASK: u32 = 1 << 0;
-pub const IOUR_MECH_RING: u32 = 1 << 1;
-pub const IOUR_MECH_RING_DISABLED: u32 = 1 << 2;
-pub const IOUR_MECH_COMPANION: u32 = 1 << 3;
-pub const IOUR_REPORT_LOOSENED: u32 = 1 << 0;
-pub const IOUR_REPORT_TIGHTENED: u32 = 1 << 1;
-pub const IOUR_REPORT_NNP_SET: u32 = 1 << 2;
-pub const IOUR_REPORT_OTHER_THREADS: u32 = 1 << 3;
-pub const IOUR_REPORT_STOPPED: u32 = 1 << 4;
-pub const IOUR_REPORT_RING_ONLY: u32 = 1 << 5;
-pub const IOUR_REPORT_PLANNED: u32 = 1 << 6;
-pub const IOUR_DECISION_NO_OPCODE: u32 = u32::MAX;
 // enum iour_status
 pub const IOUR_STATUS_NOT_ENFORCED: u32 = 0;
 pub const IOUR_STATUS_PARTIALLY: u32 = 1;
@@ -411,48 +439,29 @@ pub const IOUR_REASON_FIXED_FILES: u32 = 19;
 pub const IOUR_REASON_EFFECT_CLOSED: u32 = 20;
 pub const IOUR_REASON_EFFECT_FILTERED: u32 = 21;
 pub const IOUR_REASON_EFFECT_OPEN: u32 = 22;
-/// `enum iour_effect`: the value of an effect note (doc/security.md 2.1).
+// enum iour_effect
 pub const IOUR_EFFECT_NET_DEST: u32 = 1;
 pub const IOUR_EFFECT_FILE_OPEN: u32 = 2;
 pub const IOUR_EFFECT_PLAIN_FD: u32 = 3;
 pub const IOUR_EFFECT_CROSS_RING: u32 = 4;
 pub const IOUR_EFFECT_MEM_REG: u32 = 5;
 pub const IOUR_EFFECT_RINGLESS_REG: u32 = 6;
-
-// ---- companion.h
-
-pub const IOUR_COMPANION_ENTER: u32 = 1 << 0;
-pub const IOUR_COMPANION_REGISTER: u32 = 1 << 1;
-pub const IOUR_COMPANION_SET_NNP: u32 = 1 << 2;
-pub const IOUR_COMPANION_ALL_THREADS: u32 = 1 << 3;
-pub const IOUR_COMPANION_DEFAULT_ERRNO: u32 = 38;
-pub const IOUR_COMPANION_MAX_ERRNO: u32 = 4095;
-pub const IOUR_RING_FDS_REFUSE: u32 = 1 << 0;
-
-// ---- verify.h
-
-pub const IOUR_EXPECT_ALLOW: u32 = 1;
-pub const IOUR_EXPECT_DENY: u32 = 2;
-pub const IOUR_VERIFY_MAX_REQS: u32 = 256;
-pub const IOUR_VERIFY_MAX_PATH: u32 = 4095;
-pub const IOUR_VERIFY_MAX_ADDR: u32 = 128;
-pub const IOUR_VERIFY_NOT_RUN: u32 = 0;
-pub const IOUR_VERIFY_MATCH: u32 = 1;
-pub const IOUR_VERIFY_MISMATCH: u32 = 2;
-pub const IOUR_VERIFY_FAILED: u32 = 3;
-pub const IOUR_VERIFY_RING_FD: u32 = 1 << 0;
-pub const IOUR_VERIFY_ENV: &[u8] = b"IOUR_VERIFY_FD\0";
-pub const IOUR_VERIFY_COV_MSG_RING: u32 = 1 << 0;
-pub const IOUR_VERIFY_COV_FIXED_FILE_REQUIRED: u32 = 1 << 1;
-pub const IOUR_VERIFY_COV_FLAGS_UNSETTABLE: u32 = 1 << 2;
-pub const IOUR_VERIFY_COV_REGISTER_NOT_TRIED: u32 = 1 << 3;
-pub const IOUR_VERIFY_COV_KERNEL_UNKNOWN: u32 = 1 << 4;
+pub const IOUR_MECH_NONE: u32 = 0;
+pub const IOUR_MECH_TASK: u32 = 1 << 0;
+pub const IOUR_MECH_RING: u32 = 1 << 1;
+pub const IOUR_MECH_RING_DISABLED: u32 = 1 << 2;
+pub const IOUR_MECH_COMPANION: u32 = 1 << 3;
+pub const IOUR_REPORT_LOOSENED: u32 = 1 << 0;
+pub const IOUR_REPORT_TIGHTENED: u32 = 1 << 1;
+pub const IOUR_REPORT_NNP_SET: u32 = 1 << 2;
+pub const IOUR_REPORT_OTHER_THREADS: u32 = 1 << 3;
+pub const IOUR_REPORT_STOPPED: u32 = 1 << 4;
+pub const IOUR_REPORT_RING_ONLY: u32 = 1 << 5;
+pub const IOUR_REPORT_PLANNED: u32 = 1 << 6;
+pub const IOUR_DECISION_NO_OPCODE: u32 = u32::MAX;
 
 // ---- policyfile.h
 
-pub const IOUR_LOAD_ERROR_MSG: u32 = 256;
-pub const IOUR_LOAD_ERROR_PATH: u32 = 128;
-pub const IOUR_VERDICT_NO_RULE: u32 = u32::MAX;
 // enum iour_decide_reason
 pub const IOUR_DECIDE_CLASSIC_GATE: u32 = 1;
 pub const IOUR_DECIDE_SQE_FLAGS: u32 = 2;
@@ -461,6 +470,14 @@ pub const IOUR_DECIDE_OPCODE_DEFAULT: u32 = 4;
 pub const IOUR_DECIDE_PROGRAM: u32 = 5;
 pub const IOUR_DECIDE_CLASSIC_ALLOW: u32 = 6;
 pub const IOUR_DECIDE_POLICY_DEFAULT: u32 = 7;
+pub const IOUR_LOAD_ERROR_MSG: u32 = 256;
+pub const IOUR_LOAD_ERROR_PATH: u32 = 128;
+pub const IOUR_VERDICT_NO_RULE: u32 = u32::MAX;
+
+// ---- common.h
+
+pub const IOUR_OPTS_MAX_SZ: u32 = 4096;
+// END GENERATED rs-sys-consts
 
 // opaque handles
 #[repr(C)]
@@ -703,7 +720,6 @@ pub struct iour_policy_opts {
 // ---- plan.h
 
 /// iour_apply_opts::flags, iour_plan__apply_task() only: no peer guard.
-pub const IOUR_APPLY_ALLOW_PTRACE: u64 = 1 << 0;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -780,9 +796,6 @@ pub struct iour_broker {
     _marker: PhantomData<(*mut u8, PhantomPinned)>,
 }
 
-pub const IOUR_BROKER_ALL_THREADS: u32 = 1 << 0;
-pub const IOUR_BROKER_NONBLOCK: u32 = 1 << 1;
-pub const IOUR_BROKER_ALLOW_PTRACE: u32 = 1 << 2;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -268,6 +268,7 @@ impl std::fmt::Display for FeaturesFlags {
             f,
             self.0,
             &[
+                // BEGIN GENERATED rs-features-names: scripts/gen-bindings.py (make generate), do not edit
                 (sys::IOUR_FEATURES_FORCED, "FORCED"),
                 (sys::IOUR_FEATURES_FORCE_IGNORED, "FORCE_IGNORED"),
                 (sys::IOUR_FEATURES_MISMATCH, "MISMATCH"),
@@ -280,6 +281,7 @@ impl std::fmt::Display for FeaturesFlags {
                     sys::IOUR_FEATURES_TASK_SET_GATES_FILTERS,
                     "TASK_SET_GATES_FILTERS",
                 ),
+                // END GENERATED rs-features-names
             ],
         )
     }
