@@ -1,8 +1,10 @@
 # libiouring-restrict: one plain Makefile (the checks live in mk/*.mk, which
 # it includes).  `make V=1` shows the commands.
 #
-# Main targets:
+# Main targets (`make help` prints the short list):
 #   all (default)  static and shared library, examples, tools (iour-restrict)
+#   test           the fast inner loop: build, then the unit suite alone (gcc,
+#                  two workers; TEST_ARGS="--filter 'suite/*'" narrows it)
 #   demo           install missing Debian packages, build, run examples/demo
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI,
@@ -156,7 +158,7 @@ TEST_LIBS := -lcriterion -luring -lpthread -lm
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
+.PHONY: all lib examples tools demo check check-run check-long help test unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
 	check-symbols check-oldkernel check-live live-tests check-newkernel check-kernels check-guest-script need-libs FORCE
 
@@ -244,6 +246,32 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-run
+
+# The fast inner loop: what `make check` runs first and most often, the
+# unit suite of the gcc build (mk/tests.mk), without sanitizers, valgrind,
+# coverage or guests.
+test: test-run
+
+help:
+	@echo 'make [TARGET] [O=builddir] [V=1]; the main targets:'
+	@echo '  all            library (static, shared), examples, tools (default)'
+	@echo '  test           fast loop: build and run the unit suite (TEST_ARGS="--filter suite/*")'
+	@echo '  check-live     the live tier: policies applied to this kernel and attacked'
+	@echo '  check          install missing packages, then everything CI runs (GUESTS=0: no qemu)'
+	@echo '  check-long     check with the long differential runs and the full valgrind set'
+	@echo '  check-kernels  the guest suite on six Debian kernels under qemu (KERNELS="bookworm sid")'
+	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan'
+	@echo '  check-uring-off  unit tests with io_uring refused by seccomp (ring tests skip)'
+	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
+	@echo '  coverage       gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
+	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs'
+	@echo '  fuzz           libFuzzer targets (FUZZ_TIME s each)'
+	@echo '  bench          benchmarks into $(O)/bench.json'
+	@echo '  doc / man      doxygen reference / manual pages'
+	@echo '  check-python / check-rust   the bindings'
+	@echo '  install / uninstall         PREFIX, DESTDIR, LIBDIR, ...'
+	@echo '  deps           install the Debian packages the build and checks need'
+	@echo '  clean          remove $(O)'
 
 # The live tier runs here too: it skips cleanly (saying why) where the
 # kernel lacks a feature, and building it here keeps it from rotting.
