@@ -261,7 +261,7 @@ help:
 	@echo '  check-long     check with the long differential runs and the full valgrind set'
 	@echo '  check-kernels  the guest suite on six Debian kernels under qemu (KERNELS="bookworm sid")'
 	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan'
-	@echo '  check-uring-off  unit tests with io_uring refused by seccomp (ring tests skip)'
+	@echo '  check-uring-off  the suites that reach io_uring, with io_uring refused by seccomp'
 	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
 	@echo '  coverage       gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
 	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs'

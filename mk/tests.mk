@@ -108,6 +108,26 @@ test-asan:
 # make check's summary like the other runs' (their one-line notices on
 # stderr, the same for every test, are kept in the run's .log only).
 # x86-64 and arm64 (the filter checks the native audit arch).
+#
+# URING_OFF_SAME: the suites that make no io_uring_setup or
+# io_uring_register call at all, in any process (counted with strace -f
+# over each suite, the command-line tool's children included): they are
+# pure computation (cBPF, the filter compiler and simulator, policy files,
+# the planner on described or emulated kernels), so a refused ring cannot
+# change what they do, and the two runs leave them out (about two thirds
+# of the suite's time: cbpf_validate and policyfile_stack alone are half
+# of it).  They run in every other unit run.  A suite listed here must
+# not hold a ring test: a file defining one of these suites that uses
+# UNIT_REQUIRE_URING fails the step.  make check-long (IOUR_TEST_LONG=1)
+# runs every suite both ways.
+URING_OFF_SAME := cbpf_ctx cbpf_disasm cbpf_sim cbpf_validate cli_prove cli_schema errors \
+	filter_64bit filter_builder filter_compile filter_diff filter_golden filter_liburing \
+	filter_spec_skip fuzz_regress kernel_describe layout plan_brokered policy_api \
+	policy_examples policy_faults policyfile policyfile_stack probe_emulated prop_fields \
+	prop_ruleset report_table schema_api version
+ifeq ($(IOUR_TEST_LONG),)
+URING_OFF_ARGS = --filter '!($(subst $(space),|,$(patsubst %,%/*,$(strip $(URING_OFF_SAME)))))'
+endif
 URING_OFF := $(O)/tests/uring-off
 $(URING_OFF): tests/progs/uring_off.c
 	$(call msg,CC,$@)
@@ -116,11 +136,14 @@ $(URING_OFF): tests/progs/uring_off.c
 
 .PHONY: check-uring-off
 check-uring-off: $(UNIT) $(URING_OFF) examples tools uring-try
+	$(Q)bad=$$(for s in $(URING_OFF_SAME); do grep -l "^Test($$s," tests/unit/*.c; done | \
+		sort -u | xargs -r grep -l UNIT_REQUIRE_URING); \
+		[ -z "$$bad" ] || { echo "check-uring-off: URING_OFF_SAME (mk/tests.mk) lists a suite with ring tests, in: $$bad"; exit 1; }
 	$(Q)for call in setup register; do \
 		echo "  TEST     $(UNIT) (io_uring_$$call fails with EPERM: seccomp, $(URING_OFF))"; \
 		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(URING_OFF) $$call $(UNIT) -j2 \
 			--xml=$(O)/tests/unit-uring-off-$$call.xml \
-			--json=$(O)/tests/unit-uring-off-$$call.json $(TEST_ARGS) \
+			--json=$(O)/tests/unit-uring-off-$$call.json $(URING_OFF_ARGS) $(TEST_ARGS) \
 			> $(O)/tests/unit-uring-off-$$call.log 2>&1; rc=$$?; \
 		grep -v '^unit: skipped: ' $(O)/tests/unit-uring-off-$$call.log; \
 		[ $$rc -eq 0 ] || exit 1; \
