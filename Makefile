@@ -290,7 +290,7 @@ check-run:
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests and live tier (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
-	$(Q)$(CI_STEP) 'unit tests with io_uring unusable (seccomp: the ring tests skip)' $(SUBMAKE) check-uring-off
+	$(Q)$(CI_STEP) 'unit suites that reach io_uring, with io_uring unusable (seccomp: the ring tests skip)' $(SUBMAKE) check-uring-off
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'filter proofs (z3: corpus and random policies, mutants)' $(SUBMAKE) prove
