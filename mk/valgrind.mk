@@ -60,11 +60,14 @@
 #    the same code paths run under valgrind with smaller sets in
 #    filter_stack/* and policyfile_stack's other tests:
 #    policyfile_stack/json_100k_deny_list_is_stacked_and_decides_like_the_rules;
-#  - the command-line tool's suites, cli/*, cli_policy/* and cli_verify/*:
-#    the tool runs natively even here (valgrind-run.sh does not trace
-#    */tools/*; the CLI is checked under ASan+UBSan, which rebuilds it
-#    sanitized), so under valgrind these tests would only watch the test
-#    harness start it, at about a second of valgrind start-up per test.
+#  - the command-line tool's suites, cli/*, cli_policy/*, cli_verify/*,
+#    cli_schema/* and cli_prove/*: the tool runs natively even here
+#    (valgrind-run.sh does not trace */tools/*; the CLI is checked under
+#    ASan+UBSan, which rebuilds it sanitized), so under valgrind these
+#    tests would only watch the test harness fork and exec it, at about a
+#    second of valgrind start-up per test (cli_schema, which forks the
+#    harness once per opcode and field, took 14% of the valgrind step's
+#    process time on its own, cli_prove 3%).
 # VALGRIND_FILTER= (empty) runs every test.
 VALGRIND ?= valgrind
 VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
@@ -79,7 +82,8 @@ VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
 	policy_compat/real_kernel_feature_level_env policy_compat/probe_failure_applies_nothing \
 	policy_compat/emulated_7_0_lowered_to_level_3 \
 	policy_compat/emulated_forced_levels_on_each_generation \
-	ring_fds/sqpoll_ring_inherited_across_exec cli/* cli_policy/* cli_verify/* \
+	ring_fds/sqpoll_ring_inherited_across_exec cli/* cli_policy/* cli_verify/* cli_schema/* \
+	cli_prove/* \
 	policy_real/task_threads_report_or_refuse attacks/feature_level_env_ignored_when_setuid \
 	policy_emulated/emulated_7_0_apply_task_and_submit policy_emulated/emulated_7_0_nnp_rules \
 	policy_emulated/emulated_7_0_stacking_in_child policy_emulated/emulated_task_set_gates_filters \
@@ -92,8 +96,22 @@ VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
 # valgrind in make check-long (IOUR_TEST_LONG=1), which runs every suite
 # here.  Each costs about a second of valgrind start-up per test and per
 # exec'd child; leaving them out keeps make check near its time budget.
+# Also left to make check-long under valgrind:
+#  - the suites of static tables and layouts, whose functions read only
+#    constant arrays and allocate nothing (names/*, layout/*, errors/*,
+#    version/*; names' one real-kernel test compares IORING_REGISTER_QUERY
+#    results, kernel writes valgrind cannot follow): ASan+UBSan check
+#    their bounds, the errors fuzz target's corpus replays
+#    iour_strerror/iour_errname under valgrind below, and the other suites
+#    call the name functions;
+#  - filter_stack's two random differentials (a third of filter_stack's
+#    time under valgrind, the largest tests left): the same compile, split
+#    and merge paths run under valgrind in filter_stack's other tests, the
+#    alloc_faults stack tests and the filter corpus replay, and the
+#    random cases run in full natively and under ASan+UBSan.
 VALGRIND_LONG_ONLY := probe/* verify/* verify_coverage/* policy_real/* policy_compat/* \
-	ring_matrix/* examples/* attacks/*
+	ring_matrix/* examples/* attacks/* names/* layout/* errors/* version/* \
+	filter_stack/ipv4_points_range_precheck_differential filter_stack/split_and_merge_differential
 ifeq ($(IOUR_TEST_LONG),)
 VALGRIND_SKIP += $(VALGRIND_LONG_ONLY)
 endif
