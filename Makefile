@@ -25,9 +25,12 @@
 #   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
 #                         BINDIR, MANDIR
 # Hardening (all run by `make check` unless noted):
-#   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes)
+#   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes),
+#                  no tracked build output (scripts/check-tracked.sh)
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
-#   test-valgrind  the unit tests under valgrind memcheck (VALGRIND_FILTER)
+#   test-valgrind  the unit tests under valgrind memcheck, but VALGRIND_SKIP
+#                  (mk/valgrind.mk says why; check-long runs more), and the
+#                  fuzz corpora
 #   coverage       gcovr line/branch coverage of lib/, fails below COVERAGE_MIN %
 #                  (make check runs coverage-run as its unit-test step and
 #                  COVERAGE_CI_TARGET, coverage-check, at the end)
