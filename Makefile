@@ -8,9 +8,9 @@
 #   demo           install missing Debian packages, build, run examples/demo
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI,
-#                  and six Debian kernels, 5.10 to 7.x, under qemu; GUESTS=0
+#                  and five or six Debian kernels, 5.10 to 7.x, under qemu; GUESTS=0
 #                  leaves the guests out)
-#   check-kernels  the guest suite on six Debian kernels under qemu (mk/guests.mk);
+#   check-kernels  the guest suite on up to six Debian kernels under qemu (mk/guests.mk);
 #                  check-oldkernel / check-newkernel: 6.1 or 7.x alone
 #   check-long     the same with the long differential runs
 #   check-live     the live tier: policies applied to the real kernel in
@@ -262,7 +262,7 @@ help:
 	@echo '  check-live     the live tier: policies applied to this kernel and attacked'
 	@echo '  check          install missing packages, then everything CI runs (GUESTS=0: no qemu)'
 	@echo '  check-long     check with the long differential runs and the full valgrind set'
-	@echo '  check-kernels  the guest suite on six Debian kernels under qemu (KERNELS="bookworm sid")'
+	@echo '  check-kernels  the guest suite on Debian kernels 5.10 to 7.x under qemu (KERNELS="bookworm sid")'
 	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan'
 	@echo '  check-uring-off  the suites that reach io_uring, with io_uring refused by seccomp'
 	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
