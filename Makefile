@@ -1,14 +1,16 @@
 # libiouring-restrict: one plain Makefile (the checks live in mk/*.mk, which
 # it includes).  `make V=1` shows the commands.
 #
-# Main targets:
+# Main targets (`make help` prints the short list):
 #   all (default)  static and shared library, examples, tools (iour-restrict)
+#   test           the fast inner loop: build, then the unit suite alone (gcc,
+#                  two workers; TEST_ARGS="--filter 'suite/*'" narrows it)
 #   demo           install missing Debian packages, build, run examples/demo
 #   check          install missing packages, build, run the whole test suite
 #                  (gcc build, clang ASan+UBSan build, docs, header checks, ABI,
-#                  and six Debian kernels, 5.10 to 7.x, under qemu; GUESTS=0
+#                  and five or six Debian kernels, 5.10 to 7.x, under qemu; GUESTS=0
 #                  leaves the guests out)
-#   check-kernels  the guest suite on six Debian kernels under qemu (mk/guests.mk);
+#   check-kernels  the guest suite on up to six Debian kernels under qemu (mk/guests.mk);
 #                  check-oldkernel / check-newkernel: 6.1 or 7.x alone
 #   check-long     the same with the long differential runs
 #   check-live     the live tier: policies applied to the real kernel in
@@ -23,9 +25,12 @@
 #   install / uninstall   honour PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR,
 #                         BINDIR, MANDIR
 # Hardening (all run by `make check` unless noted):
-#   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes)
+#   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes),
+#                  no tracked build output (scripts/check-tracked.sh)
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
-#   test-valgrind  the unit tests under valgrind memcheck (VALGRIND_FILTER)
+#   test-valgrind  the unit tests under valgrind memcheck, but VALGRIND_SKIP
+#                  (mk/valgrind.mk says why; check-long runs more), and the
+#                  fuzz corpora
 #   coverage       gcovr line/branch coverage of lib/, fails below COVERAGE_MIN %
 #                  (make check runs coverage-run as its unit-test step and
 #                  COVERAGE_CI_TARGET, coverage-check, at the end)
@@ -161,7 +166,7 @@ TEST_LIBS := -lcriterion -luring -lpthread -lm
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all lib examples tools demo check check-run check-long check-fast unit-tests \
+.PHONY: all lib examples tools demo check check-run check-long help test unit-tests \
 	test-run test-asan check-headers check-abi doc bench install uninstall clean deps \
 	check-symbols check-oldkernel check-live live-tests check-newkernel check-kernels check-guest-script need-libs FORCE
 
@@ -250,6 +255,32 @@ demo: deps
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-run
 
+# The fast inner loop: what `make check` runs first and most often, the
+# unit suite of the gcc build (mk/tests.mk), without sanitizers, valgrind,
+# coverage or guests.
+test: test-run
+
+help:
+	@echo 'make [TARGET] [O=builddir] [V=1]; the main targets:'
+	@echo '  all            library (static, shared), examples, tools (default)'
+	@echo '  test           fast loop: build and run the unit suite (TEST_ARGS="--filter suite/*")'
+	@echo '  check-live     the live tier: policies applied to this kernel and attacked'
+	@echo '  check          install missing packages, then everything CI runs (GUESTS=0: no qemu)'
+	@echo '  check-long     check with the long differential runs and the full valgrind set'
+	@echo '  check-kernels  the guest suite on Debian kernels 5.10 to 7.x under qemu (KERNELS="bookworm sid")'
+	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan'
+	@echo '  check-uring-off  the suites that reach io_uring, with io_uring refused by seccomp'
+	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
+	@echo '  coverage       gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
+	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs'
+	@echo '  fuzz           libFuzzer targets (FUZZ_TIME s each)'
+	@echo '  bench          benchmarks into $(O)/bench.json'
+	@echo '  doc / man      doxygen reference / manual pages'
+	@echo '  check-python / check-rust   the bindings'
+	@echo '  install / uninstall         PREFIX, DESTDIR, LIBDIR, ...'
+	@echo '  deps           install the Debian packages the build and checks need'
+	@echo '  clean          remove $(O)'
+
 # The live tier runs here too: it skips cleanly (saying why) where the
 # kernel lacks a feature, and building it here keeps it from rotting.
 # Everything CI runs, one titled and timed step after the other
@@ -267,7 +298,7 @@ check-run:
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
 	$(Q)$(CI_STEP) 'unit tests and live tier (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
-	$(Q)$(CI_STEP) 'unit tests with io_uring unusable (seccomp: the ring tests skip)' $(SUBMAKE) check-uring-off
+	$(Q)$(CI_STEP) 'unit suites that reach io_uring, with io_uring unusable (seccomp: the ring tests skip)' $(SUBMAKE) check-uring-off
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
 	$(Q)$(CI_STEP) 'filter proofs (z3: corpus and random policies, mutants)' $(SUBMAKE) prove

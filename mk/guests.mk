@@ -6,7 +6,7 @@
 # tests/oldkernel/t_*.c and the live tier) booted by one helper
 # (scripts/guest.sh) on the newest cloud kernel of each Debian suite
 # (scripts/kernels.py: bullseye 5.10, bookworm 6.1, trixie 6.12,
-# trixie-backports, sid 7.x, experimental if newer than sid), two guests at
+# trixie-backports, sid 7.x, experimental if newer than both), two guests at
 # a time (KERNELS_JOBS).  Prints a table and writes $(O)/kernels.json.  It
 # downloads kernel packages (private apt lists in $(O)/guests/apt) and
 # installs qemu-system-x86; `make check` runs it last (GUESTS=0 leaves it

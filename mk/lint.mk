@@ -14,7 +14,16 @@ TIDY_STAMPS := $(patsubst lib/%.c,$(O)/lint/%.tidy,$(LIB_SRCS))
 	test-valgrind coverage coverage-ci coverage-report abi-dump check-install
 
 lint:
-	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check
+	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check tracked-check
+
+# No build output in git: a tracked file that .gitignore matches fails
+# (scripts/check-tracked.sh); its self-test first proves that the ignore
+# rules cover what the build writes and that a tracked output fails.
+.PHONY: tracked-check
+tracked-check:
+	$(call msg,GIT,tracked build outputs (.gitignore))
+	$(Q)sh tests/scripts/check-tracked-selftest.sh
+	$(Q)sh scripts/check-tracked.sh
 
 # Every allocation in lib/ goes through the allocation seam (lib/alloc.c),
 # so that the failure-injection tests (tests/unit/test_alloc_faults.c)

@@ -108,6 +108,31 @@ test-asan:
 # make check's summary like the other runs' (their one-line notices on
 # stderr, the same for every test, are kept in the run's .log only).
 # x86-64 and arm64 (the filter checks the native audit arch).
+#
+# URING_OFF_SAME: the suites that make no io_uring_setup or
+# io_uring_register call at all, in any process (counted with strace -f
+# over each suite, the command-line tool's children included): they are
+# pure computation (cBPF, the filter compiler and simulator, policy files,
+# the planner on described or emulated kernels), so a refused ring cannot
+# change what they do, and the two runs leave them out (about two thirds
+# of the suite's time: cbpf_validate and policyfile_stack alone are half
+# of it).  They run in every other unit run.  A suite listed here must
+# not hold a ring test: a file defining one of these suites that uses
+# UNIT_REQUIRE_URING fails the step.  make check-long (IOUR_TEST_LONG=1)
+# runs every suite both ways.
+URING_OFF_SAME := cbpf_ctx cbpf_disasm cbpf_sim cbpf_validate cli_prove cli_schema errors \
+	filter_64bit filter_builder filter_compile filter_diff filter_golden filter_liburing \
+	filter_spec_skip fuzz_regress kernel_describe layout plan_brokered policy_api \
+	policy_examples policy_faults policyfile policyfile_stack probe_emulated prop_fields \
+	prop_ruleset report_table schema_api version
+# The tests to run are named suite by suite (scripts/criterion-filter.py
+# says why: a long negated pattern costs Criterion's runner seconds), and
+# each run must select as many tests as the filter names.
+ifeq ($(IOUR_TEST_LONG),)
+URING_OFF_FILTER_CMD = python3 scripts/criterion-filter.py $(UNIT) $(patsubst %,'%/*',$(URING_OFF_SAME))
+else
+URING_OFF_FILTER_CMD = printf '0\t\n'
+endif
 URING_OFF := $(O)/tests/uring-off
 $(URING_OFF): tests/progs/uring_off.c
 	$(call msg,CC,$@)
@@ -116,14 +141,20 @@ $(URING_OFF): tests/progs/uring_off.c
 
 .PHONY: check-uring-off
 check-uring-off: $(UNIT) $(URING_OFF) examples tools uring-try
-	$(Q)for call in setup register; do \
-		echo "  TEST     $(UNIT) (io_uring_$$call fails with EPERM: seccomp, $(URING_OFF))"; \
+	$(Q)bad=$$(for s in $(URING_OFF_SAME); do grep -l "^Test($$s," tests/unit/*.c; done | \
+		sort -u | xargs -r grep -l UNIT_REQUIRE_URING); \
+		[ -z "$$bad" ] || { echo "check-uring-off: URING_OFF_SAME (mk/tests.mk) lists a suite with ring tests, in: $$bad"; exit 1; }
+	$(Q)$(URING_OFF_FILTER_CMD) > $(O)/tests/uring-off-filters.txt
+	$(Q)for call in setup register; do i=0; \
+	while IFS='	' read -r want filter; do i=$$((i + 1)); run=$$call-$$i; \
+		echo "  TEST     $(UNIT) (io_uring_$$call fails with EPERM: seccomp, $(URING_OFF); run $$i)"; \
 		IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools $(URING_OFF) $$call $(UNIT) -j2 \
-			--xml=$(O)/tests/unit-uring-off-$$call.xml \
-			--json=$(O)/tests/unit-uring-off-$$call.json $(TEST_ARGS) \
-			> $(O)/tests/unit-uring-off-$$call.log 2>&1; rc=$$?; \
-		grep -v '^unit: skipped: ' $(O)/tests/unit-uring-off-$$call.log; \
+			--xml=$(O)/tests/unit-uring-off-$$run.xml \
+			--json=$(O)/tests/unit-uring-off-$$run.json $${filter:+--filter "$$filter"} $(TEST_ARGS) \
+			< /dev/null > $(O)/tests/unit-uring-off-$$run.log 2>&1; rc=$$?; \
+		grep -v '^unit: skipped: ' $(O)/tests/unit-uring-off-$$run.log; \
 		[ $$rc -eq 0 ] || exit 1; \
-		$(call check_ran,$(O)/tests/unit-uring-off-$$call.xml); \
-		$(SKIPS) $(O)/tests/unit-uring-off-$$call.json "unit tests, io_uring_$$call denied by seccomp" || exit 1; \
-	done
+		$(call check_ran,$(O)/tests/unit-uring-off-$$run.xml); \
+		$(SKIPS) $$( [ "$$want" -gt 0 ] && echo --expect $$want) $(O)/tests/unit-uring-off-$$run.json \
+			"unit tests, io_uring_$$call denied by seccomp" || exit 1; \
+	done < $(O)/tests/uring-off-filters.txt || exit 1; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record the skipped tests of a Criterion run for make check's summary.
 
-    criterion-skips.py REPORT.json [LABEL]
+    criterion-skips.py [--expect N] REPORT.json [LABEL]
 
 REPORT.json is Criterion's --json output.  Every test skipped with a reason
 (cr_skip_test("...")) becomes one line "STEP<TAB>LABEL: suite::test: reason"
@@ -9,7 +9,9 @@ in $IOUR_SKIP_LOG (set, with IOUR_SKIP_STEP, by scripts/ci-step.sh for each
 step of make check).  Criterion reports the tests a --filter left out as
 skipped with its own message, "The test was skipped."; those are not
 skips of this machine and are left out.  Without IOUR_SKIP_LOG it only
-prints the count.
+prints the count.  --expect N fails unless exactly N tests were selected
+(run or skipped by the test itself, not left out by --filter): the count
+scripts/criterion-filter.py gives with each filter.
 """
 import json
 import os
@@ -19,8 +21,13 @@ FILTERED = "The test was skipped."
 
 
 def main():
-    path = sys.argv[1]
-    label = sys.argv[2] if len(sys.argv) > 2 else os.path.basename(path)
+    args = sys.argv[1:]
+    expect = None
+    if args[:1] == ["--expect"]:
+        expect = int(args[1])
+        args = args[2:]
+    path = args[0]
+    label = args[1] if len(args) > 1 else os.path.basename(path)
     try:
         with open(path) as f:
             rep = json.load(f)
@@ -30,13 +37,16 @@ def main():
     # reason -> [suite::test, ...]; a reason many tests share is one line
     # per test naming the suites, so the summary counts it once
     by_reason = {}
+    selected = 0
     for suite in rep.get("test_suites", []):
         for t in suite.get("tests", []):
             if t.get("status") != "SKIPPED":
+                selected += 1
                 continue
             msgs = [m for m in t.get("messages", []) if m and m != FILTERED]
             if not msgs:
                 continue
+            selected += 1
             why = " ".join(msgs)
             if why.startswith("skipped: "):
                 why = why[len("skipped: "):]
@@ -55,6 +65,10 @@ def main():
             for ln in lines:
                 f.write("%s\t%s: %s\n" % (step, label, ln.replace("\t", " ").replace("\n", " ")))
     print("%s: %d test(s) skipped on this machine, each saying why" % (label, len(lines)))
+    if expect is not None and selected != expect:
+        print("%s: %d tests selected, the filter names %d" % (label, selected, expect),
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -13,8 +13,11 @@ skipped, seconds, skip reasons) and writes $O/kernels.json, a list of
 {"kernel", "level", "passed", "failed", "skipped", "seconds"} objects
 (plus "suite", "package", and "error" for a kernel that could not be
 downloaded or booted).  Exit status 0 only if every kernel ran and passed.
-experimental runs only if its kernel is newer than sid's; if not, the
-table says so (not a pass, not a failure).
+experimental runs only if its kernel is newer than sid's and than
+trixie-backports' (when those run too): an older kernel of a series
+another guest already boots adds nothing but a guest's time (7.3 beside
+trixie-backports' 7.3.4); if it is not newer, the table says so (not a
+pass, not a failure).
 """
 import json
 import os
@@ -134,11 +137,16 @@ def main(argv):
     t0 = time.time()
     notes = {}
     if "experimental" in want:
-        exp, sid = resolve("experimental", ANY), resolve("sid", ANY)
-        if exp and sid and not newer(exp[1], sid[1]):
-            notes["experimental"] = "not run: %s (%s) is not newer than sid's %s (%s)" % (
-                exp[0], exp[1], sid[0], sid[1])
-            want.remove("experimental")
+        exp = resolve("experimental", ANY)
+        for other in ("sid", "trixie-backports"):
+            if other != "sid" and other not in want:
+                continue
+            o = resolve(other, table[other][1])
+            if exp and o and not newer(exp[1], o[1]):
+                notes["experimental"] = "not run: %s (%s) is not newer than %s (%s, %s)" % (
+                    exp[0], exp[1], o[0], o[1], other)
+                want.remove("experimental")
+                break
     jobs, lowered = guest_jobs()
     if not jobs:
         why = "the guests were NOT run: %s; lower GUEST_MEM or free memory" % "; ".join(lowered)

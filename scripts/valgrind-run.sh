@@ -7,7 +7,9 @@
 # with "ERROR SUMMARY: 0 errors".
 #   valgrind-run.sh [--criterion] LOG_DIR PROGRAM [ARGS...]
 # --criterion: PROGRAM is a Criterion binary; also require "Tested: N", N > 0
-# (Criterion exits 0 without running anything on an unknown option).
+# (Criterion exits 0 without running anything on an unknown option), and
+# N = $VALGRIND_EXPECT_TESTS when that is set and not 0 (the count of tests
+# its --filter names, scripts/criterion-filter.py).
 set -u
 criterion=0
 if [ "$1" = "--criterion" ]; then
@@ -64,6 +66,9 @@ if [ $criterion -eq 1 ]; then
 	tested=$(sed -n 's/.*Synthesis: Tested: \([0-9]*\).*/\1/p' "$logdir/stderr.log" | tail -n 1)
 	if [ -z "$tested" ] || [ "$tested" -eq 0 ]; then
 		echo "valgrind: Criterion ran no test (no 'Tested: N' with N > 0)"
+		status=1
+	elif [ "${VALGRIND_EXPECT_TESTS:-0}" -gt 0 ] && [ "$tested" -ne "$VALGRIND_EXPECT_TESTS" ]; then
+		echo "valgrind: Criterion ran $tested tests, the filter names $VALGRIND_EXPECT_TESTS"
 		status=1
 	fi
 	what="$what, ${tested:-0} tests"
