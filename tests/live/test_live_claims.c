@@ -488,7 +488,8 @@ Test(live_claims, explain_against_run_random_policies, .timeout = 120)
 	const struct iour_features *f;
 	const char *seed_env = getenv("IOUR_CLAIMS_SEED");
 	uint64_t seed;
-	int npol = 30, paths = 0;
+	/* A fresh seed each run: runs add up; check-long takes more. */
+	int npol = getenv("IOUR_TEST_LONG") ? 100 : 12, paths = 0;
 
 	LIVE_REQUIRE(LIVE_RING);
 	f = live_features();
