@@ -649,7 +649,7 @@ static const char *unexposed_field_hint(const char *name)
 			return "the kernel's filters see no paths: use Landlock, "
 			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
 	for (i = 0; addrs[i]; i++)
-		if (!strcasecmp(last, addrs[i]) && strncasecmp(name, "connect.", 8))
+		if (!strcasecmp(last, addrs[i]) && strncasecmp(name, "connect.", 8) != 0)
 			return "the kernel's filters see CONNECT's address only: "
 			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
 	return NULL;
