@@ -394,6 +394,10 @@ else
 		sh -c "! grep -q 'container=den pid=[0-9]* denial .*request=READ ' '$LOG'"
 	d=$(sed -n 's/.*container=den pid=[0-9]* gone .*denials=\([0-9]*\).*/\1/p' "$LOG")
 	check "... and counted on its gone line (denials=$d)" [ "${d:-0}" -ge 1 ]
+	ANN=org.iouring-restrict.mode=complain bundle badmode "$work/read.json" yes
+	start runc badmode
+	check "an unknown mode: EPERM, logged with the reason (got $(val badmode setup))" \
+		sh -c "[ '$(val badmode setup)' = -1 ] && grep -q 'container=badmode pid=[0-9]* new .*why=\"the annotation org.iouring-restrict.mode is neither audit nor enforce\"' '$LOG'"
 	bundle ctl "$work/allow.json" yes
 	start runc ctl
 	check "control (a policy allowing all it does): NOP 0, READ 33 (got $(val ctl nop), $(val ctl read))" \
