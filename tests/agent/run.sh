@@ -357,13 +357,16 @@ cat >"$work/allow.json" <<'EOF2'
 EOF2
 if ! start_agent --log-denials --report-interval 1; then
 	bad "the agent starts with --log-denials"
+	stop_agent
 elif grep -q 'tracepoints cannot be read' "$LOG"; then
 	echo "agent: audit and denial log: SKIP: $(grep -o 'the io_uring tracepoints cannot be read[^"]*' "$LOG" | head -n 1)"
-	check "... and each container's new line says so" true
+	stop_agent
 else
 	ANN=org.iouring-restrict.mode=audit bundle aud "$work/read.json" yes
 	start runc aud
 	ra=$?
+	# the container's last lines come when the agent sees it gone
+	wait_for "$LOG" 'container=aud pid=[0-9]* gone' 50
 	check "audit container (READ-only policy): exit 0, the ring is NOT restricted: NOP 0, READ 33 (got $ra, $(val aud nop), $(val aud read))" \
 		sh -c "[ $ra -eq 0 ] && [ '$(val aud nop)' = 0 ] && [ '$(val aud read)' = 33 ]"
 	check "audit container: its new line says mode=audit enforced=no" \
@@ -387,6 +390,7 @@ else
 	wait $jw
 	bundle den "$work/read.json" yes
 	start runc den
+	wait_for "$LOG" 'container=den pid=[0-9]* gone' 50
 	check "enforce container with --log-denials: NOP -EACCES (got $(val den nop))" [ "$(val den nop)" = -13 ]
 	check "... the denied NOP is logged with its container id and EACCES" \
 		grep -q 'container=den pid=[0-9]* denial task=[0-9]* comm=prog request=NOP flags=none error=EACCES count=1' "$LOG"
@@ -400,12 +404,15 @@ else
 		sh -c "[ '$(val badmode setup)' = -1 ] && grep -q 'container=badmode pid=[0-9]* new .*why=\"the annotation org.iouring-restrict.mode is neither audit nor enforce\"' '$LOG'"
 	bundle ctl "$work/allow.json" yes
 	start runc ctl
+	wait_for "$LOG" 'container=ctl pid=[0-9]* gone' 50
 	check "control (a policy allowing all it does): NOP 0, READ 33 (got $(val ctl nop), $(val ctl read))" \
 		sh -c "[ '$(val ctl nop)' = 0 ] && [ '$(val ctl read)' = 33 ]"
 	check "control: no denial logged, denials=0 on its gone line" \
 		sh -c "! grep -q 'container=ctl pid=[0-9]* denial' '$LOG' && grep -q 'container=ctl pid=[0-9]* gone .*denials=0' '$LOG'"
+	stop_agent
+	check "every event of the containers' rings was attributed (no unattributed count logged)" \
+		sh -c "! grep -q ' watch .*unattributed=[1-9]' '$LOG'"
 fi
-stop_agent
 # without root the tracepoints cannot be read: the agent says so (and
 # serves as before)
 nr=$(mktemp -d /tmp/iour-agent-nr.XXXXXX)

@@ -16,6 +16,8 @@
 
 #include <iouring_restrict/broker.h>
 
+#include "learn.h" /* struct set */
+
 #define AGENT_ANNOTATION "org.iouring-restrict.policy"
 /* "audit" or "enforce" (the default): doc/agent.md, "Audit mode". */
 #define AGENT_MODE_ANNOTATION "org.iouring-restrict.mode"
@@ -117,6 +119,8 @@ struct container {
 	struct agent_watched *watched;   /* audit or --log-denials: its watch (agent_watch.c) */
 	uint64_t denials;                /* denials seen (--log-denials) */
 	bool denials_counted;            /* ... and counted (tracefs could be read) */
+	struct set tasks; /* the tasks its rings were asked by (agent_watch.c) */
+	ino_t pidns;      /* its init's PID namespace (0: the host's, or unknown) */
 	struct container *next;
 };
 

@@ -61,8 +61,6 @@ struct aw_key {
 /* A container's part (struct container's watched). */
 struct agent_watched {
 	struct watch_plan plan; /* audit: the policy's entries */
-	struct set tasks;       /* tasks its io_uring_setup calls came from */
-	ino_t pidns;            /* its init's PID namespace, or 0 */
 	struct aw_key *keys;
 	size_t nkeys;
 	uint64_t dropped;
@@ -123,6 +121,7 @@ struct agent_watch {
 	 * container's */
 	struct aw_ring *made;
 	size_t nmade, capmade;
+	struct set foreign; /* rings of the host's other processes */
 	struct aw_ev *pending;
 	size_t npending;
 	uint64_t unattributed, lost;
@@ -257,12 +256,14 @@ static struct container *attribute(struct agent *a, const struct aw_ev *e)
 	/* an SQPOLL thread submits for its process */
 	if (!strncmp(e->comm, "iou-sqp-", 8))
 		task = strtoull(e->comm + 8, NULL, 10);
+	/* every container, watched or not: an unwatched one's rings are
+	 * its own, not unattributed */
 	for (c = a->containers; c; c = c->next)
-		if (c->watched && set_has(&c->watched->tasks, task))
+		if (set_has(&c->tasks, task))
 			break;
 	if (!c && (ns = pidns_of(task)))
 		for (c = a->containers; c; c = c->next)
-			if (c->watched && c->watched->pidns == ns)
+			if (c->pidns == ns)
 				break;
 	if (c)
 		ring_add(w, e->ctx, c);
@@ -345,6 +346,8 @@ static void account(struct agent *a, struct container *c, const struct aw_ev *e)
 	struct aw_key k = { .task = e->pid, .flags = -1 };
 	int v;
 
+	if (!cw)
+		return;
 	memcpy(k.comm, e->comm, sizeof(k.comm));
 	switch (e->type) {
 	case AW_SUBMIT:
@@ -424,13 +427,21 @@ static void handle(struct agent *a, struct aw_ev *e)
 	/* the worker building the ring: its own calls */
 	if (m && m->creator == e->pid)
 		return;
+	if (!m && set_has(&w->foreign, e->ctx))
+		return;
 	c = attribute(a, e);
 	if (c) {
 		account(a, c, e);
 		return;
 	}
-	if (m)
+	if (m) {
 		pend(w, e);
+		return;
+	}
+	/* not the agent's ring nor a container's task: looked up once */
+	if (w->foreign.n >= AW_MADE)
+		w->foreign.n = 0;
+	set_add(&w->foreign, e->ctx);
 }
 
 /* The pending events: attributed now, or past their time (counted). */
@@ -534,6 +545,7 @@ static void watch_close(struct agent *a)
 	free(w->rings);
 	free(w->pending);
 	free(w->made);
+	free(w->foreign.v);
 	free(w);
 	a->watch = NULL;
 }
@@ -634,6 +646,11 @@ int agent_watch_add(struct agent *a, struct container *c, const struct iour_plan
 	struct agent_watched *cw;
 	int r;
 
+	c->pidns = c->pid > 0 ? pidns_of((uint64_t)c->pid) : 0;
+	/* a container in the host's PID namespace: its tasks cannot be told
+	 * from the host's by namespace, only by the rings it asked for */
+	if (c->pidns && c->pidns == pidns_of((uint64_t)getpid()))
+		c->pidns = 0;
 	if (!c->audit && !a->log_denials)
 		return 0;
 	if (agent_watch_start(a))
@@ -648,7 +665,6 @@ int agent_watch_add(struct agent *a, struct container *c, const struct iour_plan
 		free(cw);
 		return r;
 	}
-	cw->pidns = c->pid > 0 ? pidns_of((uint64_t)c->pid) : 0;
 	c->watched = cw;
 	c->denials_counted = !c->audit;
 	aw_filters(a);
@@ -657,8 +673,11 @@ int agent_watch_add(struct agent *a, struct container *c, const struct iour_plan
 
 void agent_watch_ring(struct container *c, int task)
 {
-	if (c->watched && task > 0)
-		set_add(&c->watched->tasks, (uint64_t)task);
+	if (task <= 0 || set_has(&c->tasks, (uint64_t)task))
+		return;
+	if (c->tasks.n >= 4096) /* a set of pids, not a history */
+		c->tasks.n = 0;
+	set_add(&c->tasks, (uint64_t)task);
 }
 
 void agent_watch_gone(struct agent *a, struct container *c)
@@ -666,11 +685,12 @@ void agent_watch_gone(struct agent *a, struct container *c)
 	struct agent_watched *cw = c->watched;
 	struct agent_watch *w = a->watch;
 
-	if (!cw)
-		return;
 	if (w) {
+		/* what the trace holds now may be its (its tasks are still
+		 * known here) */
 		drain(a);
-		report_container(a, c, true);
+		if (cw)
+			report_container(a, c, true);
 		/* its rings are no longer its */
 		for (size_t i = 0; i < w->nrings;) {
 			struct aw_ring *m;
@@ -685,7 +705,10 @@ void agent_watch_gone(struct agent *a, struct container *c)
 			w->rings[i] = w->rings[--w->nrings];
 		}
 	}
-	free(cw->tasks.v);
+	free(c->tasks.v);
+	c->tasks = (struct set){ 0 };
+	if (!cw)
+		return;
 	free(cw->keys);
 	free(cw);
 	c->watched = NULL;
