@@ -111,16 +111,16 @@ struct container {
 	int deny_fd; /* the listener when there is no broker */
 	const char *deny_why;
 	unsigned long refused;
-	double line_tokens;       /* ring lines it may log now */
-	long long line_ms;        /* when line_tokens was computed */
-	unsigned long suppressed; /* ring lines not logged since the last */
-	bool audit;                      /* mode=audit: rings NOT restricted */
-	struct iour_plan *audit_plan;    /* audit: the policy's plan, for the verdicts */
-	struct agent_watched *watched;   /* audit or --log-denials: its watch (agent_watch.c) */
-	uint64_t denials;                /* denials seen (--log-denials) */
-	bool denials_counted;            /* ... and counted (tracefs could be read) */
-	struct set tasks; /* the tasks its rings were asked by (agent_watch.c) */
-	ino_t pidns;      /* its init's PID namespace (0: the host's, or unknown) */
+	double line_tokens;            /* ring lines it may log now */
+	long long line_ms;             /* when line_tokens was computed */
+	unsigned long suppressed;      /* ring lines not logged since the last */
+	bool audit;                    /* mode=audit: rings NOT restricted */
+	struct iour_plan *audit_plan;  /* audit: the policy's plan, for the verdicts */
+	struct agent_watched *watched; /* audit or --log-denials: its watch (agent_watch.c) */
+	uint64_t denials;              /* denials seen (--log-denials) */
+	bool denials_counted;          /* ... and counted (tracefs could be read) */
+	struct set tasks;              /* the tasks its rings were asked by (agent_watch.c) */
+	ino_t pidns;                   /* its init's PID namespace (0: the host's, or unknown) */
 	struct container *next;
 };
 
@@ -152,11 +152,11 @@ struct agent {
 	int nclients;
 	struct container *containers;
 	int ncontainers;
-	struct ent *grave; /* dropped clients and containers of this batch */
-	bool log_denials;           /* --log-denials */
-	unsigned report_interval;   /* --report-interval (seconds) */
-	struct agent_watch *watch;  /* the tracefs instance, while needed */
-	bool watch_failed;          /* it could not be made (no root or tracefs) */
+	struct ent *grave;         /* dropped clients and containers of this batch */
+	bool log_denials;          /* --log-denials */
+	unsigned report_interval;  /* --report-interval (seconds) */
+	struct agent_watch *watch; /* the tracefs instance, while needed */
+	bool watch_failed;         /* it could not be made (no root or tracefs) */
 };
 
 /* The monotonic clock in milliseconds. */

@@ -38,11 +38,11 @@
 #include "watch.h"
 
 #define AW_BUF (1 << 18)
-#define AW_KEYS 512         /* lines kept per container */
-#define AW_PENDING 1024     /* events of rings not attributed yet */
-#define AW_PENDING_MS 2000  /* how long they wait for their container */
-#define AW_MADE 16384      /* rings made by the agent's workers, remembered */
-#define AW_TICK_MS 200      /* between two reads of the trace */
+#define AW_KEYS 512          /* lines kept per container */
+#define AW_PENDING 1024      /* events of rings not attributed yet */
+#define AW_PENDING_MS 2000   /* how long they wait for their container */
+#define AW_MADE 16384        /* rings made by the agent's workers, remembered */
+#define AW_TICK_MS 200       /* between two reads of the trace */
 #define AW_NEW_PER_REPORT 50 /* first-seen lines per container between reports */
 
 enum { AW_SUBMIT, AW_FAILED, AW_REG, AW_CREATE };
@@ -277,13 +277,12 @@ static const char *errno_str(int err)
 	return n ? n : "unknown";
 }
 
-static void key_line(struct agent *a, struct container *c, const struct aw_key *k,
-		     const char *when)
+static void key_line(struct agent *a, struct container *c, const struct aw_key *k, const char *when)
 {
 	struct agent_line l = agent_line_container(a, c->audit ? "audit" : "denial", c);
 	char nb[32], fb[96];
-	const char *name = k->kind == K_REQ ? iour_opcode_name(k->op) :
-					      iour_register_op_name(k->op);
+	const char *name =
+		k->kind == K_REQ ? iour_opcode_name(k->op) : iour_register_op_name(k->op);
 
 	if (!name) {
 		snprintf(nb, sizeof(nb), "%u", k->op);
@@ -421,7 +420,7 @@ static void handle(struct agent *a, struct aw_ev *e)
 			w->nmade -= AW_MADE / 2;
 		}
 		(void)ring_push(&w->made, &w->nmade, &w->capmade,
-					(struct aw_ring){ e->ctx, NULL, e->pid });
+				(struct aw_ring){ e->ctx, NULL, e->pid });
 		return;
 	}
 	/* the worker building the ring: its own calls */
@@ -739,8 +738,7 @@ int agent_watch_tick(struct agent *a)
 		report_watch(a);
 		w->last_report = now;
 	}
-	return (int)(AW_TICK_MS - (now - w->last_tick) > 0 ? AW_TICK_MS - (now - w->last_tick) :
-							     1);
+	return (int)(AW_TICK_MS - (now - w->last_tick) > 0 ? AW_TICK_MS - (now - w->last_tick) : 1);
 }
 
 void agent_watch_close(struct agent *a)

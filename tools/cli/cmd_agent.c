@@ -319,8 +319,8 @@ static void deny_one(struct agent *a, struct container *c)
  * running kernel.  0 or -1 with *why set (a static string) and the detail
  * logged.
  */
-static int container_plan(struct agent *a, struct container *c, const char *path,
-			  const char *text, struct iour_plan **out, const char **why)
+static int container_plan(struct agent *a, struct container *c, const char *path, const char *text,
+			  struct iour_plan **out, const char **why)
 {
 	struct iour_policy_load_opts lo = { .sz = sizeof(lo) };
 	struct iour_load_error e;
@@ -522,7 +522,8 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 			 * to: the container's rings are refused */
 			free(policy);
 			c->policy = policy = NULL;
-			why = "the annotation " AGENT_MODE_ANNOTATION " is neither audit nor enforce";
+			why = "the annotation " AGENT_MODE_ANNOTATION
+			      " is neither audit nor enforce";
 		}
 	}
 	/* Audit mode (doc/agent.md): the policy is planned for the verdicts
@@ -1280,10 +1281,12 @@ int cmd_agent(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent a = {
-		.epfd = -1, .lfd = -1, .cfd = -1, .sigfd = -1, .max_rings = AGENT_MAX_RINGS,
-		.report_interval = 10
-	};
+	struct agent a = { .epfd = -1,
+			   .lfd = -1,
+			   .cfd = -1,
+			   .sigfd = -1,
+			   .max_rings = AGENT_MAX_RINGS,
+			   .report_interval = 10 };
 	const char *query = NULL;
 	const char *dir = NULL;
 	uint64_t v;
@@ -1325,9 +1328,10 @@ int cmd_agent(int argc, char **argv)
 			break;
 		case 'I':
 			if (cli_parse_u64(optarg, &v) || v < 1 || v > 86400)
-				return cli_usage("--report-interval: '%s' is not a number of seconds "
-						 "from 1 to 86400",
-						 optarg);
+				return cli_usage(
+					"--report-interval: '%s' is not a number of seconds "
+					"from 1 to 86400",
+					optarg);
 			a.report_interval = (unsigned)v;
 			break;
 		case 'F':

@@ -420,7 +420,8 @@ static void parse(struct watch *w, const char *l)
 	k.pid = pid;
 	if ((ev = strstr(l, " io_uring_req_failed: "))) {
 		if ((w->fields ? watch_val(ev, "opcode=", &a) : watch_op_name(ev, "opcode ", &a)) ||
-		    watch_val(ev, w->fields ? "flags=" : "flags ", &b) || watch_val(ev, "error=", &c))
+		    watch_val(ev, w->fields ? "flags=" : "flags ", &b) ||
+		    watch_val(ev, "error=", &c))
 			return;
 		k.kind = W_REQ;
 		k.op = (uint16_t)(a & 0xff);
@@ -434,7 +435,8 @@ static void parse(struct watch *w, const char *l)
 	if ((ev = strstr(l, K->submit))) {
 		int v;
 
-		if (!w->o.audit || (K->op_name ? watch_op_name(ev, K->op, &a) : watch_val(ev, K->op, &a)))
+		if (!w->o.audit ||
+		    (K->op_name ? watch_op_name(ev, K->op, &a) : watch_val(ev, K->op, &a)))
 			return;
 		k.kind = W_REQ;
 		k.op = (uint16_t)(a & 0xff);
