@@ -346,6 +346,88 @@ check "two-b (NOP only): exit 0, READ -EACCES, NOP 0 (got $rb, $(val two-b read)
 check "two-a, two-b: a second ring each, after both started" \
 	sh -c "[ '$(val two-a setup2)' = 0 ] && [ '$(val two-b setup2)' = 0 ]"
 
+# ---- audit mode and the denial log (doc/agent.md, "Audit mode and the
+# denial log"): one agent with --log-denials; an audit container, an
+# enforce container, and a control whose policy allows what it does.
+# Lines are attributed by ring (agent_watch.c); logfmt: "container=ID
+# pid=INIT audit|denial task=T comm=C request=OP flags=F ...".
+stop_agent
+cat >"$work/allow.json" <<'EOF2'
+{ "defaultAction": "allow" }
+EOF2
+if ! start_agent --log-denials --report-interval 1; then
+	bad "the agent starts with --log-denials"
+	stop_agent
+elif grep -q 'tracepoints cannot be read' "$LOG"; then
+	echo "agent: audit and denial log: SKIP: $(grep -o 'the io_uring tracepoints cannot be read[^"]*' "$LOG" | head -n 1)"
+	stop_agent
+else
+	ANN=org.iouring-restrict.mode=audit bundle aud "$work/read.json" yes
+	start runc aud
+	ra=$?
+	# the container's last lines come when the agent sees it gone
+	wait_for "$LOG" 'container=aud pid=[0-9]* gone' 50
+	check "audit container (READ-only policy): exit 0, the ring is NOT restricted: NOP 0, READ 33 (got $ra, $(val aud nop), $(val aud read))" \
+		sh -c "[ $ra -eq 0 ] && [ '$(val aud nop)' = 0 ] && [ '$(val aud read)' = 33 ]"
+	check "audit container: its new line says mode=audit enforced=no" \
+		grep -q 'container=aud pid=[0-9]* new .*mode=audit enforced=no' "$LOG"
+	check "audit container: the would-be-denied NOP is logged with its container id" \
+		wait_for "$LOG" 'container=aud pid=[0-9]* audit task=[0-9]* comm=prog request=NOP flags=none verdict=would_deny count=1 when=' 30
+	check "audit container: READ (allowed) is not logged" \
+		sh -c "! grep -q 'container=aud pid=[0-9]* audit .*request=READ ' '$LOG'"
+	check "audit container: nothing logged for the agent's own worker (it restricts and enables the ring)" \
+		sh -c "! grep -q 'container=aud pid=[0-9]* audit .*comm=iour-restrict ' '$LOG'"
+	check "audit container: totals at its end" \
+		grep -q 'container=aud pid=[0-9]* audit .*request=NOP .*when=total' "$LOG"
+	# while the container runs (not only at its end): the first of each
+	ANN=org.iouring-restrict.mode=audit bundle audw "$work/read.json" yes wait /shared/go-audw
+	start runc audw &
+	jw=$!
+	wait_for "$work/audw.out" waiting
+	check "audit container: the would-be denial is logged while the container runs" \
+		wait_for "$LOG" 'container=audw pid=[0-9]* audit task=[0-9]* comm=prog request=NOP .*when=first' 30
+	touch "$work/shared/go-audw"
+	wait $jw
+	bundle den "$work/read.json" yes
+	start runc den
+	wait_for "$LOG" 'container=den pid=[0-9]* gone' 50
+	check "enforce container with --log-denials: NOP -EACCES (got $(val den nop))" [ "$(val den nop)" = -13 ]
+	check "... the denied NOP is logged with its container id and EACCES" \
+		grep -q 'container=den pid=[0-9]* denial task=[0-9]* comm=prog request=NOP flags=none error=EACCES count=1' "$LOG"
+	check "... READ (allowed) is not" \
+		sh -c "! grep -q 'container=den pid=[0-9]* denial .*request=READ ' '$LOG'"
+	d=$(sed -n 's/.*container=den pid=[0-9]* gone .*denials=\([0-9]*\).*/\1/p' "$LOG")
+	check "... and counted on its gone line (denials=$d)" [ "${d:-0}" -ge 1 ]
+	ANN=org.iouring-restrict.mode=complain bundle badmode "$work/read.json" yes
+	start runc badmode
+	check "an unknown mode: EPERM, logged with the reason (got $(val badmode setup))" \
+		sh -c "[ '$(val badmode setup)' = -1 ] && grep -q 'container=badmode pid=[0-9]* new .*why=\"the annotation org.iouring-restrict.mode is neither audit nor enforce\"' '$LOG'"
+	bundle ctl "$work/allow.json" yes
+	start runc ctl
+	wait_for "$LOG" 'container=ctl pid=[0-9]* gone' 50
+	check "control (a policy allowing all it does): NOP 0, READ 33 (got $(val ctl nop), $(val ctl read))" \
+		sh -c "[ '$(val ctl nop)' = 0 ] && [ '$(val ctl read)' = 33 ]"
+	check "control: no denial logged, denials=0 on its gone line" \
+		sh -c "! grep -q 'container=ctl pid=[0-9]* denial' '$LOG' && grep -q 'container=ctl pid=[0-9]* gone .*denials=0' '$LOG'"
+	stop_agent
+	check "every event of the containers' rings was attributed (no unattributed count logged)" \
+		sh -c "! grep -q ' watch .*unattributed=[1-9]' '$LOG'"
+fi
+# without root the tracepoints cannot be read: the agent says so (and
+# serves as before)
+nr=$(mktemp -d /tmp/iour-agent-nr.XXXXXX)
+chmod 0777 "$nr"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$T" agent --socket "$nr/s" --log "$nr/log" \
+	--log-denials 2>/dev/null &
+nrpid=$!
+wait_for "$nr/log" ' listening socket=' 50
+kill -TERM $nrpid 2>/dev/null
+wait $nrpid
+check "--log-denials as uid 65534: the agent logs that the tracepoints cannot be read" \
+	grep -q 'the io_uring tracepoints cannot be read' "$nr/log"
+rm -rf "$nr"
+start_agent
+
 # no annotation; a policy that does not load; one outside --policy-dir
 bundle none - yes
 start runc none

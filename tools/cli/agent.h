@@ -16,7 +16,11 @@
 
 #include <iouring_restrict/broker.h>
 
+#include "learn.h" /* struct set */
+
 #define AGENT_ANNOTATION "org.iouring-restrict.policy"
+/* "audit" or "enforce" (the default): doc/agent.md, "Audit mode". */
+#define AGENT_MODE_ANNOTATION "org.iouring-restrict.mode"
 /* A runtime has this long to send its message (then it is dropped). */
 #define AGENT_CLIENT_TIMEOUT_MS 5000
 /* The largest state message accepted (annotations included). */
@@ -65,6 +69,8 @@ struct agent_counts {
 	uint64_t deadline;   /* ... the worker did not answer in time */
 	uint64_t busy;       /* ... no worker could be started */
 	uint64_t accounting; /* ... the ring could not be charged to the container */
+	uint64_t denials;    /* requests and register calls denied (--log-denials) */
+	bool denials_known;  /* denials is counted (else logged as null / left out) */
 };
 
 enum ent_kind { ENT_LISTEN, ENT_SIGNAL, ENT_CLIENT, ENT_CONTAINER, ENT_CONTROL };
@@ -88,6 +94,9 @@ struct client {
 };
 
 struct agent;
+struct agent_watch;
+struct agent_watched;
+struct iour_plan;
 
 struct container {
 	struct ent ent;
@@ -102,9 +111,16 @@ struct container {
 	int deny_fd; /* the listener when there is no broker */
 	const char *deny_why;
 	unsigned long refused;
-	double line_tokens;       /* ring lines it may log now */
-	long long line_ms;        /* when line_tokens was computed */
-	unsigned long suppressed; /* ring lines not logged since the last */
+	double line_tokens;            /* ring lines it may log now */
+	long long line_ms;             /* when line_tokens was computed */
+	unsigned long suppressed;      /* ring lines not logged since the last */
+	bool audit;                    /* mode=audit: rings NOT restricted */
+	struct iour_plan *audit_plan;  /* audit: the policy's plan, for the verdicts */
+	struct agent_watched *watched; /* audit or --log-denials: its watch (agent_watch.c) */
+	uint64_t denials;              /* denials seen (--log-denials) */
+	bool denials_counted;          /* ... and counted (tracefs could be read) */
+	struct set tasks;              /* the tasks its rings were asked by (agent_watch.c) */
+	ino_t pidns;                   /* its init's PID namespace (0: the host's, or unknown) */
 	struct container *next;
 };
 
@@ -136,7 +152,11 @@ struct agent {
 	int nclients;
 	struct container *containers;
 	int ncontainers;
-	struct ent *grave; /* dropped clients and containers of this batch */
+	struct ent *grave;         /* dropped clients and containers of this batch */
+	bool log_denials;          /* --log-denials */
+	unsigned report_interval;  /* --report-interval (seconds) */
+	struct agent_watch *watch; /* the tracefs instance, while needed */
+	bool watch_failed;         /* it could not be made (no root or tracefs) */
 };
 
 /* The monotonic clock in milliseconds. */
@@ -180,5 +200,22 @@ int agent_config_load(const char *path, const char *policy_dir, struct agent_con
 void agent_config_free(struct agent_config *c);
 /* The first rule matching the annotations @ann (a JSON object), or NULL. */
 const struct agent_rule *agent_config_match(const struct agent_config *c, const json_t *ann);
+
+/* agent_watch.c: audit mode and the denial log (doc/agent.md).  The
+ * instance is made when first needed; 0 or -errno (logged). */
+int agent_watch_start(struct agent *a);
+/* Watches container @c if it audits (with @plan, its policy's plan) or
+ * --log-denials is on; 0 or -errno (then @c is not watched). */
+int agent_watch_add(struct agent *a, struct container *c, const struct iour_plan *plan);
+/* What the watch of @c does, for its new line. */
+const char *agent_watch_note(const struct agent *a, const struct container *c);
+/* Task @task (the agent's PID namespace) asked @c for a ring. */
+void agent_watch_ring(struct container *c, int task);
+/* Reads what the trace holds, logs @c's totals, stops watching @c. */
+void agent_watch_gone(struct agent *a, struct container *c);
+/* Reads the trace and logs the periodic lines when due; the ms until
+ * the next call is due, or -1 when nothing is watched. */
+int agent_watch_tick(struct agent *a);
+void agent_watch_close(struct agent *a);
 
 #endif

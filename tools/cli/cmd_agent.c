@@ -65,7 +65,8 @@ const char cli_help_agent[] =
 	"Usage: iour-restrict agent --socket PATH [--log FILE] [--log-format text|json]\n"
 	"                           [--policy-dir DIR] [--config FILE]\n"
 	"                           [--default-policy FILE] [--max-rings N]\n"
-	"                           [--control PATH]\n"
+	"                           [--control PATH] [--log-denials]\n"
+	"                           [--report-interval SEC]\n"
 	"       iour-restrict agent --query PATH\n"
 	"\n"
 	"An OCI seccomp agent for runc and crun (runtime-spec\n"
@@ -104,6 +105,11 @@ const char cli_help_agent[] =
 	"                         each connection gets the status lines, then EOF\n"
 	"      --query PATH       print the status a running agent writes to its\n"
 	"                         --control socket PATH (in its log format), exit\n"
+	"      --log-denials      log, per container, the requests and register\n"
+	"                         calls its rings denied (EACCES), rate-limited,\n"
+	"                         and count them (needs root and tracefs)\n"
+	"      --report-interval SEC  seconds between the audit and denial\n"
+	"                         lines of a container (default 10)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Example: iour-restrict agent --socket /run/iour-restrict/agent.sock\n"
@@ -111,10 +117,17 @@ const char cli_help_agent[] =
 	"SIGHUP reopens the log and reads --policy-dir and --config again (running\n"
 	"containers keep their policy; a bad --config keeps the previous one).\n"
 	"SIGUSR1 logs a status line for the agent and one per container.\n"
+	"The annotation org.iouring-restrict.mode=audit puts a container in audit\n"
+	"mode: its rings are NOT restricted by the policy, and what the policy\n"
+	"would deny is logged with the container id (needs root and tracefs).\n"
 	"\n"
 	"Exit status: 0 after SIGTERM or SIGINT; 1 if the socket, the log,\n"
 	"--config or --default-policy cannot be set up; 2 on a usage error.\n"
 	"With --query: 0 when the status was read, 1 when no agent answered.\n";
+
+/* The rings of a container in audit mode: every opcode, register opcode
+ * and SQE flag allowed (doc/policy-files.md: what "allow" leaves out). */
+#define AUDIT_OPEN_POLICY "{ \"defaultAction\": \"allow\" }"
 
 static struct ent listen_ent = { .kind = ENT_LISTEN };
 static struct ent control_ent = { .kind = ENT_CONTROL };
@@ -126,6 +139,7 @@ static void container_free(struct container *c)
 		return;
 	iour_broker__free(c->broker);
 	iour_plan__free(c->plan);
+	iour_plan__free(c->audit_plan);
 	if (c->deny_fd >= 0)
 		close(c->deny_fd);
 	free(c->id);
@@ -151,6 +165,9 @@ static void container_counts(const struct container *c, struct agent_counts *out
 	} else {
 		out->refused = c->refused;
 	}
+	/* counted by the denial log only (agent_watch.c) */
+	out->denials = c->denials;
+	out->denials_known = c->denials_counted;
 }
 
 /* The counts as fields of a gone or status line. */
@@ -165,14 +182,22 @@ static void line_counts(struct agent_line *l, const struct container *c)
 	agent_line_u64(l, "busy", n.busy);
 	agent_line_u64(l, "quota", n.quota);
 	agent_line_u64(l, "accounting", n.accounting);
-	/* requests denied in the container's rings: not counted (null) */
-	agent_line_null(l, "denials");
+	/* requests denied in the container's rings: counted with
+	 * --log-denials (and tracefs), else null */
+	if (n.denials_known)
+		agent_line_u64(l, "denials", n.denials);
+	else
+		agent_line_null(l, "denials");
 }
 
 static void container_drop(struct agent *a, struct container *c, const char *why)
 {
 	struct container **pp;
-	struct agent_line l = agent_line_container(a, "gone", c);
+	struct agent_line l;
+
+	/* its last audit or denial lines, and its count, first */
+	agent_watch_gone(a, c);
+	l = agent_line_container(a, "gone", c);
 
 	agent_line_raw(&l, "reason", why);
 	if (c->suppressed)
@@ -234,6 +259,8 @@ static void on_ring(void *arg, const struct iour_broker_event *ev)
 	struct container *c = arg;
 	struct agent_line l;
 
+	if (ev->result >= 0)
+		agent_watch_ring(c, ev->pid);
 	if (!ring_line_allowed(c))
 		return;
 	l = agent_line_container(c->agent, "ring", c);
@@ -292,7 +319,7 @@ static void deny_one(struct agent *a, struct container *c)
  * running kernel.  0 or -1 with *why set (a static string) and the detail
  * logged.
  */
-static int container_plan(struct agent *a, struct container *c, const char *path,
+static int container_plan(struct agent *a, struct container *c, const char *path, const char *text,
 			  struct iour_plan **out, const char **why)
 {
 	struct iour_policy_load_opts lo = { .sz = sizeof(lo) };
@@ -301,6 +328,8 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 	char *real = NULL;
 	int r;
 
+	if (text)
+		goto load;
 	if (path[0] != '/') {
 		*why = "the policy path is not absolute";
 		return -1;
@@ -320,9 +349,11 @@ static int container_plan(struct agent *a, struct container *c, const char *path
 		}
 		path = real;
 	}
+load:
 	memset(&e, 0, sizeof(e));
 	e.sz = sizeof(e);
-	r = iour_policy__load_file(path, &lo, &pol, &e);
+	r = text ? iour_policy__load_json(text, strlen(text), &lo, &pol, &e) :
+		   iour_policy__load_file(path, &lo, &pol, &e);
 	if (r) {
 		struct agent_line l = agent_line_container(a, NULL, c);
 
@@ -481,7 +512,27 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	c->start_ms = agent_now_ms();
 	c->line_tokens = AGENT_RING_LINES_BURST;
 	c->line_ms = agent_now_ms();
-	if (policy && !container_plan(a, c, policy, &c->plan, &why)) {
+	if (json_is_object(ann)) {
+		const json_t *m = json_object_get(ann, AGENT_MODE_ANNOTATION);
+
+		if (m && json_is_string(m) && !strcmp(json_string_value(m), "audit")) {
+			c->audit = true;
+		} else if (m && !(json_is_string(m) && !strcmp(json_string_value(m), "enforce"))) {
+			/* an unknown mode enforces nothing it was not asked
+			 * to: the container's rings are refused */
+			free(policy);
+			c->policy = policy = NULL;
+			why = "the annotation " AGENT_MODE_ANNOTATION
+			      " is neither audit nor enforce";
+		}
+	}
+	/* Audit mode (doc/agent.md): the policy is planned for the verdicts
+	 * only; the rings are created from a plan allowing everything. */
+	if (policy && c->audit &&
+	    (container_plan(a, c, policy, NULL, &c->audit_plan, &why) ||
+	     container_plan(a, c, NULL, AUDIT_OPEN_POLICY, &c->plan, &why)))
+		policy = NULL;
+	if (policy && (c->audit || !container_plan(a, c, policy, NULL, &c->plan, &why))) {
 		/* The broker owns the listener on success only: on failure
 		 * the agent keeps it, to refuse the container's rings. */
 		bo.on_ring = on_ring;
@@ -517,14 +568,24 @@ static void container_add(struct agent *a, int fd, const char *id, int pid, cons
 	c->next = a->containers;
 	a->containers = c;
 	a->ncontainers++;
+	if (c->broker && (r = agent_watch_add(a, c, c->audit_plan)) && r != -EPERM)
+		agent_log_msg(a, "watching container %s: %s", c->id, cli_strerror(r));
 	l = agent_line_container(a, "new", c);
 	agent_line_str(&l, "policy", c->policy ? c->policy : "none");
-	if (c->broker) {
+	if (c->broker && c->audit) {
+		/* what the audit plan's broker refuses (SQPOLL before 7.0,
+		 * R_DISABLED) still is refused; nothing else is enforced */
+		agent_line_raw(&l, "mode", "audit");
+		agent_line_raw(&l, "enforced", "no");
+		agent_line_str(&l, "watch", agent_watch_note(a, c));
+	} else if (c->broker) {
 		const struct iour_report *rep = iour_plan__report(c->plan);
 
 		agent_line_raw(&l, "status", rep ? iour_status_str(iour_report__status(rep)) : "?");
 		if (rep)
 			line_effects(&l, rep);
+		if (a->log_denials)
+			agent_line_str(&l, "watch", agent_watch_note(a, c));
 	} else {
 		agent_line_raw(&l, "io_uring_setup", "EPERM");
 		agent_line_str(&l, "why", why);
@@ -1131,7 +1192,10 @@ static int agent_loop(struct agent *a)
 	struct epoll_event evs[32];
 
 	for (;;) {
-		int timeout = client_timeouts(a), n;
+		int timeout = client_timeouts(a), n, wt = agent_watch_tick(a);
+
+		if (wt >= 0 && (timeout < 0 || wt < timeout))
+			timeout = wt;
 
 		n = epoll_wait(a->epfd, evs, 32, timeout);
 		if (n < 0) {
@@ -1171,6 +1235,9 @@ static void agent_close(struct agent *a)
 {
 	while (a->clients)
 		client_free(a, a->clients);
+	for (struct container *c = a->containers; c; c = c->next)
+		agent_watch_gone(a, c);
+	agent_watch_close(a);
 	while (a->containers) {
 		struct container *c = a->containers;
 
@@ -1209,12 +1276,17 @@ int cmd_agent(int argc, char **argv)
 		{ "log-format", required_argument, NULL, 'F' },
 		{ "control", required_argument, NULL, 'T' },
 		{ "query", required_argument, NULL, 'Q' },
+		{ "log-denials", no_argument, NULL, 'G' },
+		{ "report-interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent a = {
-		.epfd = -1, .lfd = -1, .cfd = -1, .sigfd = -1, .max_rings = AGENT_MAX_RINGS
-	};
+	struct agent a = { .epfd = -1,
+			   .lfd = -1,
+			   .cfd = -1,
+			   .sigfd = -1,
+			   .max_rings = AGENT_MAX_RINGS,
+			   .report_interval = 10 };
 	const char *query = NULL;
 	const char *dir = NULL;
 	uint64_t v;
@@ -1251,6 +1323,17 @@ int cmd_agent(int argc, char **argv)
 		case 'Q':
 			query = optarg;
 			break;
+		case 'G':
+			a.log_denials = true;
+			break;
+		case 'I':
+			if (cli_parse_u64(optarg, &v) || v < 1 || v > 86400)
+				return cli_usage(
+					"--report-interval: '%s' is not a number of seconds "
+					"from 1 to 86400",
+					optarg);
+			a.report_interval = (unsigned)v;
+			break;
 		case 'F':
 			if (!strcmp(optarg, "json"))
 				a.json = true;
@@ -1267,7 +1350,7 @@ int cmd_agent(int argc, char **argv)
 		return cli_usage("unexpected argument '%s'", argv[optind]);
 	if (query) {
 		if (a.sock_path || a.ctl_path || a.log_path || dir || a.config_path ||
-		    a.default_policy || a.json)
+		    a.default_policy || a.json || a.log_denials)
 			return cli_usage("--query takes no other option");
 		return agent_query(query);
 	}
@@ -1301,6 +1384,10 @@ int cmd_agent(int argc, char **argv)
 		cli_fail(r, "opening the log %s", a.log_path);
 		goto out;
 	}
+	/* --log-denials: the watch from the start (a failure is logged, and
+	 * each container's new line says its denials are not logged) */
+	if (a.log_denials)
+		(void)agent_watch_start(&a);
 
 	/* Non-dumpable: a process of the agent's uid (a container's, in the
 	 * same user namespace) cannot ptrace it, read or write its memory or

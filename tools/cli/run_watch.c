@@ -78,16 +78,13 @@ struct watch {
 	bool flags_known; /* the submit tracepoint has the SQE flags */
 	bool fields;      /* the "fields" output format */
 	char note[256 + PATH_MAX];
-	/* the plan's restriction entries (audit) */
-	bool classic, companion;
-	bool op_ok[256], reg_ok[256], filtered[256];
-	uint32_t fl_allowed, fl_required;
+	struct watch_plan pl; /* the plan's restriction entries (audit) */
 	bool async_forced[256];
 };
 
 /* ---- the plan, as the kernel checks it */
 
-static int read_plan(struct watch *w, const struct iour_plan *plan)
+int watch_plan_read(struct watch_plan *w, const struct iour_plan *plan)
 {
 	int n = iour_plan__step_cnt(plan);
 
@@ -135,7 +132,7 @@ static int read_plan(struct watch *w, const struct iour_plan *plan)
 
 /* Whether the plan denies request @op with SQE flags @fl (-1: unknown):
  * 1 deny, 0 allow, 2 unknown (an argument filter decides). */
-static int plan_denies(const struct watch *w, unsigned op, int32_t fl)
+int watch_plan_denies(const struct watch_plan *w, unsigned op, int32_t fl)
 {
 	if (w->companion)
 		return 1;
@@ -149,6 +146,23 @@ static int plan_denies(const struct watch *w, unsigned op, int32_t fl)
 	return w->filtered[op & 0xff] ? 2 : 0;
 }
 
+bool watch_plan_reg_denies(const struct watch_plan *w, uint64_t op)
+{
+	return w->companion || (w->classic && (op > 255 || !w->reg_ok[op]));
+}
+
+uint32_t watch_sqe_flags(const struct watch_plan *w, const bool *async_forced, unsigned op,
+			 int64_t fl)
+{
+	uint32_t f = (uint32_t)(fl & 0x7f);
+
+	/* ASYNC set by the opcode's own preparation cannot be told from the
+	 * SQE's (doc/cli.md, "learn") */
+	if (async_forced[op & 0xff] && !(w->fl_allowed & (1u << ASYNC_BIT)))
+		f &= ~(1u << ASYNC_BIT);
+	return f;
+}
+
 /* The submit filter: the opcodes the plan denies or leaves to an argument
  * filter, and the SQE flags it denies; all requests when it requires flags. */
 static void submit_filter(const struct watch *w, char *f, size_t len)
@@ -156,14 +170,14 @@ static void submit_filter(const struct watch *w, char *f, size_t len)
 	size_t used = 0;
 	bool any = false;
 
-	if (w->companion || (w->classic && w->fl_required && w->flags_known)) {
+	if (w->pl.companion || (w->pl.classic && w->pl.fl_required && w->flags_known)) {
 		snprintf(f, len, "opcode >= 0");
 		return;
 	}
-	if (!w->classic) {
+	if (!w->pl.classic) {
 		f[0] = '\0';
 		for (unsigned op = 0; op < 256 && used < len; op++)
-			if (w->filtered[op])
+			if (w->pl.filtered[op])
 				used += (size_t)snprintf(f + used, len - used, "%sopcode == %u",
 							 used ? " || " : "", op);
 		if (!f[0])
@@ -172,7 +186,7 @@ static void submit_filter(const struct watch *w, char *f, size_t len)
 	}
 	used += (size_t)snprintf(f, len, "!(");
 	for (unsigned op = 0; op < 256 && used < len; op++) {
-		if (!w->op_ok[op] || w->filtered[op])
+		if (!w->pl.op_ok[op] || w->pl.filtered[op])
 			continue;
 		used += (size_t)snprintf(f + used, len - used, "%sopcode == %u", any ? " || " : "",
 					 op);
@@ -183,12 +197,12 @@ static void submit_filter(const struct watch *w, char *f, size_t len)
 	/* the low 7 bits of the request's flags are the SQE's; an ASYNC bit
 	 * the kernel set itself is told apart when read (parse()) */
 	if (w->flags_known && used < len)
-		snprintf(f + used, len - used, ") || (flags & %u)", 0x7fu & ~w->fl_allowed);
+		snprintf(f + used, len - used, ") || (flags & %u)", 0x7fu & ~w->pl.fl_allowed);
 	else if (used < len)
 		snprintf(f + used, len - used, ")");
 }
 
-static const char *submit_event(void)
+const char *watch_submit_event(void)
 {
 	return strstr(learn_keys.submit, "submit_req") ? "io_uring/io_uring_submit_req" :
 							 "io_uring/io_uring_submit_sqe";
@@ -199,7 +213,7 @@ static const char *submit_event(void)
 /* The value after @key in event text @s: "key=0x1f (31)", "key=(1)",
  * "key='-'(45)" (a u8 printed as a character), "key=-13", "key 22,".
  * The parenthesised decimal wins when there is one.  0 or -1. */
-static int wval(const char *s, const char *key, int64_t *out)
+int watch_val(const char *s, const char *key, int64_t *out)
 {
 	size_t nl = strlen(key);
 	const char *p = s;
@@ -228,7 +242,7 @@ static int wval(const char *s, const char *key, int64_t *out)
 }
 
 /* An opcode printed as its name after @key ("opcode READ,"). */
-static int wop_name(const char *s, const char *key, int64_t *out)
+int watch_op_name(const char *s, const char *key, int64_t *out)
 {
 	const char *p = strstr(s, key);
 	char name[32];
@@ -250,7 +264,7 @@ static int wop_name(const char *s, const char *key, int64_t *out)
 }
 
 /* "   COMM-PID   [CPU] ...": the pid and comm of an event line. */
-static int wline_pid(const char *l, uint64_t *pid, char *comm)
+int watch_line_pid(const char *l, uint64_t *pid, char *comm)
 {
 	for (const char *d = strchr(l, '-'); d; d = strchr(d + 1, '-')) {
 		const char *q = d + 1, *c = l;
@@ -288,7 +302,7 @@ static bool wfollowed(struct watch *w, uint64_t pid, const char *comm)
 	return end != comm + 8 && set_has(&w->pids, owner);
 }
 
-static const char *flags_str(int32_t fl, char *buf, size_t len)
+const char *watch_flags_str(int32_t fl, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -337,7 +351,7 @@ static void key_line(struct watch *w, const struct wkey *k, const char *when)
 		w->o.label ? w->o.label : "", (unsigned long long)k->pid);
 	cli_put_escaped(w->out, k->comm);
 	fprintf(w->out, " %s %s flags %s: ", what, name,
-		k->kind == W_REQ ? flags_str(k->flags, fb, sizeof(fb)) : "none");
+		k->kind == W_REQ ? watch_flags_str(k->flags, fb, sizeof(fb)) : "none");
 	if (w->o.audit)
 		fprintf(w->out, "%s",
 			k->verdict == W_DENY ? "would be denied" :
@@ -387,17 +401,17 @@ static void parse(struct watch *w, const char *l)
 	int64_t a, b, c;
 	const char *ev;
 
-	if (l[0] == '#' || wline_pid(l, &pid, k.comm))
+	if (l[0] == '#' || watch_line_pid(l, &pid, k.comm))
 		return;
 	if ((ev = strstr(l, " sched_process_fork: "))) {
-		if (wval(ev, K->ppid, &a) || wval(ev, K->cpid, &b))
+		if (watch_val(ev, K->ppid, &a) || watch_val(ev, K->cpid, &b))
 			return;
 		if ((uint64_t)a == (uint64_t)w->self || set_has(&w->pids, (uint64_t)a))
 			set_add(&w->pids, (uint64_t)b);
 		return;
 	}
 	if ((ev = strstr(l, " sched_process_exit: "))) {
-		if (!wval(ev, K->epid, &a))
+		if (!watch_val(ev, K->epid, &a))
 			set_del(&w->pids, (uint64_t)a);
 		return;
 	}
@@ -405,8 +419,9 @@ static void parse(struct watch *w, const char *l)
 		return;
 	k.pid = pid;
 	if ((ev = strstr(l, " io_uring_req_failed: "))) {
-		if ((w->fields ? wval(ev, "opcode=", &a) : wop_name(ev, "opcode ", &a)) ||
-		    wval(ev, w->fields ? "flags=" : "flags ", &b) || wval(ev, "error=", &c))
+		if ((w->fields ? watch_val(ev, "opcode=", &a) : watch_op_name(ev, "opcode ", &a)) ||
+		    watch_val(ev, w->fields ? "flags=" : "flags ", &b) ||
+		    watch_val(ev, "error=", &c))
 			return;
 		k.kind = W_REQ;
 		k.op = (uint16_t)(a & 0xff);
@@ -420,18 +435,15 @@ static void parse(struct watch *w, const char *l)
 	if ((ev = strstr(l, K->submit))) {
 		int v;
 
-		if (!w->o.audit || (K->op_name ? wop_name(ev, K->op, &a) : wval(ev, K->op, &a)))
+		if (!w->o.audit ||
+		    (K->op_name ? watch_op_name(ev, K->op, &a) : watch_val(ev, K->op, &a)))
 			return;
 		k.kind = W_REQ;
 		k.op = (uint16_t)(a & 0xff);
-		if (K->flags && !wval(ev, K->flags, &b)) {
-			k.flags = (int32_t)(b & 0x7f);
-			/* ASYNC set by the opcode's own preparation cannot be
-			 * told from the SQE's (doc/cli.md, "learn") */
-			if (w->async_forced[k.op] && !(w->fl_allowed & (1u << ASYNC_BIT)))
-				k.flags &= ~(1 << ASYNC_BIT);
+		if (K->flags && !watch_val(ev, K->flags, &b)) {
+			k.flags = (int32_t)watch_sqe_flags(&w->pl, w->async_forced, k.op, b);
 		}
-		v = plan_denies(w, k.op, k.flags);
+		v = watch_plan_denies(&w->pl, k.op, k.flags);
 		if (!v)
 			return;
 		k.verdict = v == 1 ? W_DENY : W_UNKNOWN;
@@ -439,12 +451,12 @@ static void parse(struct watch *w, const char *l)
 		return;
 	}
 	if ((ev = strstr(l, " io_uring_register: "))) {
-		if (wval(ev, K->rop, &a) || wval(ev, K->ret, &b))
+		if (watch_val(ev, K->rop, &a) || watch_val(ev, K->ret, &b))
 			return;
 		k.kind = W_REG;
 		k.op = (uint16_t)a;
 		if (w->o.audit) {
-			if (!(w->companion || (w->classic && (a > 255 || !w->reg_ok[a]))))
+			if (!watch_plan_reg_denies(&w->pl, (uint64_t)a))
 				return;
 		} else if (b != -EACCES) {
 			return;
@@ -456,7 +468,7 @@ static void parse(struct watch *w, const char *l)
 	}
 	if ((ev = strstr(l, " io_uring_create: "))) {
 		/* the broker refuses SQPOLL and R_DISABLED rings (doc/cli.md) */
-		if (!w->o.audit || !w->o.broker || wval(ev, K->cflags, &a))
+		if (!w->o.audit || !w->o.broker || watch_val(ev, K->cflags, &a))
 			return;
 		k.kind = W_SETUP;
 		if (a & 2) {
@@ -588,7 +600,7 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 		setvbuf(w->out, NULL, _IOLBF, 0);
 		w->own_out = true;
 	}
-	if (o->audit && o->plan && (r = read_plan(w, o->plan))) {
+	if (o->audit && o->plan && (r = watch_plan_read(&w->pl, o->plan))) {
 		rc = cli_fail(r, "reading the plan's restrictions");
 		goto fail;
 	}
@@ -616,7 +628,7 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 	w->have_failed = enable("io_uring/io_uring_req_failed", o->denials ? "1" : "0") == 0;
 	if (o->audit) {
 		submit_filter(w, f, sizeof(f));
-		r = filter(submit_event(), f);
+		r = filter(watch_submit_event(), f);
 		if (r)
 			cli_msg("the tracefs filter of the submit tracepoint was refused (%s): "
 				"every request is read",
@@ -625,7 +637,7 @@ int watch_start(const struct watch_opts *o, struct watch **out)
 			enable("io_uring/io_uring_create", "0");
 	} else {
 		/* the denial log reads failures only */
-		enable(submit_event(), "0");
+		enable(watch_submit_event(), "0");
 		enable("io_uring/io_uring_create", "0");
 		filter("io_uring/io_uring_register", "ret == -13");
 		if (w->have_failed)
@@ -725,12 +737,12 @@ int watch_write_delta(struct watch *w, const char *policy_path, const char *out_
 			continue;
 		if (k->kind == W_REQ) {
 			/* denied for its flags only: the flags are the delta */
-			if (!w->classic || !w->op_ok[k->op & 0xff])
+			if (!w->pl.classic || !w->pl.op_ok[k->op & 0xff])
 				op[k->op & 0xff] = true;
 			if (k->flags > 0)
 				fl |= (uint32_t)k->flags;
 			if (k->flags >= 0 &&
-			    ((uint32_t)k->flags & w->fl_required) != w->fl_required)
+			    ((uint32_t)k->flags & w->pl.fl_required) != w->pl.fl_required)
 				lacks_required = true;
 		} else if (k->kind == W_REG && k->op < 256) {
 			reg[k->op] = true;

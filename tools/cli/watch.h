@@ -20,8 +20,39 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <stdint.h>
+
 struct iour_plan;
 struct watch;
+
+/* A plan's restriction entries, as the kernel checks them (audit). */
+struct watch_plan {
+	bool classic, companion;
+	bool op_ok[256], reg_ok[256], filtered[256];
+	uint32_t fl_allowed, fl_required;
+};
+
+/* Reads @plan's entries into @w (zeroed first by the caller); 0 or -errno. */
+int watch_plan_read(struct watch_plan *w, const struct iour_plan *plan);
+/* Whether @w denies request @op with SQE flags @fl (-1: unknown): 1 deny,
+ * 0 allow, 2 unknown (an argument filter decides). */
+int watch_plan_denies(const struct watch_plan *w, unsigned op, int32_t fl);
+/* Whether @w denies register opcode @op. */
+bool watch_plan_reg_denies(const struct watch_plan *w, uint64_t op);
+/* The SQE flags of a submit event's flags @fl, less an ASYNC bit the
+ * opcode's preparation sets itself (@async_forced, tracer_mark_forced_async). */
+uint32_t watch_sqe_flags(const struct watch_plan *w, const bool *async_forced, unsigned op,
+			 int64_t fl);
+/* Reading event text: the value after @key ("key=0x1f (31)", "key 22,"),
+ * an opcode printed as its name after @key, the pid and comm of an event
+ * line; 0 or -1. */
+int watch_val(const char *s, const char *key, int64_t *out);
+int watch_op_name(const char *s, const char *key, int64_t *out);
+int watch_line_pid(const char *l, uint64_t *pid, char *comm);
+/* "none", "unknown" (@fl < 0) or the flags' names joined by '|'. */
+const char *watch_flags_str(int32_t fl, char *buf, size_t len);
+/* The submit tracepoint's event name ("io_uring/io_uring_submit_req"). */
+const char *watch_submit_event(void);
 
 struct watch_opts {
 	bool audit;                   /* report what @plan would deny */

@@ -176,9 +176,10 @@ _iour_restrict()
             fi
             return ;;
         agent)
-            opts="--socket --log --log-format --policy-dir --config --default-policy --max-rings --control --query --help"
+            opts="--socket --log --log-format --policy-dir --config --default-policy --max-rings --control --query --log-denials --report-interval --help"
             case $prev in
                 --max-rings) COMPREPLY=($(compgen -W "0 1024" -- "$cur")); return ;;
+                --report-interval) COMPREPLY=($(compgen -W "1 10 60" -- "$cur")); return ;;
                 --log-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
                 --config|--default-policy) _iour_restrict_files "$cur" json; return ;;
                 --socket|-s|--log|-l|--control|--query)
