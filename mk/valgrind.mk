@@ -143,7 +143,9 @@ test-valgrind: $(UNIT) examples tools $(REPLAY_BINS)
 	$(Q)i=0; while IFS='	' read -r want filter; do i=$$((i + 1)); \
 		printf '  %-8s %s\n' VALGRIND "$(UNIT): run $$i, $$want tests (all but VALGRIND_SKIP: $(words $(VALGRIND_SKIP)) patterns)"; \
 		IOUR_TEST_QUICK=1 IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/tools VALGRIND='$(VALGRIND)' \
-		VALGRIND_EXPECT_TESTS=$$want scripts/valgrind-run.sh --criterion $(O)/valgrind/unit-$$i $(UNIT) -j2 \
+		VALGRIND_EXPECT_TESTS=$$want VALGRIND_JSON=$(O)/valgrind/unit-$$i.json \
+		scripts/valgrind-run.sh --criterion $(O)/valgrind/unit-$$i $(UNIT) -j2 \
+			--json=$(O)/valgrind/unit-$$i.json \
 			$${filter:+--filter "$$filter"} $(TEST_ARGS) < /dev/null || exit 1; \
 	done < $(O)/valgrind/filters.txt
 	$(Q)for n in $(FUZZ_TARGETS); do \

@@ -9,7 +9,8 @@
 # --criterion: PROGRAM is a Criterion binary; also require "Tested: N", N > 0
 # (Criterion exits 0 without running anything on an unknown option), and
 # N = $VALGRIND_EXPECT_TESTS when that is set and not 0 (the count of tests
-# its --filter names, scripts/criterion-filter.py).
+# its --filter names, scripts/criterion-filter.py); with $VALGRIND_JSON (the
+# run's --json report) the tests that skipped, saying why, count too.
 set -u
 criterion=0
 if [ "$1" = "--criterion" ]; then
@@ -67,6 +68,15 @@ if [ $criterion -eq 1 ]; then
 	if [ -z "$tested" ] || [ "$tested" -eq 0 ]; then
 		echo "valgrind: Criterion ran no test (no 'Tested: N' with N > 0)"
 		status=1
+	elif [ "${VALGRIND_EXPECT_TESTS:-0}" -gt 0 ] && [ -n "${VALGRIND_JSON:-}" ]; then
+		# Criterion's JSON report (--json=VALGRIND_JSON) counts the
+		# tests that skipped on this machine, saying why, which
+		# "Tested: N" leaves out; the reasons go to make check's summary
+		if ! python3 "$(dirname "$0")/criterion-skips.py" --expect "$VALGRIND_EXPECT_TESTS" \
+			"$VALGRIND_JSON" "valgrind: unit tests"; then
+			echo "valgrind: Criterion ran $tested tests (report $VALGRIND_JSON), the filter names $VALGRIND_EXPECT_TESTS"
+			status=1
+		fi
 	elif [ "${VALGRIND_EXPECT_TESTS:-0}" -gt 0 ] && [ "$tested" -ne "$VALGRIND_EXPECT_TESTS" ]; then
 		echo "valgrind: Criterion ran $tested tests, the filter names $VALGRIND_EXPECT_TESTS"
 		status=1
