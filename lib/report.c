@@ -149,28 +149,6 @@ int iour__sb_out(struct iour__sb *sb, char *buf, size_t *len)
 	return rc;
 }
 
-static const char *kind_str(uint32_t k)
-{
-	switch (k) {
-	case IOUR_DECISION_DROPPED:
-		return "dropped";
-	case IOUR_DECISION_TIGHTENED:
-		return "tightened";
-	case IOUR_DECISION_LOOSENED:
-		return "loosened";
-	case IOUR_DECISION_CLAMPED:
-		return "clamped";
-	case IOUR_DECISION_NEGOTIATED:
-		return "negotiated";
-	case IOUR_DECISION_NOTE:
-		return "note";
-	case IOUR_DECISION_FAILED:
-		return "failed";
-	default:
-		return "?";
-	}
-}
-
 static void mech_str(struct iour__sb *sb, uint32_t m)
 {
 	static const struct {
@@ -230,7 +208,8 @@ void iour__sb_report(struct iour__sb *sb, const struct iour_report *r, const cha
 		iour__sb_printf(sb, "%sthreads: %d\n", ind, r->threads);
 	iour__sb_printf(sb, "%sdecisions: %zu\n", ind, r->nd);
 	for (i = 0; i < r->nd; i++)
-		iour__sb_printf(sb, "%s  - %s: %s\n", ind, kind_str(r->d[i].kind), r->d[i].text);
+		iour__sb_printf(sb, "%s  - %s: %s\n", ind, iour_decision_kind_str(r->d[i].kind),
+				r->d[i].text);
 }
 
 /* ---- public ---- */
@@ -344,4 +323,61 @@ const char *iour_status_str(int status)
 	default:
 		return "unknown";
 	}
+}
+
+/* Documented in include/iouring_restrict/report.h */
+const char *iour_decision_kind_str(uint32_t kind)
+{
+	switch (kind) {
+	case IOUR_DECISION_DROPPED:
+		return "dropped";
+	case IOUR_DECISION_TIGHTENED:
+		return "tightened";
+	case IOUR_DECISION_LOOSENED:
+		return "loosened";
+	case IOUR_DECISION_CLAMPED:
+		return "clamped";
+	case IOUR_DECISION_NEGOTIATED:
+		return "negotiated";
+	case IOUR_DECISION_NOTE:
+		return "note";
+	case IOUR_DECISION_FAILED:
+		return "failed";
+	default:
+		return "invalid";
+	}
+}
+
+/* Documented in include/iouring_restrict/report.h */
+const char *iour_reason_str(uint32_t reason)
+{
+	static const char *const names[] = {
+		[IOUR_REASON_NONE] = "none",
+		[IOUR_REASON_NO_IO_URING] = "no_io_uring",
+		[IOUR_REASON_NO_RING_RESTRICTIONS] = "no_ring_restrictions",
+		[IOUR_REASON_NO_TASK_RESTRICTIONS] = "no_task_restrictions",
+		[IOUR_REASON_NO_FILTERS] = "no_filters",
+		[IOUR_REASON_NO_PAYLOAD] = "no_payload",
+		[IOUR_REASON_UNKNOWN_OPCODE] = "unknown_opcode",
+		[IOUR_REASON_COMPANION] = "companion",
+		[IOUR_REASON_COMPAT_SOFT] = "compat_soft",
+		[IOUR_REASON_COMPAT_HARD] = "compat_hard",
+		[IOUR_REASON_THREADS] = "threads",
+		[IOUR_REASON_STEP_FAILED] = "step_failed",
+		[IOUR_REASON_ALREADY_RESTRICTED] = "already_restricted",
+		[IOUR_REASON_EXISTING_RINGS] = "existing_rings",
+		[IOUR_REASON_NOT_EXPRESSIBLE] = "not_expressible",
+		[IOUR_REASON_NNP] = "nnp",
+		[IOUR_REASON_RING_LEFT_DISABLED] = "ring_left_disabled",
+		[IOUR_REASON_SHADOWED] = "shadowed",
+		[IOUR_REASON_KERNEL_MISMATCH] = "kernel_mismatch",
+		[IOUR_REASON_FIXED_FILES] = "fixed_files",
+		[IOUR_REASON_EFFECT_CLOSED] = "effect_closed",
+		[IOUR_REASON_EFFECT_FILTERED] = "effect_filtered",
+		[IOUR_REASON_EFFECT_OPEN] = "effect_open",
+	};
+
+	if (reason >= IOUR_ARRAY_SIZE(names) || !names[reason])
+		return "invalid";
+	return names[reason];
 }

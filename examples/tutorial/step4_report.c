@@ -18,28 +18,6 @@
 
 #include <iouring_restrict/iouring_restrict.h>
 
-static const char *kind_name(uint32_t kind)
-{
-	switch (kind) {
-	case IOUR_DECISION_DROPPED:
-		return "dropped";
-	case IOUR_DECISION_TIGHTENED:
-		return "tightened";
-	case IOUR_DECISION_LOOSENED:
-		return "loosened";
-	case IOUR_DECISION_CLAMPED:
-		return "clamped";
-	case IOUR_DECISION_NEGOTIATED:
-		return "negotiated";
-	case IOUR_DECISION_NOTE:
-		return "note";
-	case IOUR_DECISION_FAILED:
-		return "failed";
-	default:
-		return "?";
-	}
-}
-
 /* Prints a report; returns its status (or a negative errno). */
 static int show(const char *title, const struct iour_plan *plan)
 {
@@ -65,7 +43,8 @@ static int show(const char *title, const struct iour_plan *plan)
 
 		if (iour_report__decision(rep, (size_t)i, &d))
 			return -EINVAL;
-		printf("step4: %s: decision %d: %s: %s\n", title, i, kind_name(d.kind), d.text);
+		printf("step4: %s: decision %d: %s: %s\n", title, i, iour_decision_kind_str(d.kind),
+		       d.text);
 	}
 	return status;
 }

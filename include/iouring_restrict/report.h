@@ -317,6 +317,27 @@ IOUR_API int iour_report__describe(const struct iour_report *r, char *buf, size_
  * @since 1.0
  */
 IOUR_API const char *iour_status_str(int status);
+
+/**
+ * @brief **iour_decision_kind_str()** names a decision kind
+ *        (iour_decision::kind).
+ * @param kind an enum iour_decision_kind value.
+ * @return "dropped", "tightened", "loosened", "clamped", "negotiated",
+ *         "note" or "failed"; "invalid" for any other value; never NULL.
+ * @since 1.1
+ */
+IOUR_API const char *iour_decision_kind_str(uint32_t kind);
+
+/**
+ * @brief **iour_reason_str()** names the reason of a decision
+ *        (iour_decision::reason).
+ * @param reason an enum iour_reason value.
+ * @return the enumerator's name without the IOUR_REASON_ prefix, in
+ *         lower case ("none", "no_io_uring", ..., "effect_open");
+ *         "invalid" for any other value; never NULL.
+ * @since 1.1
+ */
+IOUR_API const char *iour_reason_str(uint32_t reason);
 /** @} */
 
 #ifdef __cplusplus

@@ -5,6 +5,7 @@
  * No kernel state is changed (plans are compiled for forced levels).
  */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,6 +454,66 @@ Test(policy_api, report_getters_errors)
 	cr_expect_str_eq(iour_status_str(3), "unknown");
 	iour_plan__free(pl);
 	iour_policy__free(p);
+}
+
+/* Every decision kind and reason has its own name; other values are
+ * "invalid", never NULL.  The reason names are the enumerators' names in
+ * lower case, taken here from the header by the preprocessor. */
+Test(policy_api, decision_names)
+{
+#define R(x) { IOUR_REASON_##x, #x }
+	static const struct {
+		uint32_t v;
+		const char *name;
+	} reasons[] = {
+		R(NONE),
+		R(NO_IO_URING),
+		R(NO_RING_RESTRICTIONS),
+		R(NO_TASK_RESTRICTIONS),
+		R(NO_FILTERS),
+		R(NO_PAYLOAD),
+		R(UNKNOWN_OPCODE),
+		R(COMPANION),
+		R(COMPAT_SOFT),
+		R(COMPAT_HARD),
+		R(THREADS),
+		R(STEP_FAILED),
+		R(ALREADY_RESTRICTED),
+		R(EXISTING_RINGS),
+		R(NOT_EXPRESSIBLE),
+		R(NNP),
+		R(RING_LEFT_DISABLED),
+		R(SHADOWED),
+		R(KERNEL_MISMATCH),
+		R(FIXED_FILES),
+		R(EFFECT_CLOSED),
+		R(EFFECT_FILTERED),
+		R(EFFECT_OPEN),
+	};
+#undef R
+	char want[64];
+	size_t i, j;
+
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_DROPPED), "dropped");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_TIGHTENED), "tightened");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_LOOSENED), "loosened");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_CLAMPED), "clamped");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_NEGOTIATED), "negotiated");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_NOTE), "note");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_FAILED), "failed");
+	cr_expect_str_eq(iour_decision_kind_str(0), "invalid");
+	cr_expect_str_eq(iour_decision_kind_str(IOUR_DECISION_FAILED + 1), "invalid");
+	cr_expect_str_eq(iour_decision_kind_str(UINT32_MAX), "invalid");
+
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		for (j = 0; reasons[i].name[j] && j + 1 < sizeof(want); j++)
+			want[j] = (char)tolower((unsigned char)reasons[i].name[j]);
+		want[j] = 0;
+		cr_expect_str_eq(iour_reason_str(reasons[i].v), want);
+		cr_expect_eq(reasons[i].v, i, "reason %s is not %zu", reasons[i].name, i);
+	}
+	cr_expect_str_eq(iour_reason_str(IOUR_REASON_EFFECT_OPEN + 1), "invalid");
+	cr_expect_str_eq(iour_reason_str(UINT32_MAX), "invalid");
 }
 
 /* Executor input errors: nothing reaches the kernel. */

@@ -75,14 +75,6 @@ static const char *op_str(uint32_t op)
 	}
 }
 
-static const char *kind_str(uint32_t kind)
-{
-	static const char *const k[] = { "?", "dropped", "tightened", "loosened", "clamped",
-					 "negotiated", "note", "failed" };
-
-	return kind < sizeof(k) / sizeof(k[0]) ? k[kind] : "?";
-}
-
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -186,7 +178,7 @@ static void json_report(const struct iour_report *rep)
 		if (iour_report__decision(rep, (size_t)i, &d))
 			continue;
 		printf("%s\n      { \"kind\": \"%s\", \"reason\": %u, ", first ? "" : ",",
-		       kind_str(d.kind), d.reason);
+		       iour_decision_kind_str(d.kind), d.reason);
 		if (d.opcode != IOUR_DECISION_NO_OPCODE) {
 			const char *name = iour_opcode_name(d.opcode);
 

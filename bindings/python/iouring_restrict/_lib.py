@@ -347,6 +347,8 @@ FUNCS = {
     "iour_report__decision": (c_int, [c_void_p, c_size_t, POINTER(iour_decision)]),
     "iour_report__describe": (c_int, [c_void_p, c_char_p, POINTER(c_size_t)]),
     "iour_status_str": (c_char_p, [c_int]),
+    "iour_decision_kind_str": (c_char_p, [u32]),
+    "iour_reason_str": (c_char_p, [u32]),
     # probe
     "iour_probe": (c_int, [POINTER(iour_probe_opts), POINTER(iour_features)]),
     "iour_feature_level": (c_int, []),

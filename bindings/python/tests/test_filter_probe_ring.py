@@ -104,6 +104,11 @@ def test_enums_agree_with_the_library_name_tables():
         assert ir.errname(-c) == "-IOUR_ERRNO__" + c.name
     for s in ir.Status:
         assert ir.lib.iour_status_str(s)
+    for k in ir.DecisionKind:
+        assert ir.lib.iour_decision_kind_str(k).decode() == k.name.lower()
+    for r in ir.Reason:
+        assert ir.lib.iour_reason_str(r).decode() == r.name.lower()
+    assert ir.lib.iour_reason_str(len(ir.Reason)) == b"invalid"
 
 
 def test_restricted_ring_denies_a_forbidden_request_with_eacces(ring_rs):

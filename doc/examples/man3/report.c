@@ -41,8 +41,9 @@ int main(void)
 	       done, total, err, iour_report__threads(rep));
 	for (i = 0; i < iour_report__decision_cnt(rep); i++)
 		if (iour_report__decision(rep, (size_t)i, &d) == 0)
-			printf("decision %d: kind %u, reason %u: %s\n",
-			       i, d.kind, d.reason, d.text);
+			printf("decision %d: %s, %s: %s\n", i,
+			       iour_decision_kind_str(d.kind),
+			       iour_reason_str(d.reason), d.text);
 	if (iour_report__describe(rep, NULL, &len) == 0 &&
 	    (text = malloc(len))) {
 		if (iour_report__describe(rep, text, &len) == 0)

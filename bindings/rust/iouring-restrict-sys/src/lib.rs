@@ -1295,6 +1295,8 @@ extern "C" {
     pub fn iour_report__describe(r: *const iour_report, buf: *mut c_char, len: *mut usize)
         -> c_int;
     pub fn iour_status_str(status: c_int) -> *const c_char;
+    pub fn iour_decision_kind_str(kind: u32) -> *const c_char;
+    pub fn iour_reason_str(reason: u32) -> *const c_char;
 
     // ---- companion.h
 
