@@ -166,6 +166,17 @@ int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_ruleset *r
 	return 0;
 }
 
+/* Documented in include/iouring_restrict/policy.h */
+int iour_policy__get_ruleset(const struct iour_policy *p, struct iour_ruleset **out)
+{
+	if (!p || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (p->rs && iour_ruleset__dup(p->rs, out))
+		return -ENOMEM;
+	return 0;
+}
+
 /*
  * A one-instruction `ret #k` program says "always allow" (k != 0) or
  * "always deny"; anything else is a real filter.

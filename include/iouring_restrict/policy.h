@@ -117,6 +117,20 @@ IOUR_API int iour_policy__dup(const struct iour_policy *p, struct iour_policy **
 IOUR_API int iour_policy__set_ruleset(struct iour_policy *p, const struct iour_ruleset *rs);
 
 /**
+ * @brief **iour_policy__get_ruleset()** copies the classic part out of a
+ *        policy, as iour_policy__set_ruleset() last set it (or as a policy
+ *        file's requestOps, registerOps and sqeFlags made it).  The copy is
+ *        the caller's: later changes to it do not affect the policy.
+ * @param p the policy.
+ * @param out receives the copy (free it with iour_ruleset__free()), or
+ *        NULL if the policy has no classic part.
+ * @return 0 on success; -EINVAL if @p p or @p out is NULL; -ENOMEM
+ *         (*@p out is then NULL).
+ * @since 1.1
+ */
+IOUR_API int iour_policy__get_ruleset(const struct iour_policy *p, struct iour_ruleset **out);
+
+/**
  * @brief **iour_policy__set_filter()** sets the argument filters from a
  *        filter set: every opcode the set filters is compiled (see
  *        iour_filter__compile()) and becomes the policy's filter for that

@@ -456,6 +456,55 @@ Test(policy_api, report_getters_errors)
 	iour_policy__free(p);
 }
 
+/* The classic part comes back as an independent copy equal to what was
+ * set; no classic part gives NULL; bad arguments -EINVAL. */
+Test(policy_api, get_ruleset)
+{
+	struct iour_ruleset *rs, *got = (struct iour_ruleset *)1;
+	struct iour_policy *p;
+	uint32_t a, r;
+
+	cr_assert_eq(iour_policy__new(NULL, &p), 0);
+	cr_expect_eq(iour_policy__get_ruleset(NULL, &got), -EINVAL);
+	cr_expect_eq(iour_policy__get_ruleset(p, NULL), -EINVAL);
+	cr_expect_eq(iour_policy__get_ruleset(p, &got), 0);
+	cr_expect_null(got, "a policy without a classic part gave a set");
+
+	cr_assert_eq(iour_ruleset__new(NULL, &rs), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, IOUR_OP_READ), 0);
+	cr_assert_eq(iour_ruleset__allow_register_op_name(rs, "REGISTER_FILES"), 0);
+	cr_assert_eq(iour_ruleset__set_sqe_flags(rs, IOUR_SQE_FIXED_FILE, IOUR_SQE_FIXED_FILE), 0);
+	cr_assert_eq(iour_policy__set_ruleset(p, rs), 0);
+	cr_assert_eq(iour_ruleset__allow_sqe_op(rs, IOUR_OP_WRITE), 0); /* after: not in p */
+
+	cr_assert_eq(iour_policy__get_ruleset(p, &got), 0);
+	cr_assert_not_null(got);
+	for (uint32_t op = 0; op < (uint32_t)iour_opcode_last(UINT32_MAX); op++)
+		cr_expect_eq(iour_ruleset__sqe_op_allowed(got, op), op == IOUR_OP_READ,
+			     "opcode %u", op);
+	for (uint32_t op = 0; op < (uint32_t)iour_register_op_last(UINT32_MAX); op++)
+		cr_expect_eq(iour_ruleset__register_op_allowed(got, op),
+			     (int)op == iour_register_op_from_name("REGISTER_FILES"),
+			     "register opcode %u", op);
+	cr_expect_eq(iour_ruleset__sqe_flags(got, &a, &r), 1);
+	cr_expect_eq(a, IOUR_SQE_FIXED_FILE);
+	cr_expect_eq(r, IOUR_SQE_FIXED_FILE);
+
+	/* The copy is the caller's: changing it leaves the policy alone. */
+	cr_assert_eq(iour_ruleset__allow_sqe_op(got, IOUR_OP_OPENAT), 0);
+	iour_ruleset__free(got);
+	cr_assert_eq(iour_policy__get_ruleset(p, &got), 0);
+	cr_expect_eq(iour_ruleset__sqe_op_allowed(got, IOUR_OP_OPENAT), 0);
+	cr_expect_eq(iour_ruleset__sqe_op_allowed(got, IOUR_OP_WRITE), 0);
+	iour_ruleset__free(got);
+
+	cr_assert_eq(iour_policy__set_ruleset(p, NULL), 0);
+	cr_expect_eq(iour_policy__get_ruleset(p, &got), 0);
+	cr_expect_null(got);
+	iour_ruleset__free(rs);
+	iour_policy__free(p);
+}
+
 /* Every decision kind and reason has its own name; other values are
  * "invalid", never NULL.  The reason names are the enumerators' names in
  * lower case, taken here from the header by the preprocessor. */

@@ -315,6 +315,7 @@ FUNCS = {
     "iour_policy__free": (V, ["policy"]),
     "iour_policy__dup": (c_int, ["policy", POINTER(c_void_p)]),
     "iour_policy__set_ruleset": (c_int, ["policy", "ruleset"]),
+    "iour_policy__get_ruleset": (c_int, ["policy", POINTER(c_void_p)]),
     "iour_policy__set_filter": (c_int, ["policy", "filter"]),
     "iour_policy__set_prog": (c_int, ["policy", u32, POINTER(iour_insn), c_size_t, u32]),
     "iour_policy__set_attr": (c_int, ["policy", u32, u32]),

@@ -14,7 +14,7 @@ int main(void)
 					1 } }; /* BPF_RET|BPF_K 1 */
 	uint32_t min, max, def, v;
 	struct iour_policy *pol, *copy;
-	struct iour_ruleset *rs;
+	struct iour_ruleset *rs, *got = NULL;
 	struct iour_filter *f;
 	int rc;
 
@@ -40,6 +40,12 @@ int main(void)
 		return 1;
 	}
 	iour_policy__get_attr(copy, IOUR_POLICY_ATTR_COMPAT, &v);
+	if (iour_policy__get_ruleset(copy, &got) == 0 && got) {
+		printf("classic part: OPENAT %s\n",
+		       iour_ruleset__sqe_op_allowed(got, IOUR_OP_OPENAT) == 1 ?
+			       "allowed" : "denied");
+		iour_ruleset__free(got);
+	}
 	iour_policy_attr_bounds(IOUR_POLICY_ATTR_COMPANION, &min, &max,
 				&def);
 	printf("compat %u; companion %u..%u, default %u; SOCKET programs: %d\n",

@@ -1221,6 +1221,7 @@ extern "C" {
     pub fn iour_policy__free(p: *mut iour_policy);
     pub fn iour_policy__dup(p: *const iour_policy, out: *mut *mut iour_policy) -> c_int;
     pub fn iour_policy__set_ruleset(p: *mut iour_policy, rs: *const iour_ruleset) -> c_int;
+    pub fn iour_policy__get_ruleset(p: *const iour_policy, out: *mut *mut iour_ruleset) -> c_int;
     pub fn iour_policy__set_filter(p: *mut iour_policy, f: *const iour_filter) -> c_int;
     pub fn iour_policy__set_prog(
         p: *mut iour_policy,
