@@ -87,6 +87,7 @@ struct watch {
 int watch_plan_read(struct watch_plan *w, const struct iour_plan *plan)
 {
 	int n = iour_plan__step_cnt(plan);
+	bool restricts = false;
 
 	for (int i = 0; i < n; i++) {
 		struct iour_plan_step st = { .sz = sizeof(st) };
@@ -99,6 +100,8 @@ int watch_plan_read(struct watch_plan *w, const struct iour_plan *plan)
 			w->companion = true;
 		if (st.op == IOUR_STEP_BPF_FILTER && st.opcode < 256)
 			w->filtered[st.opcode] = true;
+		if (st.op == IOUR_STEP_BPF_FILTER || st.op == IOUR_STEP_RESTRICTIONS)
+			restricts = true;
 		if (st.op != IOUR_STEP_RESTRICTIONS)
 			continue;
 		if (iour_plan__step_arg(plan, (size_t)i, NULL, &len) != 0 && len == 0)
@@ -127,6 +130,12 @@ int watch_plan_read(struct watch_plan *w, const struct iour_plan *plan)
 		}
 		free(arg);
 	}
+	/* A task plan's seccomp step beside restrictions or filters only
+	 * guards them (ring-less register calls, doc/kernel.md): the
+	 * restrictions decide.  Alone, it is the companion: every ring's
+	 * setup fails. */
+	if (restricts)
+		w->companion = false;
 	return 0;
 }
 
