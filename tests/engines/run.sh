@@ -145,7 +145,7 @@ engine_checks() {
 	check "$e: a container without a policy: EPERM (got $(val "$e-none" setup))" \
 		[ "$(val "$e-none" setup)" = -1 ]
 	check "$e: ... logged" sh -c "tail -n +$((n0 + 1)) '$LOG' |
-		grep -q 'pid=[0-9]* ring task=[0-9]* entries=8 result=EPERM why=\"no org.iouring-restrict.policy annotation\"'"
+		grep -q 'pid=[0-9]* ring task=[0-9]* entries=8 result=EPERM why=\"no policy: no org.iouring-restrict.policy annotation'"
 	RUN "$e-peer" - peer
 	check "$e: ptrace, pidfd_getfd, process_vm_readv/writev denied by the profile ($(tr '\n' ' ' <"$work/$e-peer.out"))" \
 		sh -c "for k in ptrace pidfd_getfd vm_readv vm_writev; do
