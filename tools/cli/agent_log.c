@@ -46,25 +46,6 @@ void agent_log_str(FILE *f, const char *s)
 		fputc('"', f);
 }
 
-/* Writes @s as a JSON string.  Bytes outside printable ASCII are written
- * as \u00XX (each byte one code point), so that a line stays valid JSON
- * whatever bytes a runtime's message held. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void timestamp(char *buf, size_t n)
 {
 	struct timespec now;
@@ -85,10 +66,10 @@ struct agent_line agent_line_begin(struct agent *a, const char *event, const cha
 	if (l.json) {
 		timestamp(ts, sizeof(ts));
 		fprintf(l.f, "{\"time\":\"%s\",\"event\":", ts);
-		json_str(l.f, event ? event : "error");
+		cli_json_str(l.f, event ? event : "error", true);
 		if (id) {
 			fputs(",\"container\":", l.f);
-			json_str(l.f, id);
+			cli_json_str(l.f, id, true);
 			fprintf(l.f, ",\"pid\":%d", pid);
 		}
 		return l;
@@ -120,7 +101,7 @@ void agent_line_str(struct agent_line *l, const char *k, const char *v)
 {
 	key(l, k);
 	if (l->json)
-		json_str(l->f, v);
+		cli_json_str(l->f, v, true);
 	else
 		agent_log_str(l->f, v);
 }
@@ -129,7 +110,7 @@ void agent_line_raw(struct agent_line *l, const char *k, const char *v)
 {
 	key(l, k);
 	if (l->json)
-		json_str(l->f, v);
+		cli_json_str(l->f, v, true);
 	else
 		fputs(v, l->f);
 }

@@ -59,6 +59,11 @@ int cli_parse_u64(const char *s, uint64_t *out);
 
 /* "X.Y" or "X.Y.Z" as IOUR_KVER(X, Y) (patch ignored); 0 or -1. */
 int cli_parse_kver(const char *s, uint32_t *out);
+/* Writes @s to @f as a JSON string: quote and backslash escaped, newline
+ * as \n, other control bytes as \u00XX; with @ascii, bytes from 0x7f up
+ * are \u00XX too (one code point each), so that a line stays valid JSON
+ * whatever bytes @s held (the agent's log: a runtime's message). */
+void cli_json_str(FILE *f, const char *s, bool ascii);
 
 /* Writes "6.18" for an IOUR_KVER value into @buf. */
 void cli_kver_str(uint32_t kver, char *buf, size_t len);

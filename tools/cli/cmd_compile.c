@@ -75,24 +75,6 @@ static const char *op_str(uint32_t op)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* The step's argument bytes (malloc'd) and program (malloc'd, or NULL). */
 static int step_data(const struct iour_plan *pl, size_t i, uint8_t **arg, size_t *arg_len,
 		     struct iour_insn **insns, size_t *cnt)
@@ -171,7 +153,7 @@ static void json_report(const struct iour_report *rep)
 	int n = iour_report__decision_cnt(rep), first = 1;
 
 	printf("  \"report\": {\n    \"status\": ");
-	json_str(stdout, iour_status_str(iour_report__status(rep)));
+	cli_json_str(stdout, iour_status_str(iour_report__status(rep)), false);
 	printf(",\n    \"mechanism\": %d,\n    \"flags\": %d,\n    \"decisions\": [",
 	       iour_report__mechanism(rep), iour_report__flags(rep));
 	for (int i = 0; i < n; i++) {
@@ -184,13 +166,13 @@ static void json_report(const struct iour_report *rep)
 
 			printf("\"opcode\": ");
 			if (name)
-				json_str(stdout, name);
+				cli_json_str(stdout, name, false);
 			else
 				printf("%u", d.opcode);
 			printf(", ");
 		}
 		printf("\"text\": ");
-		json_str(stdout, d.text ? d.text : "");
+		cli_json_str(stdout, d.text ? d.text : "", false);
 		printf(" }");
 		first = 0;
 	}
@@ -206,7 +188,7 @@ static int print_json(const struct iour_plan *pl, const char *path)
 	if (r)
 		return cli_fail(r, "iour_plan__info");
 	printf("{\n  \"policy\": ");
-	json_str(stdout, path);
+	cli_json_str(stdout, path, false);
 	printf(",\n  \"kernel\": { \"level\": %u, \"op_last\": %u, \"reg_last\": %u, "
 	       "\"split_gates\": %s, \"forced\": %s },\n",
 	       info.level, info.op_last, info.reg_last, info.split_gates ? "true" : "false",
@@ -234,7 +216,7 @@ static int print_json(const struct iour_plan *pl, const char *path)
 
 			printf(", \"opcode\": ");
 			if (name)
-				json_str(stdout, name);
+				cli_json_str(stdout, name, false);
 			else
 				printf("%u", st.opcode);
 		}
@@ -251,7 +233,7 @@ static int print_json(const struct iour_plan *pl, const char *path)
 				       insns[k].jt, insns[k].jf, insns[k].k);
 			printf("],\n      \"disasm\": ");
 			dis = disasm(&st, insns, cnt, IOUR_DISASM_TEXT);
-			json_str(stdout, dis ? dis : "");
+			cli_json_str(stdout, dis ? dis : "", false);
 			free(dis);
 		}
 		printf(" }");

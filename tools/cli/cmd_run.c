@@ -395,6 +395,20 @@ out:
 			(int)pid, strerror(err));
 }
 
+/* The command's exit status from wait status @st; killed by a signal,
+ * this process dies of the same signal. */
+static int run_status(int st)
+{
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
+}
+
 /*
  * The ring broker: the child installs the broker's filter, passes the
  * listener up and, once told, executes the command; this process serves
@@ -521,14 +535,7 @@ static int run_broker(const struct iour_plan *plan, char **cmd, bool quiet, uint
 	run_child = 0;
 	run_watch_end();
 	iour_broker__free(b); /* from now on io_uring_setup fails with ENOSYS */
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
-
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
+	return run_status(st);
 }
 
 /* Waits for the command's process @pid, passing signals on (run_forward);
@@ -550,20 +557,6 @@ static int run_wait(pid_t pid)
 		;
 	run_child = 0;
 	return st;
-}
-
-/* The command's exit status from wait status @st; killed by a signal,
- * this process dies of the same signal. */
-static int run_status(int st)
-{
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
-
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : CLI_FAIL;
 }
 
 /* Executes the command in this (forked) process; never returns. */

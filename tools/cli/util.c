@@ -161,6 +161,25 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Documented in cli.h */
+void cli_json_str(FILE *f, const char *s, bool ascii)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20 || c == 0x7f || (ascii && c > 0x7f))
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 int cli_parse_kver(const char *s, uint32_t *out)
 {
 	unsigned long part[3] = { 0, 0, 0 };
