@@ -16,7 +16,7 @@
  * probe.cold_forks, probe.cold_seam_calls
  *                   the processes one uncached probe forks and the kernel
  *                   calls it makes through the library's syscall seam
- *                   (lib/sys.h: io_uring_*, prctl, seccomp, close of
+ *                   (lib/base/sys.h: io_uring_*, prctl, seccomp, close of
  *                   io_uring fds, mmap, munmap, fork, memfd_create,
  *                   execve), the forked children's included (counters in
  *                   shared memory): counts, so that a regression shows
@@ -35,7 +35,7 @@
 
 #include "bench_util.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "sys.h"
+#include "base/sys.h"
 
 #define ENTRIES 64
 #define SETUP_ITERS 1500

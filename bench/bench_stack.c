@@ -62,9 +62,9 @@
 #include <sys/socket.h>
 
 #include "bench_util.h"
-#include "cbpf_internal.h"
+#include "cbpf/cbpf_internal.h"
 #include "denylist.h"
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define OP_CONNECT 16

@@ -91,8 +91,8 @@ check-live: tools
 test-valgrind: uring-try
 
 # ---- generated lists: the bindings' opcode, register-opcode, SQE-flag and
-# field lists are written from the library's tables (lib/names.c,
-# lib/schema.def) by scripts/gen-bindings.py, which compiles and runs
+# field lists are written from the library's tables (lib/base/names.c,
+# lib/base/schema.def) by scripts/gen-bindings.py, which compiles and runs
 # scripts/gen-bindings.c against the static library; every other public
 # constant (enum members, #defines: the -sys crate's constants, the Python
 # enums' members) from the headers, valued by a program it compiles against
@@ -114,12 +114,12 @@ check-generate: $(STATIC_LIB)
 
 # ---- the fictitious payload (tests/schema/fictitious.def): a copy of the
 # library and the tools built with -DIOUR_SCHEMA_TEST_EXTRA, which adds its
-# rows to lib/schema.def, in its own output directory; tests/schema/run.sh
+# rows to lib/base/schema.def, in its own output directory; tests/schema/run.sh
 # shows that the public view, the rule language, the disassembler, the
 # simulator, policy files and the bindings' generator handle it with no
 # other source edit (doc/design.md, "Adding a filterable opcode or field").
 SCHEMA_EXTRA_O := $(O)/schema-extra
-SCHEMA_EXTRA_CFLAGS := $(EXTRA_CFLAGS) -DIOUR_SCHEMA_TEST_EXTRA
+SCHEMA_EXTRA_CFLAGS := $(EXTRA_CFLAGS) -DIOUR_SCHEMA_TEST_EXTRA -I$(CURDIR)/tests/schema
 .PHONY: check-schema-extra
 check-schema-extra: tools
 	$(call msg,BUILD,$(SCHEMA_EXTRA_O) (-DIOUR_SCHEMA_TEST_EXTRA))

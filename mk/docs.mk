@@ -14,7 +14,7 @@
 #                  with `man --warnings -l` without a single warning
 #   tutorial       builds examples/tutorial/*.c
 #   check-tutorial runs them and checks their output (scripts/check-tutorial.sh)
-#   check-errsets  the error sets of lib/errsets.def equal the codes each
+#   check-errsets  the error sets of lib/base/errsets.def equal the codes each
 #                  function's header comment documents after @return
 #                  (scripts/check-errsets.py)
 #   check-schema-docs  the lists of fields, constants and payloads that

@@ -7,14 +7,23 @@ CPPCHECK ?= cppcheck
 CLANG_FORMAT ?= clang-format
 LINT_J ?= -j2
 LINT_FLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Ilib
-FORMAT_FILES = $(sort $(wildcard lib/*.c lib/*.h include/iouring_restrict/*.h))
+FORMAT_FILES = $(sort $(wildcard lib/*/*.c lib/*/*.h include/iouring_restrict/*.h))
 TIDY_STAMPS := $(patsubst lib/%.c,$(O)/lint/%.tidy,$(LIB_SRCS))
 
 .PHONY: lint alloc-check tidy cppcheck format format-check fuzz fuzz-ci fuzz-build fuzz-bins fuzz-replay \
 	test-valgrind coverage coverage-ci coverage-report abi-dump check-install
 
 lint:
-	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check tracked-check
+	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check tracked-check layers-check
+
+# The folder tree is the architecture (lib/README.md, tools/cli/README.md):
+# dependencies between files, through includes and through the objects'
+# symbols, point down the folders' ranks only, and no file circles back.
+.PHONY: layers-check
+layers-check: $(STATIC_LIB) $(TOOL_CLI_OBJS)
+	$(call msg,LAYERS,lib/ tools/cli/ (one direction, no circles))
+	$(Q)python3 scripts/check-layers.py --selftest
+	$(Q)python3 scripts/check-layers.py --objects $(O)/static:lib --objects $(O)/tools/obj/cli:tools/cli
 
 # No build output in git: a tracked file that .gitignore matches fails
 # (scripts/check-tracked.sh); its self-test first proves that the ignore
@@ -25,13 +34,13 @@ tracked-check:
 	$(Q)sh tests/scripts/check-tracked-selftest.sh
 	$(Q)sh scripts/check-tracked.sh
 
-# Every allocation in lib/ goes through the allocation seam (lib/alloc.c),
+# Every allocation in lib/ goes through the allocation seam (lib/base/alloc.c),
 # so that the failure-injection tests (tests/unit/test_alloc_faults.c)
 # reach all of them.
 alloc-check:
 	$(call msg,ALLOC,lib/ (allocation seam))
 	$(Q)if grep -nE '(^|[^_[:alnum:].>])(malloc|calloc|realloc|reallocarray|strdup|strndup|asprintf|free)\(' \
-		$(filter-out lib/alloc.c,$(LIB_SRCS)); then \
+		$(filter-out lib/base/alloc.c,$(LIB_SRCS)); then \
 		echo 'lib/: allocate with iour__malloc/calloc/realloc/strdup, release with iour__free'; \
 		exit 1; fi
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The error sets of lib/errsets.def are the contract of the public functions.
+"""The error sets of lib/base/errsets.def are the contract of the public functions.
 
 For every function in the table, the error codes its header comment
 documents after "@return" (every "-EFOO" and "-IOUR_ERRNO__FOO" there) must
 be exactly its set: a code in the set but undocumented is an undocumented
 error, a documented code missing from the set would reach the caller as
 -IOUR_ERRNO__INTERNAL (doc/design.md, "Error codes at the boundary").
-Also checked: no code twice in a set, and every set used by lib/*.c.
+Also checked: no code twice in a set, and every set used by lib/*/*.c.
 
 Usage: check-errsets.py [--cc CC] [ROOT]    (ROOT: the source tree, default .)
 The table is expanded by the C preprocessor (CC -E), so its fragments
@@ -27,7 +27,7 @@ CODE_RE = re.compile(r"(?<![\w-])-(E[A-Z0-9]+|IOUR_ERRNO__[A-Z_]+)\b")
 def load_table(root, cc):
     src = '#define IOUR_ERRSET(id, function, ...) @@ id function __VA_ARGS__ @@\n#include "errsets.def"\n'
     out = subprocess.run(
-        cc.split() + ["-E", "-P", "-I", os.path.join(root, "lib"), "-x", "c", "-"],
+        cc.split() + ["-E", "-P", "-I", os.path.join(root, "lib", "base"), "-x", "c", "-"],
         input=src, capture_output=True, text=True, check=True).stdout
     sets = []
     for m in re.finditer(r"@@\s*(\w+)\s+\"(\w+)\"\s*(.*?)@@", out, re.S):
@@ -62,13 +62,13 @@ def main():
     sets = load_table(a.root, a.cc)
     docs = header_docs(a.root)
     lib = "".join(open(f, encoding="utf-8").read()
-                  for f in sorted(glob.glob(os.path.join(a.root, "lib/*.c"))))
+                  for f in sorted(glob.glob(os.path.join(a.root, "lib/*/*.c"))))
     errors = []
     if not sets:
-        errors.append("lib/errsets.def: no IOUR_ERRSET entries found")
+        errors.append("lib/base/errsets.def: no IOUR_ERRSET entries found")
     for sid, fn, codes in sets:
         for c in sorted({c for c in codes if codes.count(c) > 1}):
-            errors.append(f"{fn}: {c} is twice in its error set (lib/errsets.def)")
+            errors.append(f"{fn}: {c} is twice in its error set (lib/base/errsets.def)")
         if not re.search(r"\bIOUR__ERRSET_" + sid + r"\b", lib):
             errors.append(f"{fn}: its error set IOUR__ERRSET_{sid} is used nowhere in lib/")
         if fn not in docs:
@@ -79,11 +79,11 @@ def main():
         documented = set(CODE_RE.findall(ret))
         inset = set(codes)
         for c in sorted(inset - documented):
-            errors.append(f"{fn}: -{c} is in its error set (lib/errsets.def) "
+            errors.append(f"{fn}: -{c} is in its error set (lib/base/errsets.def) "
                           f"but not documented in {hdr}")
         for c in sorted(documented - inset):
             errors.append(f"{fn}: -{c} is documented in {hdr} but not in its error "
-                          "set (lib/errsets.def): it would be returned as "
+                          "set (lib/base/errsets.def): it would be returned as "
                           "-IOUR_ERRNO__INTERNAL")
     for e in errors:
         print("check-errsets: " + e, file=sys.stderr)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The hand-written lists of the request schema, checked against the
-library's table (lib/schema.def, read through the public iterators of
+library's table (lib/base/schema.def, read through the public iterators of
 include/iouring_restrict/schema.h and the Python binding's declarations).
 
     check-schema-docs.py [--build O] [--write]

@@ -2,7 +2,7 @@
 /*
  * Prints the library's name and schema tables, one row a line, for
  * scripts/gen-bindings.py (make generate): request opcodes, register
- * opcodes and SQE flags (lib/names.c), fields (lib/schema.def).  Built
+ * opcodes and SQE flags (lib/base/names.c), fields (lib/base/schema.def).  Built
  * against the static library of the build tree, with the same flags, so
  * that a test build's extra schema rows show here too (doc/design.md).
  *
@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "schema.h"
+#include "base/schema.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 int main(void)

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Regenerates lib/layout_list.h, the X-macro list of every public struct
+"""Regenerates lib/base/layout_list.h, the X-macro list of every public struct
 and member behind iour_abi_layout(), from include/iouring_restrict/*.h:
 
-    scripts/gen-layout-list.py > lib/layout_list.h
+    scripts/gen-layout-list.py > lib/base/layout_list.h
 
 Run it after adding a struct or member to a public header;
 tests/unit/test_layout.c fails until the list matches the headers."""
@@ -23,7 +23,7 @@ for f in sorted(glob.glob("include/iouring_restrict/*.h")):
 print("""/* SPDX-License-Identifier: MIT */
 /*
  * The public structs and their members, in header order, as an X-macro:
- * S(tag) names a struct, F(tag, member) one of its members.  lib/layout.c
+ * S(tag) names a struct, F(tag, member) one of its members.  lib/base/layout.c
  * expands it into the table iour_abi_layout() returns; tests/unit/test_layout.c
  * expands it again and checks it against the headers both ways (a struct or
  * member added to a public header and missing here fails that test).

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "core/cli.h"
 
 struct subcommand {
 	const char *name;

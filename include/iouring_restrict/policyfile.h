@@ -247,7 +247,7 @@ IOUR_API int iour_policy__decide(const struct iour_policy *p, const uint8_t *ctx
 /** @} */
 
 /** @name Opcode groups
- *  One table in the library (lib/groups.c): each group has a name
+ *  One table in the library (lib/base/groups.c): each group has a name
  *  ("@file-read"), a one-line help text, where its list comes from, and
  *  request opcodes and register opcodes.  Every member carries the kernel
  *  version that added it (the names tables, iour_opcode_since()), so

@@ -315,7 +315,7 @@ check "runc one: exit 0 (got $rc)" [ $rc -eq 0 ]
 restricted runc one
 check "runc one: the agent logs the container gone" grep -q 'container=one pid=[0-9]* gone' "$LOG"
 # The agent's logged status and effects are explain's for the ring broker
-# (both from tools/cli/mechanism.c; doc/security.md 5).  Not explain's
+# (both from tools/cli/core/mechanism.c; doc/security.md 5).  Not explain's
 # ring-acquire row: it describes run's peer guard, which the agent cannot
 # put on a container (doc/containers.md); the agent logs no such effect.
 explained=$("$T" explain "$work/read.json" --mechanism broker)

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 
 #include "cbpf_gen.h"
-#include "uapi.h"
+#include "base/uapi.h"
 
 void gen_seed(struct gen_rng *r, uint64_t seed)
 {

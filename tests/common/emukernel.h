@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An emulated io_uring kernel behind the library's syscall seam (lib/sys.h).
+ * An emulated io_uring kernel behind the library's syscall seam (lib/base/sys.h).
  *
  * The development machine runs Linux 6.18, which has neither task-level
  * restrictions nor cBPF filters.  This emulator implements the io_uring
@@ -40,7 +40,7 @@
 #include <stdio.h>
 
 #include "iouring_restrict/cbpf.h"
-#include "sys.h"
+#include "base/sys.h"
 
 /* Kernel generations the emulator knows. */
 enum emu_gen {

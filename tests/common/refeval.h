@@ -5,8 +5,8 @@
  * A policy is described here in the tests' own terms (plain arrays, no
  * library object), evaluated directly on the *logical* request (family,
  * port, flags ... as numbers), and turned into builder calls only to be
- * compiled.  Nothing here uses lib/filter.c or the compiler
- * (lib/filter_compile.c and its stages): the verdicts come from the
+ * compiled.  Nothing here uses lib/filter/filter.c or the compiler
+ * (lib/filter/filter_compile.c and its stages): the verdicts come from the
  * semantics documented in filter.h, computed with ordinary C arithmetic.
  * ref_encode() writes the 40-byte context the way the kernel lays it out,
  * for either byte order, again without the library.

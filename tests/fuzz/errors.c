@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "iouring_restrict/errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

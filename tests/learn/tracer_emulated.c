@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Emulated test of learn's trace parsing (tools/cli/learn_parse.c;
+ * Emulated test of learn's trace parsing (tools/cli/learn/learn_parse.c;
  * doc/cli.md, "learn"): synthetic tracefs lines, as the "fields" option
  * prints them, fed through a pipe to tracer_drain(), and the opcode counts
  * it learned checked.  No kernel tracing is involved: the cases are the
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "learn.h"
+#include "learn/learn.h"
 
 #define NOP 0
 #define READ 22

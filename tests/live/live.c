@@ -10,7 +10,7 @@
 
 #include "live.h"
 #include "ring_util.h"
-#include "uapi.h"
+#include "base/uapi.h"
 
 static struct iour_features feat = { .sz = sizeof(feat) };
 static int feat_rc = 1;

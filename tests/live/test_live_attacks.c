@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "live.h"
 #include "ring_util.h"
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "cbpf_gen.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "live.h"
 #include "scm.h"
 #include "ring_util.h"

@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "live.h"
 #include "ring_util.h"
 

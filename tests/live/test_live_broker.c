@@ -44,7 +44,7 @@
 #include "fuse_stall.h"
 #include "live.h"
 #include "scm.h"
-#include "sys.h" /* the syscall seam: one test injects timing */
+#include "base/sys.h" /* the syscall seam: one test injects timing */
 
 /* ---- helpers ------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Live, who pays for a brokered ring (lib/broker_account.h; doc/security.md
+ * Live, who pays for a brokered ring (lib/serve/broker_account.h; doc/security.md
  * 3a, "Who pays"): a broker worker that entered the caller's accounting
  * context creates rings the kernel charges to the caller.
  *
@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #include "live.h"
-#include "broker_account.h"
+#include "serve/broker_account.h"
 
 #define NOBODY 65534
 #define BIG_RING 32768

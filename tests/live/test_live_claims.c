@@ -20,7 +20,7 @@
  *   effect, and every request opcode: allowed ones get past the ring's
  *   restrictions, the others fail with EACCES;
  * - the agent's view: `explain --mechanism broker` for the same policies
- *   (the agent logs the same status and effects, tools/cli/mechanism.c).
+ *   (the agent logs the same status and effects, tools/cli/core/mechanism.c).
  *
  * IOUR_CLAIMS_MECHANISM=companion makes the tcp-client test read the
  * companion's view instead, which calls file-open closed: the test must

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "live.h"
-#include "internal.h"
+#include "base/internal.h"
 #include "ring_util.h"
 
 #define SQE_FIXED 0x01

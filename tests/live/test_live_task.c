@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base/internal.h"
 #include "live.h"
 #include "ring_util.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "uapi.h"
+#include "base/uapi.h"
 
 static int guest_passed, guest_failed;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A minimal mmap'd io_uring for the guest checks: one SQE at a time, wait
- * for its CQE.  Uses only the library's own kernel definitions (lib/uapi.h),
+ * for its CQE.  Uses only the library's own kernel definitions (lib/base/uapi.h),
  * no liburing.
  */
 #ifndef IOUR_GUEST_MINI_RING_H

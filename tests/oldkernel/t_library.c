@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "guest.h"
-#include "sys.h"
+#include "base/sys.h"
 
 /* The syscall seam reports the kernel's answers as -errno. */
 static void check_seam(void)

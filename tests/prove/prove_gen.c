@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cbpf_gen.h"
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "refeval.h"
 #include "refgen.h"
 

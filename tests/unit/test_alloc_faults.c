@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Allocation failure injection.  Every allocation of the library goes
- * through its allocation seam (lib/alloc.c); for each operation below, the
+ * through its allocation seam (lib/base/alloc.c); for each operation below, the
  * run is repeated with allocation 1, 2, ... N failing, until a run makes no
  * more than N - 1 allocations and completes.  Each failing run must return
  * -ENOMEM and leave no block allocated (the seam counts them; under
@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 
 #include "denylist.h"
-#include "filter_internal.h"
-#include "internal.h"
+#include "filter/filter_internal.h"
+#include "base/internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define OP_NOP 0
@@ -111,7 +111,7 @@ Test(alloc_faults, ruleset_build_dup_export)
 
 static const uint64_t families[] = { AF_INET, AF_INET6, AF_UNIX };
 /* 40 separate values: 81 segments, more than a segment vector holds
- * inline (32, lib/filter_map.h) and more than its first allocation (64),
+ * inline (32, lib/filter/filter_map.h) and more than its first allocation (64),
  * so mapping a 32-bit field moves a vector to allocated memory and then
  * grows it. */
 static const uint64_t ports[] = { 22, 25, 53, 80, 110, 143, 443, 465, 587, 993,
@@ -197,7 +197,7 @@ static int build_filter(struct iour_filter **out)
 		   .set_len = 12);
 	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
 	/* a run of one-field rules too large for the stack buffer of
-	 * lib/filter_lower.c's compile_run() */
+	 * lib/filter/filter_lower.c's compile_run() */
 	c[0] = CMP(.field = IOUR_FIELD_CONNECT_PORT, .op = IOUR_CMP_IN_SET, .set = ports,
 		   .set_len = IOUR_ARRAY_SIZE(ports));
 	TRY(rc, add(f, OP_CONNECT, IOUR_DENY, c, 1));
@@ -254,7 +254,7 @@ Test(alloc_faults, filter_build_dup_compile_every_field_kind)
 
 /* ---- filters: opcodes over several pages, rules that grow --------------- */
 
-/* Opcodes in three of the four pages of 64 (lib/filter_internal.h), each
+/* Opcodes in three of the four pages of 64 (lib/filter/filter_internal.h), each
  * page allocated on its first use, and more one-comparison rules than the
  * rules array first holds; then a copy, its opcodes, its programs. */
 static int op_filter_pages(const void *arg)

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "cbpf_internal.h"
+#include "cbpf/cbpf_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #if defined(__x86_64__)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cbpf_gen.h"
-#include "cbpf_internal.h"
+#include "cbpf/cbpf_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define STMT(c, kk) { .code = (uint16_t)(c), .k = (kk) }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cbpf_gen.h"
-#include "cbpf_internal.h"
+#include "cbpf/cbpf_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "kernel_oracle.h"
 

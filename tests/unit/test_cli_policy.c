@@ -1021,7 +1021,7 @@ Test(cli_policy, lint_findings_and_exit_status)
 	run_free(&r);
 }
 
-/* lint's advice (tools/cli/advice.c): writes without a sync where they reach
+/* lint's advice (tools/cli/core/advice.c): writes without a sync where they reach
  * files, SQPOLL rings a learned policy's comment reports, open.flags == that
  * never holds, the usual companions as suggestions on stderr, and the count
  * also when it is 0. */

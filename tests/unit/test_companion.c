@@ -23,11 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cbpf_internal.h"
-#include "enforce_internal.h"
+#include "cbpf/cbpf_internal.h"
+#include "enforce/enforce_internal.h"
 #include "kernel_oracle.h"
-#include "miniring.h"
-#include "sys.h"
+#include "base/miniring.h"
+#include "base/sys.h"
 #include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/companion.h"
 #include "uring_avail.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "emukernel.h"
-#include "sys.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 /* ------------------------------------------------------------------ */

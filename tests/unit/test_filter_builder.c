@@ -498,7 +498,7 @@ static void expect_same_prog(const struct iour_filter *f, uint32_t opcode,
 }
 
 /* The filter keeps opcodes in pages of 64 allocated on first use
- * (lib/filter_internal.h): opcodes at both ends of several pages, one page
+ * (lib/filter/filter_internal.h): opcodes at both ends of several pages, one page
  * left out, go through opcodes(), opcode_info(), dup() and compile. */
 Test(filter_builder, opcodes_in_several_pages_round_trip)
 {
@@ -644,7 +644,7 @@ static void expect_mixed_verdicts(const struct iour_filter *f, size_t n)
 	free(insns);
 }
 
-/* A rule's single comparison is kept inside the rule (lib/filter_internal.h,
+/* A rule's single comparison is kept inside the rule (lib/filter/filter_internal.h,
  * struct iour__rule): it must follow the rule as the rules array grows
  * (4, 8, 16, 32), into a copy, and as the copy grows in turn. */
 Test(filter_builder, many_mixed_rules_grow_dup_and_compile)

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 
 #include "cbpf_gen.h"
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "kernel_oracle.h"
 #include "progcheck.h"

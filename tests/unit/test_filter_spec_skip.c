@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The compiler skips path specialisation for a graph that is one interval
- * map over one field with leaf targets (lib/filter_compile.c, spec_emit();
+ * map over one field with leaf targets (lib/filter/filter_compile.c, spec_emit();
  * doc/design.md, "Where a small filter's compile time goes").  The claim
  * behind the skip is that specialising such a graph changes nothing.  This
  * test checks it: random runs of one-comparison rules on every scalar
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cbpf_gen.h"
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 static const uint32_t opcodes[] = { 0, 16, 18, 28, 45 }; /* NOP CONNECT OPENAT OPENAT2 SOCKET */

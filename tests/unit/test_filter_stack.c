@@ -2,7 +2,7 @@
 /*
  * Large filter sets: merging of values, ranges and IPv4 prefixes into
  * ranges, and deny-lists split across stacked programs for one opcode
- * (lib/filter_internal.h, iour__filter_compile_stack(); doc/design.md,
+ * (lib/filter/filter_internal.h, iour__filter_compile_stack(); doc/design.md,
  * "Stacked filters").
  *
  * The verdict of a stack is the conjunction of its programs' verdicts
@@ -25,11 +25,11 @@
 
 #include "denylist.h"
 #include "emukernel.h"
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "kernel_oracle.h"
-#include "plan_internal.h"
-#include "sys.h"
+#include "plan/plan_internal.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 #define OP_CONNECT 16

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iour_kernel_describe(): a kernel version described from the library's
- * tables (doc/kernel.md's ladder, lib/schema.def's payloads), checked
+ * tables (doc/kernel.md's ladder, lib/base/schema.def's payloads), checked
  * against the ladder itself, against the probe of the emulated kernel of
  * tests/common/emukernel (an independent implementation of doc/kernel.md:
  * those tests say "emulated"), and for bad input and output sizes.

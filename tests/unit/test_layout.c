@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "layout_list.h"
+#include "base/layout_list.h"
 
 #define MAXNAMES 1024
 

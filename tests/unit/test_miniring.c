@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "miniring.h"
-#include "sys.h"
+#include "base/miniring.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 static struct kio_sqe sqe_of(uint8_t op, int fd, uint64_t addr, uint32_t len, uint64_t off,

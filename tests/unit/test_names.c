@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "uapi.h"
+#include "base/uapi.h"
 #include "uring_avail.h"
 
 static void lower(char *dst, const char *src, size_t n)

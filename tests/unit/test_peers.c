@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The peer guard (lib/peers.h): its seccomp program's decisions in every
+ * The peer guard (lib/enforce/peers.h): its seccomp program's decisions in every
  * ABI (simulator and the kernel's own BPF engine), the program installed
  * alone against a real sibling process in each ABI (x86-64, x32, i386),
  * and the whole guard: what it closes, what it leaves working (the
@@ -28,9 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cbpf_internal.h"
+#include "cbpf/cbpf_internal.h"
 #include "kernel_oracle.h"
-#include "peers.h"
+#include "enforce/peers.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 #define CHECK(cond)                                                                               \

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "kernel.h"
-#include "plan_internal.h"
+#include "probe/kernel.h"
+#include "plan/plan_internal.h"
 
 enum set { NOP_ONLY, FIXED_SPLICE, FIXED_READ, OPEN_CONNECT, NSETS };
 

@@ -22,9 +22,9 @@
 #include "child.h"
 #include "emukernel.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan_internal.h"
-#include "probe_internal.h"
-#include "sys.h"
+#include "plan/plan_internal.h"
+#include "probe/probe_internal.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 #define OP_NOP 0

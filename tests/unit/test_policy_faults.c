@@ -16,8 +16,8 @@
 
 #include "emukernel.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan_internal.h"
-#include "sys.h"
+#include "plan/plan_internal.h"
+#include "base/sys.h"
 
 #define OP_NOP 0
 #define OP_OPENAT 18

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "schema.h"
+#include "base/schema.h"
 
 #define OP_NOP 0
 #define OP_READ 22

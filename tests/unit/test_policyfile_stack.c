@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "filter_internal.h"
+#include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan_internal.h"
+#include "plan/plan_internal.h"
 
 #define OP_CONNECT 16
 #define NSCATTER 40000U

@@ -20,8 +20,8 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "probe_internal.h"
-#include "sys.h"
+#include "probe/probe_internal.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 static struct iour_features probe_now(uint64_t flags)

@@ -2,12 +2,12 @@
 /*
  * Property: every field name a user can write (policy files, the CLI rule
  * language, the bindings' field lists) reaches the field the request
- * schema (lib/schema.def, doc/kernel.md 4.3) says, and a rule on it
+ * schema (lib/base/schema.def, doc/kernel.md 4.3) says, and a rule on it
  * compiles to loads of exactly that field's context words (the
  * IOUR_CTX_OFF_* offsets of cbpf.h) and decides on that field's bytes.
  *
  * The expected table below is written out by hand from the public
- * headers, independently of lib/schema.def: a name mapped to the wrong
+ * headers, independently of lib/base/schema.def: a name mapped to the wrong
  * field id (open.mode read as open.resolve, issue 24) makes the schema
  * lookup, the loads and the verdicts disagree with it.
  */
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "filter_internal.h"
-#include "policy_internal.h"
-#include "schema.h"
+#include "filter/filter_internal.h"
+#include "policy/policy_internal.h"
+#include "base/schema.h"
 
 #define OP_READ 22
 #define OP_CONNECT 16

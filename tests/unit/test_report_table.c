@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "kernel.h"
-#include "plan_internal.h"
+#include "probe/kernel.h"
+#include "plan/plan_internal.h"
 
 /* Policy shapes: %s = target, %s = compat, %s = noFilterFallback. */
 #define HEAD                                                                               \

@@ -20,9 +20,9 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "probe_internal.h"
+#include "probe/probe_internal.h"
 #include "ring_util.h"
-#include "sys.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 /* ---- fault injection through the seam ------------------------------------ */

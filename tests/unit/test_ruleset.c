@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "ruleset_internal.h"
-#include "uapi.h"
+#include "policy/ruleset_internal.h"
+#include "base/uapi.h"
 #include "uring_avail.h"
 
 #define R_REG IOUR_RESTRICTION_REGISTER_OP

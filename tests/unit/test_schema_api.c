@@ -3,7 +3,7 @@
  * The public view of the request schema (include/iouring_restrict/schema.h):
  * what it says about payloads, fields and constants, checked against the
  * kernel's facts as doc/kernel.md 4.3 and the userspace headers give them,
- * written here independently of lib/schema.def; and its argument checks.
+ * written here independently of lib/base/schema.def; and its argument checks.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

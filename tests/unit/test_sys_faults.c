@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fault injection on the seam's process and memory calls (lib/sys.h): mmap,
+ * Fault injection on the seam's process and memory calls (lib/base/sys.h): mmap,
  * munmap, fork, memfd_create and execve.  Each failure must come back as
  * the errno the public header documents, and leave no mapping, descriptor
  * or allocation behind.
@@ -12,9 +12,9 @@
 #include <sys/mman.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "internal.h"
-#include "miniring.h"
-#include "sys.h"
+#include "base/internal.h"
+#include "base/miniring.h"
+#include "base/sys.h"
 #include "uring_avail.h"
 
 enum kind { K_NONE, K_MMAP, K_MUNMAP, K_FORK, K_MEMFD, K_EXECVE };

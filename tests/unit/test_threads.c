@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "enforce_internal.h"
+#include "enforce/enforce_internal.h"
 #include "iouring_restrict/companion.h"
 #include "iouring_restrict/plan.h"
 #include "iouring_restrict/policy.h"

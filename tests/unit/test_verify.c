@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "miniring.h"
-#include "sys.h"
+#include "base/miniring.h"
+#include "base/sys.h"
 #include "iouring_restrict/companion.h"
 #include "iouring_restrict/errors.h"
 #include "iouring_restrict/verify.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "internal.h"
+#include "base/internal.h"
 
 Test(version, runtime_matches_headers)
 {
@@ -77,7 +77,7 @@ Test(errors, strerror_desc_is_the_buffer_message_as_a_static_string)
 		cr_assert_str_neq(iour_strerror_desc(-e), "Unknown error");
 }
 
-/* Every code of every public function's error set (lib/errsets.def) has a
+/* Every code of every public function's error set (lib/base/errsets.def) has a
  * name and a message, passes the boundary filter of its own set and no
  * other code does. */
 Test(errors, every_errset_code_is_named_and_passes_its_filter)
