@@ -1,17 +1,13 @@
 //! The restricted ring (the Rust version of examples/liburing_ring.c): a
-//! ring made by someone else (here raw system calls; any io_uring crate
+//! ring made by someone else (here the crate's RawRing; any io_uring crate
 //! works the same) is created with IORING_SETUP_R_DISABLED, restricted to
 //! NOP through its file descriptor without being enabled, then enabled by
 //! its owner.  Exits 0 only if the kernel enforces the set.
 //!
 //!   cargo run --example restricted_ring
-#[path = "../tests/common/mini_ring.rs"]
-mod mini_ring;
-
 use std::process::exit;
 
-use iouring_restrict::{enable_ring, Opcode, Ruleset, SqeFlags};
-use mini_ring::{MiniRing, IORING_SETUP_R_DISABLED};
+use iouring_restrict::{enable_ring, Opcode, RawRing, RingFile, Ruleset, SqeFlags};
 
 fn main() {
     if let Err(e) = run() {
@@ -34,7 +30,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)?;
 
     // 1. The owner creates the ring, disabled.
-    let ring = MiniRing::new(8, IORING_SETUP_R_DISABLED)?;
+    let mut ring = RawRing::new_disabled(8)?;
     // 2. The library registers the restrictions (not enabling).
     let rep = rs.apply_to_ring(&ring, false)?;
     println!(
@@ -46,8 +42,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // 3. The owner enables it (with SINGLE_ISSUER, from the submitting thread).
     enable_ring(&ring)?;
 
-    let nop = ring.submit_one(Opcode::NOP.0 as u8, -1, 0)?;
-    let write = ring.submit_one(Opcode::WRITE.0 as u8, 1, 0)?;
+    let nop = ring.submit(Opcode::NOP, None, SqeFlags::NONE)?;
+    let write = ring.submit(Opcode::WRITE, Some(RingFile::Fd(1)), SqeFlags::NONE)?;
     println!("NOP   -> {} (allowed)", nop);
     println!("WRITE -> {} (denied: -EACCES is -13)", write);
     if nop != 0 || write != -13 {

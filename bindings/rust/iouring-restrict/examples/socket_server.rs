@@ -9,16 +9,12 @@
 //! answers.  Exits 0 only if the kernel answered as the report says.
 //!
 //!   cargo run --example socket_server
-#[path = "../tests/common/mini_ring.rs"]
-mod mini_ring;
-
 use std::process::exit;
 
 use iouring_restrict::{
-    Cmp, CompatLevel, Field, Filter, Opcode, Policy, Ruleset, RulesetStatus, SqeFlags, Target,
-    Verdict,
+    Cmp, CompatLevel, Field, Filter, Opcode, Policy, RawRing, RingFile, Ruleset, RulesetStatus,
+    SqeFlags, Target, Verdict,
 };
-use mini_ring::{MiniRing, IORING_SETUP_R_DISABLED};
 
 const AF_UNIX: u32 = 1;
 const AF_INET: u32 = 2;
@@ -85,7 +81,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         println!("SKIP: this kernel has no per-ring restrictions; the plan above says so");
         return Ok(());
     }
-    let ring = MiniRing::new(8, IORING_SETUP_R_DISABLED)?;
+    let mut ring = RawRing::new_disabled(8)?;
     let report = plan.apply_to_ring(&ring)?;
     println!("--- the report\n{}", report.describe()?);
     let status = report.status();
@@ -94,9 +90,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // SOCKET takes its family in the SQE's fd field.
-    let unix_sock = ring.submit_one(Opcode::SOCKET.0 as u8, AF_UNIX as i32, 0)?;
-    let open = ring.submit_one(Opcode::OPENAT.0 as u8, -100, 0)?;
-    let accept = ring.submit_one(Opcode::ACCEPT.0 as u8, -1, 0)?;
+    let none = SqeFlags::NONE;
+    let unix_sock = ring.submit(Opcode::SOCKET, Some(RingFile::Fd(AF_UNIX as i32)), none)?;
+    let open = ring.submit(Opcode::OPENAT, Some(RingFile::Fd(-100)), none)?;
+    let accept = ring.submit(Opcode::ACCEPT, None, none)?;
     println!(
         "SOCKET AF_UNIX -> {}, OPENAT -> {}, ACCEPT on fd -1 -> {} (allowed; EBADF)",
         unix_sock, open, accept

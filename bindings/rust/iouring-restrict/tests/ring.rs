@@ -1,17 +1,21 @@
-//! A real ring, made with raw system calls (tests/common/mini_ring.rs),
-//! restricted through the safe crate: the forbidden request gets EACCES.
+//! A real ring (the crate's RawRing), restricted through the safe crate:
+//! the forbidden request gets EACCES.
 mod common;
-#[path = "common/mini_ring.rs"]
-mod mini_ring;
 
 use iouring_restrict::{
-    enable_ring, CompatLevel, Opcode, Policy, Ruleset, RulesetStatus, SqeFlags, Target,
+    enable_ring, CompatLevel, Opcode, Policy, RawRing, RingFile, RingParams, Ruleset,
+    RulesetStatus, SqeFlags, Target,
 };
-use mini_ring::{MiniRing, IORING_SETUP_R_DISABLED};
 
 const EACCES: i32 = 13;
 const EBADFD: i32 = 77;
 const EBUSY: i32 = 16;
+
+/// Submits a request with only an opcode, a descriptor (-1: none) and
+/// SQE flags; the completion's result.
+fn submit_one(ring: &mut RawRing, op: Opcode, fd: i32, flags: SqeFlags) -> std::io::Result<i32> {
+    ring.submit(op, if fd == -1 { None } else { Some(RingFile::Fd(fd)) }, flags)
+}
 
 fn nop_only() -> Ruleset {
     let mut rs = Ruleset::new().unwrap();
@@ -27,26 +31,26 @@ fn ring_restricted_then_enabled_by_its_owner_denies_forbidden_requests() {
     if !common::has_ring_restrictions() {
         return;
     }
-    let ring = MiniRing::new(4, IORING_SETUP_R_DISABLED).unwrap();
+    let mut ring = RawRing::new_disabled(4).unwrap();
     let rep = nop_only().apply_to_ring(&ring, false).unwrap();
     assert!(rep.registered());
     assert!(!rep.enabled());
     // Still disabled: the kernel refuses submissions until the owner enables it.
-    let e = ring.submit_one(Opcode::NOP.0 as u8, -1, 0).unwrap_err();
+    let e = submit_one(&mut ring, Opcode::NOP, -1, SqeFlags::NONE).unwrap_err();
     assert_eq!(e.raw_os_error(), Some(EBADFD));
     enable_ring(&ring).unwrap();
-    assert_eq!(ring.submit_one(Opcode::NOP.0 as u8, -1, 0).unwrap(), 0);
+    assert_eq!(submit_one(&mut ring, Opcode::NOP, -1, SqeFlags::NONE).unwrap(), 0);
     assert_eq!(
-        ring.submit_one(Opcode::WRITE.0 as u8, 1, 0).unwrap(),
+        submit_one(&mut ring, Opcode::WRITE, 1, SqeFlags::NONE).unwrap(),
         -EACCES
     );
     assert_eq!(
-        ring.submit_one(Opcode::OPENAT.0 as u8, -100, 0).unwrap(),
+        submit_one(&mut ring, Opcode::OPENAT, -100, SqeFlags::NONE).unwrap(),
         -EACCES
     );
     // A flag the set does not allow.
     assert_eq!(
-        ring.submit_one(Opcode::NOP.0 as u8, -1, SqeFlags::ASYNC.bits() as u8)
+        submit_one(&mut ring, Opcode::NOP, -1, SqeFlags::ASYNC)
             .unwrap(),
         -EACCES
     );
@@ -58,15 +62,15 @@ fn second_registration_and_enabled_rings_are_refused() {
         return;
     }
     let rs = nop_only();
-    let ring = MiniRing::new(4, IORING_SETUP_R_DISABLED).unwrap();
+    let ring = RawRing::new_disabled(4).unwrap();
     rs.apply_to_ring(&ring, false).unwrap();
     assert_eq!(rs.apply_to_ring(&ring, true).unwrap_err().errno(), EBUSY);
-    let plain = MiniRing::new(4, 0).unwrap();
+    let mut plain = RawRing::with_params(4, RingParams::default()).unwrap();
     let e = rs.apply_to_ring(&plain, true).unwrap_err();
     assert_eq!(e.errno(), EBADFD);
     // The unrestricted ring still runs anything.
     assert_ne!(
-        plain.submit_one(Opcode::WRITE.0 as u8, -1, 0).unwrap(),
+        submit_one(&mut plain, Opcode::WRITE, -1, SqeFlags::NONE).unwrap(),
         -EACCES
     );
 }
@@ -88,14 +92,14 @@ fn ring_plan_applied_to_a_caller_ring_is_fully_enforced() {
         plan.expected_report().status(),
         RulesetStatus::FullyEnforced
     );
-    let ring = MiniRing::new(4, IORING_SETUP_R_DISABLED).unwrap();
+    let mut ring = RawRing::new_disabled(4).unwrap();
     let rep = plan.apply_to_ring(&ring).unwrap();
     assert_eq!(rep.status(), RulesetStatus::FullyEnforced);
     assert!(rep.error().is_none());
     assert!(!rep.describe().unwrap().is_empty());
-    assert_eq!(ring.submit_one(Opcode::NOP.0 as u8, -1, 0).unwrap(), 0);
+    assert_eq!(submit_one(&mut ring, Opcode::NOP, -1, SqeFlags::NONE).unwrap(), 0);
     assert_eq!(
-        ring.submit_one(Opcode::READ.0 as u8, 0, 0).unwrap(),
+        submit_one(&mut ring, Opcode::READ, 0, SqeFlags::NONE).unwrap(),
         -EACCES
     );
 }
