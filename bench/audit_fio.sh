@@ -17,19 +17,10 @@
 #
 # Usage: bench/audit_fio.sh IOUR_RESTRICT OUT [ROUNDS] [SECONDS]
 set -u
-T=$1
-OUT=$2
-ROUNDS=${3:-5}
-SECS=${4:-3}
-skip() {
-	printf '{"audit": {"skipped": "%s"}}\n' "$1" >"$OUT"
-	echo "bench-audit: SKIP: $1"
-	exit 0
-}
-[ "$(id -u)" -eq 0 ] || skip "not root (audit mode needs tracefs)"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-work=$(mktemp -d /dev/shm/iour-bench-audit.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$work"' EXIT
+KEY=audit
+WHY_ROOT="audit mode needs tracefs"
+# shellcheck source=bench/fio_common.sh
+. "$(dirname "$0")/fio_common.sh"
 cat >"$work/pol.json" <<'PJ'
 {"defaultAction": "deny", "requestOps": ["READ", "WRITE", "NOP"],
  "registerOps": ["REGISTER_PROBE"], "sqeFlags": {"allowed": [], "required": []}}
@@ -38,10 +29,6 @@ cat >"$work/deny.json" <<'PJ'
 {"defaultAction": "deny", "requestOps": ["NOP"],
  "registerOps": ["REGISTER_PROBE"], "sqeFlags": {"allowed": [], "required": []}}
 PJ
-job="--name=bench --ioengine=io_uring --filename=$work/f --size=64m --bs=4k --rw=randread \
---iodepth=8 --time_based --runtime=$SECS --output-format=json"
-# shellcheck disable=SC2086
-fio $job --runtime=1 --output="$work/warm.json" >/dev/null 2>&1 || skip "fio's io_uring engine does not run here"
 # shellcheck disable=SC2086
 "$T" run -q --audit="$work/probe.log" "$work/pol.json" -- fio $job --runtime=1 \
 	--output="$work/probe.json" >/dev/null 2>"$work/probe.err" ||

@@ -10,23 +10,10 @@
 #
 # Usage: bench/learn_fio.sh IOUR_RESTRICT OUT [ROUNDS] [SECONDS]
 set -u
-T=$1
-OUT=$2
-ROUNDS=${3:-5}
-SECS=${4:-3}
-skip() {
-	printf '{"learn": {"skipped": "%s"}}\n' "$1" >"$OUT"
-	echo "bench-learn: SKIP: $1"
-	exit 0
-}
-[ "$(id -u)" -eq 0 ] || skip "not root (learn needs tracefs)"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-work=$(mktemp -d /dev/shm/iour-bench-learn.XXXXXX 2>/dev/null || mktemp -d)
-trap 'rm -rf "$work"' EXIT
-job="--name=bench --ioengine=io_uring --filename=$work/f --size=64m --bs=4k --rw=randread \
---iodepth=8 --time_based --runtime=$SECS --output-format=json"
-# shellcheck disable=SC2086
-fio $job --runtime=1 --output="$work/warm.json" >/dev/null 2>&1 || skip "fio's io_uring engine does not run here"
+KEY=learn
+WHY_ROOT="learn needs tracefs"
+# shellcheck source=bench/fio_common.sh
+. "$(dirname "$0")/fio_common.sh"
 "$T" learn -q -o "$work/p.json" -- fio $job --runtime=1 --output="$work/probe.json" \
 	>/dev/null 2>"$work/probe.err"
 rc=$?
