@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernel generations: the representative kernel of each feature level
- * (probe.h's ladder).  A fact of the base, read by the schema (a payload's
- * "since"), the effects and the kernel description of lib/probe/kernel.c
- * (doc/design.md, "Layers").
+ * (probe.h's ladder) and the generations of the kernel facts
+ * (lib/base/kernel_facts.def).  A fact of the base, read by the schema (a
+ * payload's "since"), the effects and the kernel description of
+ * lib/probe/kernel.c (doc/design.md, "Layers"), and by tools through
+ * iour_kernel_generation(), iour_level_kernel() and
+ * iour_kernel_split_gates().
  */
 #include "internal.h"
+#include "iouring_restrict/names.h"
 #include "iouring_restrict/probe.h"
 
 /* The representative kernel of each feature level (probe.h's ladder):
@@ -30,4 +34,36 @@ uint32_t iour__kernel_level_kver(uint32_t level)
 const char *iour__kernel_level_name(uint32_t level)
 {
 	return level <= IOUR_LEVEL_MAX ? level_kernels[level].name : "unknown level";
+}
+
+static const uint32_t generations[] = {
+#define IOUR_KF_GEN(name, maj, min) [IOUR_KGEN_##name] = IOUR_KVER(maj, min),
+#include "kernel_facts.def"
+};
+
+/* One row per enum iour_kernel_gen value, and each filled. */
+#define IOUR_KF_GEN(name, maj, min) _Static_assert(IOUR_KVER(maj, min) != 0, "generation " #name);
+#include "kernel_facts.def"
+_Static_assert(IOUR_ARRAY_SIZE(generations) == IOUR_KGEN_SPLIT_GATES + 1,
+	       "one row per enum iour_kernel_gen value");
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_kernel_generation(uint32_t gen)
+{
+	return gen < IOUR_ARRAY_SIZE(generations) ?
+		       (int)generations[gen] :
+		       iour__err_public(-EINVAL, IOUR__ERRSET_KERNEL_GENERATION);
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_level_kernel(uint32_t level)
+{
+	return level <= IOUR_LEVEL_MAX ? (int)level_kernels[level].kver :
+					 iour__err_public(-EINVAL, IOUR__ERRSET_LEVEL_KERNEL);
+}
+
+/* Documented in include/iouring_restrict/probe.h */
+int iour_kernel_split_gates(uint32_t kver)
+{
+	return (kver & ~0xffU) >= generations[IOUR_KGEN_SPLIT_GATES];
 }
