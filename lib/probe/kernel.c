@@ -209,19 +209,11 @@ int iour__kernel_current(struct iour__kernel *k)
  * level), as a fresh process would find it. */
 static uint32_t level_of_kver(uint32_t kver)
 {
-	static const uint32_t first[IOUR_LEVEL_MAX + 1] = {
-		[IOUR_LEVEL_NONE] = 0,
-		[IOUR_LEVEL_IO_URING] = IOUR_KVER(5, 1),
-		[IOUR_LEVEL_RING] = IOUR_KVER(5, 10),
-		[IOUR_LEVEL_QUERY] = IOUR_KVER(6, 18),
-		[IOUR_LEVEL_TASK_BPF] = IOUR_KVER(7, 0),
-		[IOUR_LEVEL_CONNECT] = IOUR_KVER(7, 2),
-	};
 	uint32_t level = IOUR_LEVEL_NONE;
 	uint32_t l;
 
 	for (l = IOUR_LEVEL_IO_URING; l <= IOUR_LEVEL_MAX; l++)
-		if (kver >= first[l])
+		if (kver >= iour__kernel_level_first(l))
 			level = l;
 	return level;
 }
