@@ -3,9 +3,9 @@
  * Name tables of io_uring request opcodes, register opcodes and SQE flags.
  *
  * Each table is indexed by the kernel's number and records the kernel
- * version that added the entry.  Versions come from the io_uring man pages
- * and UAPI history, corrected where the numbering or a measurement on
- * 6.18.44 contradicts the man pages (see the notes next to the entries).
+ * version that added the entry.  The tables are generated from the kernel
+ * facts, lib/base/kernel_facts.def, which gives the sources of the versions
+ * and the notes on the corrected ones.
  */
 #include <ctype.h>
 #include <stdbool.h>
