@@ -57,10 +57,19 @@ static const uint32_t generations[] = {
 #include "kernel_facts.def"
 };
 
-/* One row per enum iour_kernel_gen value, and each filled. */
+/* One row per enum iour_kernel_gen value (the rows are as many as the
+ * members, each names a member, none twice), and each a release. */
 #define IOUR_KF_GEN(name, maj, min) _Static_assert(IOUR_KVER(maj, min) != 0, "generation " #name);
 #include "kernel_facts.def"
-_Static_assert(IOUR_ARRAY_SIZE(generations) == IOUR_KGEN_SPLIT_GATES + 1,
+/* NOLINTBEGIN(bugprone-macro-parentheses): each row adds a term */
+enum {
+	KF_NGENS = 0
+#define IOUR_KF_GEN(name, maj, min) +1
+#include "kernel_facts.def"
+};
+/* NOLINTEND(bugprone-macro-parentheses) */
+_Static_assert(KF_NGENS == IOUR_KGEN_SPLIT_GATES + 1 &&
+		       IOUR_ARRAY_SIZE(generations) == IOUR_KGEN_SPLIT_GATES + 1,
 	       "one row per enum iour_kernel_gen value");
 
 /* Documented in include/iouring_restrict/probe.h */
