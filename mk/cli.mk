@@ -39,7 +39,7 @@ ESCAPE_TRY := $(O)/tests/escape-try
 $(ESCAPE_TRY): tests/progs/escape_try.c
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(PROG_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(Q)$(CC) $(PROG_CFLAGS) -Itests/common -o $@ $< $(LDFLAGS)
 
 tools: $(BROKER_TRY) $(ESCAPE_TRY)
 

@@ -14,7 +14,7 @@ TIDY_STAMPS := $(patsubst lib/%.c,$(O)/lint/%.tidy,$(LIB_SRCS))
 	test-valgrind coverage coverage-ci coverage-report abi-dump check-install
 
 lint:
-	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check tracked-check layers-check
+	$(Q)$(SUBMAKE) $(LINT_J) tidy cppcheck format-check alloc-check tracked-check layers-check kernel-facts-check
 
 # The folder tree is the architecture (lib/README.md, tools/cli/README.md):
 # dependencies between files, through includes and through the objects'
@@ -24,6 +24,14 @@ layers-check: $(STATIC_LIB) $(TOOL_CLI_OBJS)
 	$(call msg,LAYERS,lib/ tools/cli/ (one direction, no circles))
 	$(Q)python3 scripts/check-layers.py --selftest
 	$(Q)python3 scripts/check-layers.py --objects $(O)/static:lib --objects $(O)/tools/obj/cli:tools/cli
+
+# The static assertions that tie every copy of a kernel fact to
+# lib/base/kernel_facts.def fail the build when one row is wrong
+# (scripts/check-kernel-facts.sh; doc/design.md, "Kernel facts").
+.PHONY: kernel-facts-check
+kernel-facts-check:
+	$(call msg,FACTS,lib/base/kernel_facts.def (a wrong row fails the build))
+	$(Q)sh scripts/check-kernel-facts.sh $(CC)
 
 # No build output in git: a tracked file that .gitignore matches fails
 # (scripts/check-tracked.sh); its self-test first proves that the ignore

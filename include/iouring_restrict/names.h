@@ -244,6 +244,27 @@ IOUR_API int iour_opcode_last(uint32_t kver);
  */
 IOUR_API int iour_opcodes_up_to(uint32_t kver, uint32_t *ops, size_t cap);
 
+/**
+ * @brief **iour_opcode_forces_async()** tells whether the kernel's
+ *        preparation of a request opcode may mark the request to run in
+ *        the io-wq (its internal force-async flag).
+ *
+ * That flag has bit 4, the bit of `IOSQE_ASYNC`, in the request flags the
+ * `io_uring_submit_req` tracepoint prints and in the `sqe_flags` of a
+ * filter's context (doc/kernel.md 4.3): there a request of such an opcode
+ * may show `ASYNC` although its SQE did not carry it, so neither tells
+ * whether the program asked for `ASYNC`.  The SQE gate of a restriction
+ * set sees the flags as submitted.  Opcodes whose preparation always
+ * blocks (FSYNC, STATX, the path and xattr operations, ...) set it every
+ * time; OPENAT and OPENAT2 with `O_CREAT`, `O_TRUNC` or `O_TMPFILE`, and
+ * FADVISE with most advice values, only then.
+ * @param op the opcode (enum iour_op).
+ * @return 1 if it may, 0 if not; -ENOENT if the library does not know
+ *         @p op.
+ * @since 1.1
+ */
+IOUR_API int iour_opcode_forces_async(uint32_t op);
+
 /** @} */
 
 /** @name Register opcodes

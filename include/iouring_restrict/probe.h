@@ -439,6 +439,71 @@ IOUR_API const char *iour_avail_str(uint32_t avail);
  */
 IOUR_API int iour_kernel_describe(uint32_t kver, struct iour_features *out);
 
+/** @name Kernel generations
+ *  The releases the library plans around, from its own tables: what a
+ *  tool names when it plans for a kernel other than the running one.
+ *  Like iour_kernel_describe(), descriptions of releases, not
+ *  measurements.
+ *  @{ */
+
+/** @brief The kernel generations iour_kernel_generation() gives. */
+enum iour_kernel_gen {
+	/** The newest release whose numbers the library holds (Linux 7.2):
+	 *  iour_opcode_last() and iour_register_op_last() of any later
+	 *  version are its. */
+	IOUR_KGEN_NEWEST = 0,
+	/** The first release with per-ring restrictions (Linux 5.10). */
+	IOUR_KGEN_RING_RESTRICTIONS = 1,
+	/** The first release whose `io_uring_register()` serves some opcodes
+	 *  without a ring, on fd -1 (Linux 6.13). */
+	IOUR_KGEN_BLIND_REGISTER = 2,
+	/** The first release with split gates (Linux 7.0; see
+	 *  iour_kernel_split_gates()), task restrictions and filters. */
+	IOUR_KGEN_SPLIT_GATES = 3,
+};
+
+/**
+ * @brief **iour_kernel_generation()** gives the kernel version of a
+ *        generation.
+ * @param gen an enum iour_kernel_gen value.
+ * @return the version as IOUR_KVER(maj, min), > 0; -EINVAL if @p gen is
+ *         not an enum iour_kernel_gen value.  Never calls the kernel.
+ * @since 1.1
+ */
+IOUR_API int iour_kernel_generation(uint32_t gen);
+
+/**
+ * @brief **iour_level_kernel()** gives the representative kernel of a
+ *        feature level: the release whose tables the library uses when a
+ *        level is forced (#IOUR_PLAN_FORCE_LEVEL, `IOUR_FEATURE_LEVEL`).
+ *
+ * #IOUR_LEVEL_IO_URING is Linux 5.4, #IOUR_LEVEL_RING 6.1,
+ * #IOUR_LEVEL_QUERY 6.18 (the newest with coupled gates),
+ * #IOUR_LEVEL_TASK_BPF 7.0 and #IOUR_LEVEL_CONNECT 7.2.
+ * @param level an enum iour_feature_level value.
+ * @return the version as IOUR_KVER(maj, min); 0 for #IOUR_LEVEL_NONE (no
+ *         io_uring: no release); -EINVAL if @p level is above
+ *         #IOUR_LEVEL_MAX.  Never calls the kernel.
+ * @since 1.1
+ */
+IOUR_API int iour_level_kernel(uint32_t level);
+
+/**
+ * @brief **iour_kernel_split_gates()** tells whether a kernel version has
+ *        split gates (doc/kernel.md 2.3): from Linux 7.0 on, a restriction
+ *        set that lists no register opcode leaves register calls open;
+ *        before ("coupled" gates), any registered set closes every
+ *        register opcode it does not list.
+ * @param kver kernel version, IOUR_KVER(maj, min); the patch byte is
+ *        ignored.
+ * @return 1 if it has split gates, 0 if not (0 for versions before 5.10,
+ *         which have no restrictions).  Never fails.
+ * @since 1.1
+ */
+IOUR_API int iour_kernel_split_gates(uint32_t kver);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -186,5 +186,8 @@ IOUR_INTERNAL const char *iour__op_label(uint32_t op, char *tmp, size_t tmplen);
  * IOUR_KVER(), 0 for none; its name ("Linux 6.1"). */
 IOUR_INTERNAL uint32_t iour__kernel_level_kver(uint32_t level);
 IOUR_INTERNAL const char *iour__kernel_level_name(uint32_t level);
+/* The first release of a feature level (lib/base/kernels.c, from the
+ * kernel facts): IOUR_KVER(), 0 for none. */
+IOUR_INTERNAL uint32_t iour__kernel_level_first(uint32_t level);
 
 #endif /* IOUR_LIB_INTERNAL_H */

@@ -147,8 +147,8 @@ static int geometry_ok(const struct kio_params *p)
 
 static void set_shifts(struct iour__ring *r, uint32_t flags)
 {
-	r->sqe_shift = (flags & IOUR__SETUP_SQE128) ? 1 : 0;
-	r->cqe_shift = (flags & IOUR__SETUP_CQE32) ? 1 : 0;
+	r->sqe_shift = (flags & KIO_SETUP_SQE128) ? 1 : 0;
+	r->cqe_shift = (flags & KIO_SETUP_CQE32) ? 1 : 0;
 }
 
 int iour__ring_init(struct iour__ring *r, uint32_t entries, uint32_t flags)
@@ -165,7 +165,7 @@ int iour__ring_init(struct iour__ring *r, uint32_t entries, uint32_t flags)
 	rc = check_flags(flags, IOUR__RING_INIT_FLAGS);
 	if (rc)
 		return rc;
-	if ((flags & IOUR__SETUP_DEFER_TASKRUN) && !(flags & KIO_SETUP_SINGLE_ISSUER))
+	if ((flags & KIO_SETUP_DEFER_TASKRUN) && !(flags & KIO_SETUP_SINGLE_ISSUER))
 		return -EINVAL; /* the kernel's own rule, checked before the syscall */
 
 	memset(&p, 0, sizeof(p));
@@ -257,7 +257,7 @@ static void known_layout(struct kio_params *p, uint32_t flags, uint32_t line)
 	p->cq_off.cqes = line ? 5 * line : 64;
 	cqes_end =
 		p->cq_off.cqes + (size_t)p->cq_entries * (sizeof(struct kio_cqe)
-							  << ((flags & IOUR__SETUP_CQE32) ? 1 : 0));
+							  << ((flags & KIO_SETUP_CQE32) ? 1 : 0));
 	if (!(flags & KIO_SETUP_NO_SQARRAY))
 		p->sq_off.array = (uint32_t)((cqes_end + al - 1) & ~(size_t)(al - 1));
 	p->features = KIO_FEAT_SINGLE_MMAP;

@@ -28,20 +28,17 @@
 #include "internal.h"
 #include "iouring_restrict/names.h"
 
-/* io_uring_setup flags beyond those in uapi.h (doc/kernel.md 6.4). */
-#define IOUR__SETUP_COOP_TASKRUN (1U << 8)
-#define IOUR__SETUP_TASKRUN_FLAG (1U << 9)
-#define IOUR__SETUP_SQE128 (1U << 10)
-#define IOUR__SETUP_CQE32 (1U << 11)
-#define IOUR__SETUP_DEFER_TASKRUN (1U << 13)
-#define IOUR__SETUP_NO_MMAP (1U << 14)
-#define IOUR__SETUP_REGISTERED_FD_ONLY (1U << 15)
-#define IOUR__SETUP_HYBRID_IOPOLL (1U << 17)
-#define IOUR__SETUP_CQE_MIXED (1U << 18)
-#define IOUR__SETUP_SQE_MIXED (1U << 19)
-#define IOUR__SETUP_SQ_REWIND (1U << 20)
-/* Every bit up to SQ_REWIND names a known flag. */
-#define IOUR__SETUP_KNOWN ((1U << 21) - 1)
+/* Every io_uring_setup flag the library knows (lib/base/kernel_facts.def:
+ * bits 0 to 20, SQ_REWIND; doc/kernel.md 6.4). */
+/* NOLINTBEGIN(bugprone-macro-parentheses): each row adds a bit */
+enum {
+	IOUR__SETUP_ALL_BITS = 0
+#define IOUR_KF_SETUP(name, bit, maj, min) | 1 << (bit)
+#include "kernel_facts.def"
+};
+/* NOLINTEND(bugprone-macro-parentheses) */
+#define IOUR__SETUP_KNOWN ((uint32_t)IOUR__SETUP_ALL_BITS)
+
 /*
  * Flags the ring creators (iour_ring_create(), iour_plan__create_ring())
  * accept: every known flag whose io_uring_setup() result is a file
@@ -49,24 +46,23 @@
  * registered-ring table instead, which must never be used as a descriptor;
  * unknown bits may mean the same.
  */
-#define IOUR__SETUP_FD_RESULT (IOUR__SETUP_KNOWN & ~IOUR__SETUP_REGISTERED_FD_ONLY)
+#define IOUR__SETUP_FD_RESULT (IOUR__SETUP_KNOWN & ~KIO_SETUP_REGISTERED_FD_ONLY)
 
 /*
  * Flags a ring created by iour__ring_init() may carry: the ring stays
  * interrupt-driven, mapped by the kernel, and every CQE has one size.
  */
-#define IOUR__RING_INIT_FLAGS                                                       \
-	(KIO_SETUP_CLAMP | KIO_SETUP_R_DISABLED | KIO_SETUP_SUBMIT_ALL |            \
-	 IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG | IOUR__SETUP_SQE128 | \
-	 IOUR__SETUP_CQE32 | KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN |  \
-	 KIO_SETUP_NO_SQARRAY)
+#define IOUR__RING_INIT_FLAGS                                                                     \
+	(KIO_SETUP_CLAMP | KIO_SETUP_R_DISABLED | KIO_SETUP_SUBMIT_ALL | KIO_SETUP_COOP_TASKRUN | \
+	 KIO_SETUP_TASKRUN_FLAG | KIO_SETUP_SQE128 | KIO_SETUP_CQE32 | KIO_SETUP_SINGLE_ISSUER |  \
+	 KIO_SETUP_DEFER_TASKRUN | KIO_SETUP_NO_SQARRAY)
 /*
  * Flags an adopted ring may have been created with (iour__ring_from_fd):
  * the above plus those that only influence sizes or the io-wq.
  */
 #define IOUR__RING_ADOPT_FLAGS (IOUR__RING_INIT_FLAGS | KIO_SETUP_CQSIZE | KIO_SETUP_ATTACH_WQ)
 /* Flags that change where things are in the mappings. */
-#define IOUR__RING_LAYOUT_FLAGS (IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY)
+#define IOUR__RING_LAYOUT_FLAGS (KIO_SETUP_SQE128 | KIO_SETUP_CQE32 | KIO_SETUP_NO_SQARRAY)
 
 struct iour__ring {
 	int fd;

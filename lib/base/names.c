@@ -3,11 +3,12 @@
  * Name tables of io_uring request opcodes, register opcodes and SQE flags.
  *
  * Each table is indexed by the kernel's number and records the kernel
- * version that added the entry.  Versions come from the io_uring man pages
- * and UAPI history, corrected where the numbering or a measurement on
- * 6.18.44 contradicts the man pages (see the notes next to the entries).
+ * version that added the entry.  The tables are generated from the kernel
+ * facts, lib/base/kernel_facts.def, which gives the sources of the versions
+ * and the notes on the corrected ones.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <strings.h>
@@ -22,136 +23,62 @@ struct name_ent {
 
 #define K(maj, min) IOUR_KVER(maj, min)
 
+/* Generated from the kernel facts (lib/base/kernel_facts.def). */
 static const struct name_ent op_tab[IOUR_OP__COUNT] = {
-	[IOUR_OP_NOP] = { "NOP", K(5, 1) },
-	[IOUR_OP_READV] = { "READV", K(5, 1) },
-	[IOUR_OP_WRITEV] = { "WRITEV", K(5, 1) },
-	[IOUR_OP_FSYNC] = { "FSYNC", K(5, 1) },
-	[IOUR_OP_READ_FIXED] = { "READ_FIXED", K(5, 1) },
-	[IOUR_OP_WRITE_FIXED] = { "WRITE_FIXED", K(5, 1) },
-	[IOUR_OP_POLL_ADD] = { "POLL_ADD", K(5, 1) },
-	[IOUR_OP_POLL_REMOVE] = { "POLL_REMOVE", K(5, 1) },
-	[IOUR_OP_SYNC_FILE_RANGE] = { "SYNC_FILE_RANGE", K(5, 2) },
-	[IOUR_OP_SENDMSG] = { "SENDMSG", K(5, 3) },
-	[IOUR_OP_RECVMSG] = { "RECVMSG", K(5, 3) },
-	[IOUR_OP_TIMEOUT] = { "TIMEOUT", K(5, 4) },
-	[IOUR_OP_TIMEOUT_REMOVE] = { "TIMEOUT_REMOVE", K(5, 5) },
-	[IOUR_OP_ACCEPT] = { "ACCEPT", K(5, 5) },
-	[IOUR_OP_ASYNC_CANCEL] = { "ASYNC_CANCEL", K(5, 5) },
-	[IOUR_OP_LINK_TIMEOUT] = { "LINK_TIMEOUT", K(5, 5) },
-	[IOUR_OP_CONNECT] = { "CONNECT", K(5, 5) },
-	[IOUR_OP_FALLOCATE] = { "FALLOCATE", K(5, 6) },
-	[IOUR_OP_OPENAT] = { "OPENAT", K(5, 6) },
-	[IOUR_OP_CLOSE] = { "CLOSE", K(5, 6) },
-	[IOUR_OP_FILES_UPDATE] = { "FILES_UPDATE", K(5, 6) },
-	[IOUR_OP_STATX] = { "STATX", K(5, 6) },
-	[IOUR_OP_READ] = { "READ", K(5, 6) },
-	[IOUR_OP_WRITE] = { "WRITE", K(5, 6) },
-	[IOUR_OP_FADVISE] = { "FADVISE", K(5, 6) },
-	[IOUR_OP_MADVISE] = { "MADVISE", K(5, 6) },
-	[IOUR_OP_SEND] = { "SEND", K(5, 6) },
-	[IOUR_OP_RECV] = { "RECV", K(5, 6) },
-	[IOUR_OP_OPENAT2] = { "OPENAT2", K(5, 6) },
-	[IOUR_OP_EPOLL_CTL] = { "EPOLL_CTL", K(5, 6) },
-	[IOUR_OP_SPLICE] = { "SPLICE", K(5, 7) },
-	[IOUR_OP_PROVIDE_BUFFERS] = { "PROVIDE_BUFFERS", K(5, 7) },
-	[IOUR_OP_REMOVE_BUFFERS] = { "REMOVE_BUFFERS", K(5, 7) },
-	[IOUR_OP_TEE] = { "TEE", K(5, 8) },
-	[IOUR_OP_SHUTDOWN] = { "SHUTDOWN", K(5, 11) },
-	[IOUR_OP_RENAMEAT] = { "RENAMEAT", K(5, 11) },
-	[IOUR_OP_UNLINKAT] = { "UNLINKAT", K(5, 11) },
-	[IOUR_OP_MKDIRAT] = { "MKDIRAT", K(5, 15) },
-	[IOUR_OP_SYMLINKAT] = { "SYMLINKAT", K(5, 15) },
-	[IOUR_OP_LINKAT] = { "LINKAT", K(5, 15) },
-	[IOUR_OP_MSG_RING] = { "MSG_RING", K(5, 18) },
-	[IOUR_OP_FSETXATTR] = { "FSETXATTR", K(5, 19) },
-	[IOUR_OP_SETXATTR] = { "SETXATTR", K(5, 19) },
-	[IOUR_OP_FGETXATTR] = { "FGETXATTR", K(5, 19) },
-	[IOUR_OP_GETXATTR] = { "GETXATTR", K(5, 19) },
-	[IOUR_OP_SOCKET] = { "SOCKET", K(5, 19) },
-	[IOUR_OP_URING_CMD] = { "URING_CMD", K(5, 19) },
-	[IOUR_OP_SEND_ZC] = { "SEND_ZC", K(6, 0) },
-	[IOUR_OP_SENDMSG_ZC] = { "SENDMSG_ZC", K(6, 1) },
-	[IOUR_OP_READ_MULTISHOT] = { "READ_MULTISHOT", K(6, 7) },
-	/* The man page says 6.5; the numbering (after READ_MULTISHOT, 6.7)
-	 * says 6.7. */
-	[IOUR_OP_WAITID] = { "WAITID", K(6, 7) },
-	[IOUR_OP_FUTEX_WAIT] = { "FUTEX_WAIT", K(6, 7) },
-	[IOUR_OP_FUTEX_WAKE] = { "FUTEX_WAKE", K(6, 7) },
-	[IOUR_OP_FUTEX_WAITV] = { "FUTEX_WAITV", K(6, 7) },
-	[IOUR_OP_FIXED_FD_INSTALL] = { "FIXED_FD_INSTALL", K(6, 8) },
-	[IOUR_OP_FTRUNCATE] = { "FTRUNCATE", K(6, 9) },
-	[IOUR_OP_BIND] = { "BIND", K(6, 11) },
-	[IOUR_OP_LISTEN] = { "LISTEN", K(6, 11) },
-	[IOUR_OP_RECV_ZC] = { "RECV_ZC", K(6, 15) },
-	[IOUR_OP_EPOLL_WAIT] = { "EPOLL_WAIT", K(6, 15) },
-	[IOUR_OP_READV_FIXED] = { "READV_FIXED", K(6, 15) },
-	[IOUR_OP_WRITEV_FIXED] = { "WRITEV_FIXED", K(6, 15) },
-	[IOUR_OP_PIPE] = { "PIPE", K(6, 16) },
-	/* IORING_OP_LAST was 63 on 6.18 (measured through QUERY). */
-	[IOUR_OP_NOP128] = { "NOP128", K(6, 19) },
-	[IOUR_OP_URING_CMD128] = { "URING_CMD128", K(6, 19) },
+#define IOUR_KF_OP(name, value, maj, min, async) [value] = { #name, K(maj, min) },
+#include "kernel_facts.def"
 };
 
 static const struct name_ent reg_tab[IOUR_REGISTER__COUNT] = {
-	[IOUR_REGISTER_BUFFERS] = { "REGISTER_BUFFERS", K(5, 1) },
-	[IOUR_UNREGISTER_BUFFERS] = { "UNREGISTER_BUFFERS", K(5, 1) },
-	[IOUR_REGISTER_FILES] = { "REGISTER_FILES", K(5, 1) },
-	[IOUR_UNREGISTER_FILES] = { "UNREGISTER_FILES", K(5, 1) },
-	[IOUR_REGISTER_EVENTFD] = { "REGISTER_EVENTFD", K(5, 2) },
-	[IOUR_UNREGISTER_EVENTFD] = { "UNREGISTER_EVENTFD", K(5, 2) },
-	[IOUR_REGISTER_FILES_UPDATE] = { "REGISTER_FILES_UPDATE", K(5, 5) },
-	[IOUR_REGISTER_EVENTFD_ASYNC] = { "REGISTER_EVENTFD_ASYNC", K(5, 6) },
-	[IOUR_REGISTER_PROBE] = { "REGISTER_PROBE", K(5, 6) },
-	[IOUR_REGISTER_PERSONALITY] = { "REGISTER_PERSONALITY", K(5, 6) },
-	[IOUR_UNREGISTER_PERSONALITY] = { "UNREGISTER_PERSONALITY", K(5, 6) },
-	/* Ring fd from 5.10; on fd -1 (task level) from 7.0. */
-	[IOUR_REGISTER_RESTRICTIONS] = { "REGISTER_RESTRICTIONS", K(5, 10) },
-	[IOUR_REGISTER_ENABLE_RINGS] = { "REGISTER_ENABLE_RINGS", K(5, 10) },
-	[IOUR_REGISTER_FILES2] = { "REGISTER_FILES2", K(5, 13) },
-	[IOUR_REGISTER_FILES_UPDATE2] = { "REGISTER_FILES_UPDATE2", K(5, 13) },
-	[IOUR_REGISTER_BUFFERS2] = { "REGISTER_BUFFERS2", K(5, 13) },
-	[IOUR_REGISTER_BUFFERS_UPDATE] = { "REGISTER_BUFFERS_UPDATE", K(5, 13) },
-	[IOUR_REGISTER_IOWQ_AFF] = { "REGISTER_IOWQ_AFF", K(5, 14) },
-	[IOUR_UNREGISTER_IOWQ_AFF] = { "UNREGISTER_IOWQ_AFF", K(5, 14) },
-	[IOUR_REGISTER_IOWQ_MAX_WORKERS] = { "REGISTER_IOWQ_MAX_WORKERS", K(5, 15) },
-	[IOUR_REGISTER_RING_FDS] = { "REGISTER_RING_FDS", K(5, 18) },
-	[IOUR_UNREGISTER_RING_FDS] = { "UNREGISTER_RING_FDS", K(5, 18) },
-	[IOUR_REGISTER_PBUF_RING] = { "REGISTER_PBUF_RING", K(5, 19) },
-	[IOUR_UNREGISTER_PBUF_RING] = { "UNREGISTER_PBUF_RING", K(5, 19) },
-	[IOUR_REGISTER_SYNC_CANCEL] = { "REGISTER_SYNC_CANCEL", K(6, 0) },
-	[IOUR_REGISTER_FILE_ALLOC_RANGE] = { "REGISTER_FILE_ALLOC_RANGE", K(6, 0) },
-	[IOUR_REGISTER_PBUF_STATUS] = { "REGISTER_PBUF_STATUS", K(6, 8) },
-	[IOUR_REGISTER_NAPI] = { "REGISTER_NAPI", K(6, 9) },
-	[IOUR_UNREGISTER_NAPI] = { "UNREGISTER_NAPI", K(6, 9) },
-	[IOUR_REGISTER_CLOCK] = { "REGISTER_CLOCK", K(6, 12) },
-	[IOUR_REGISTER_CLONE_BUFFERS] = { "REGISTER_CLONE_BUFFERS", K(6, 12) },
-	/* The first opcode that also works ring-less ("blind", fd -1). */
-	[IOUR_REGISTER_SEND_MSG_RING] = { "REGISTER_SEND_MSG_RING", K(6, 13) },
-	/* Number 32 was reserved for zero-copy receive when 33 and 34 were
-	 * merged in 6.13; the opcode itself came in 6.15. */
-	[IOUR_REGISTER_ZCRX_IFQ] = { "REGISTER_ZCRX_IFQ", K(6, 15) },
-	[IOUR_REGISTER_RESIZE_RINGS] = { "REGISTER_RESIZE_RINGS", K(6, 13) },
-	[IOUR_REGISTER_MEM_REGION] = { "REGISTER_MEM_REGION", K(6, 13) },
-	/* The man page says 6.15; 6.18.44 answers it and reports
-	 * IORING_REGISTER_LAST = 36, and 32 (6.15) precedes it. */
-	[IOUR_REGISTER_QUERY] = { "REGISTER_QUERY", K(6, 18) },
-	/* The man page says 6.15; absent on 6.18.44 (measured). */
-	[IOUR_REGISTER_ZCRX_CTRL] = { "REGISTER_ZCRX_CTRL", K(6, 19) },
-	[IOUR_REGISTER_BPF_FILTER] = { "REGISTER_BPF_FILTER", K(7, 0) },
+#define IOUR_KF_REG(name, value, maj, min) [value] = { #name, K(maj, min) },
+#include "kernel_facts.def"
 };
 
 /* Indexed by bit number. */
-static const struct name_ent flag_tab[7] = {
-	{ "FIXED_FILE", K(5, 1) },        { "IO_DRAIN", K(5, 2) }, { "IO_LINK", K(5, 3) },
-	{ "IO_HARDLINK", K(5, 5) },       { "ASYNC", K(5, 6) },    { "BUFFER_SELECT", K(5, 7) },
-	{ "CQE_SKIP_SUCCESS", K(5, 17) },
+static const struct name_ent flag_tab[] = {
+#define IOUR_KF_SQE(name, bit, maj, min) [bit] = { #name, K(maj, min) },
+#include "kernel_facts.def"
 };
 
-_Static_assert(IOUR_ARRAY_SIZE(flag_tab) == 7 && IOUR_SQE__VALID == 0x7f,
-	       "one flag_tab entry per bit of IOUR_SQE__VALID");
-_Static_assert(IOUR_OP__COUNT == KIO_OP_LAST_NEWEST, "opcode table size");
-_Static_assert(IOUR_REGISTER__COUNT == KIO_REGISTER_LAST_NEWEST, "register table size");
+/* Whether an opcode's preparation may set the force-async bit. */
+static const bool op_async[IOUR_OP__COUNT] = {
+#define IOUR_KF_OP(name, value, maj, min, async) [value] = (async),
+#include "kernel_facts.def"
+};
+
+/*
+ * Every row names the public enum member of its value, and the rows are
+ * as many as the enums count: the hand-written enums of
+ * include/iouring_restrict/names.h agree with the table (a row missing or
+ * a number wrong fails here).
+ */
+#define IOUR_KF_OP(name, value, maj, min, async) \
+	_Static_assert(IOUR_OP_##name == (value), "IOUR_OP_" #name);
+#define IOUR_KF_REG(name, value, maj, min) _Static_assert(IOUR_##name == (value), "IOUR_" #name);
+#define IOUR_KF_SQE(name, bit, maj, min) \
+	_Static_assert(IOUR_SQE_##name == 1 << (bit), "IOUR_SQE_" #name);
+#include "kernel_facts.def"
+
+/* NOLINTBEGIN(bugprone-macro-parentheses): each row adds a term */
+enum {
+	KF_NOPS = 0
+#define IOUR_KF_OP(name, value, maj, min, async) +1
+#include "kernel_facts.def"
+	,
+	KF_NREGS = 0
+#define IOUR_KF_REG(name, value, maj, min) +1
+#include "kernel_facts.def"
+	,
+	KF_SQE_MASK = 0
+#define IOUR_KF_SQE(name, bit, maj, min) | 1 << (bit)
+#include "kernel_facts.def"
+};
+/* NOLINTEND(bugprone-macro-parentheses) */
+
+_Static_assert((int)KF_NOPS == (int)IOUR_OP__COUNT, "one row per request opcode");
+_Static_assert((int)KF_NREGS == (int)IOUR_REGISTER__COUNT, "one row per register opcode");
+_Static_assert((int)KF_SQE_MASK == (int)IOUR_SQE__VALID, "one row per SQE flag");
+_Static_assert(IOUR_ARRAY_SIZE(flag_tab) == 7, "SQE flags are bits 0 to 6");
 
 /* Versions compare without the patch byte. */
 static uint32_t kver_norm(uint32_t kver)
@@ -253,6 +180,13 @@ int iour_opcode_last(uint32_t kver)
 int iour_opcodes_up_to(uint32_t kver, uint32_t *ops, size_t cap)
 {
 	return list_up_to(op_tab, IOUR_ARRAY_SIZE(op_tab), kver, ops, cap);
+}
+
+/* Documented in include/iouring_restrict/names.h */
+int iour_opcode_forces_async(uint32_t op)
+{
+	return op < IOUR_OP__COUNT ? (int)op_async[op] :
+				     iour__err_public(-ENOENT, IOUR__ERRSET_OPCODE_FORCES_ASYNC);
 }
 
 /* ---- register opcodes ---- */

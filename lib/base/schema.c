@@ -19,6 +19,69 @@
 #include "schema.h"
 #include "uapi.h"
 
+/*
+ * The public context offsets (include/iouring_restrict/cbpf.h), which the
+ * rows of schema.def name, are the kernel's layout (struct kio_bpf_ctx of
+ * uapi.h; doc/kernel.md 4.3).
+ */
+_Static_assert(IOUR_CTX_SIZE == sizeof(struct kio_bpf_ctx), "IOUR_CTX_SIZE");
+_Static_assert(IOUR_CTX_OFF_USER_DATA == offsetof(struct kio_bpf_ctx, user_data), "user_data");
+_Static_assert(IOUR_CTX_OFF_OPCODE == offsetof(struct kio_bpf_ctx, opcode), "opcode");
+_Static_assert(IOUR_CTX_OFF_SQE_FLAGS == offsetof(struct kio_bpf_ctx, sqe_flags), "sqe_flags");
+_Static_assert(IOUR_CTX_OFF_PDU_SIZE == offsetof(struct kio_bpf_ctx, pdu_size), "pdu_size");
+_Static_assert(IOUR_CTX_OFF_PDU == offsetof(struct kio_bpf_ctx, socket), "payload");
+_Static_assert(IOUR_CTX_OFF_SOCKET_FAMILY == offsetof(struct kio_bpf_ctx, socket.family),
+	       "socket.family");
+_Static_assert(IOUR_CTX_OFF_SOCKET_TYPE == offsetof(struct kio_bpf_ctx, socket.type),
+	       "socket.type");
+_Static_assert(IOUR_CTX_OFF_SOCKET_PROTOCOL == offsetof(struct kio_bpf_ctx, socket.protocol),
+	       "socket.protocol");
+_Static_assert(IOUR_CTX_OFF_OPEN_FLAGS == offsetof(struct kio_bpf_ctx, open.flags), "open.flags");
+_Static_assert(IOUR_CTX_OFF_OPEN_MODE == offsetof(struct kio_bpf_ctx, open.mode), "open.mode");
+_Static_assert(IOUR_CTX_OFF_OPEN_RESOLVE == offsetof(struct kio_bpf_ctx, open.resolve),
+	       "open.resolve");
+_Static_assert(IOUR_CTX_OFF_CONNECT_FAMILY == offsetof(struct kio_bpf_ctx, connect.family),
+	       "connect.family");
+_Static_assert(IOUR_CTX_OFF_CONNECT_PORT == offsetof(struct kio_bpf_ctx, connect.port),
+	       "connect.port");
+_Static_assert(IOUR_CTX_OFF_CONNECT_ADDR == offsetof(struct kio_bpf_ctx, connect.v4_addr),
+	       "connect.addr");
+
+/*
+ * Each field row's slot is where the kernel can put it: a size the
+ * context's words hold, inside the context, the fields of every opcode in
+ * the header and the others in the payload.
+ */
+/* clang-format off */
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
+	_Static_assert(((bytes) == 1 || (bytes) == 2 || (bytes) == 4 || (bytes) == 8 ||        \
+			(bytes) == 16) && (off) % ((bytes) < 4 ? (bytes) : 4) == 0 &&          \
+		       (off) + (bytes) <= IOUR_CTX_SIZE &&                                     \
+		       (IOUR__SG_##group == IOUR__SG_ANY ? (off) + (bytes) <= IOUR_CTX_OFF_PDU \
+							 : (off) >= IOUR_CTX_OFF_PDU),         \
+		       "the slot of " name);
+#include "schema.def"
+/* clang-format on */
+
+#ifndef IOUR_SCHEMA_TEST_EXTRA
+/*
+ * Every public field id (enum iour_field, include/iouring_restrict/filter.h)
+ * has exactly one row: -Wswitch (in -Wall, an error with -Werror) fails on
+ * a member without a case, and a duplicate case does not compile.  Not in
+ * the test build whose fictitious rows have ids of their own.
+ */
+static inline bool field_id_has_row(enum iour_field id)
+{
+	switch (id) {
+#define IOUR_SCHEMA_FIELD(name, id, group, kind, prefix, off, bytes, order, mask, valid, label) \
+	case id:
+#include "schema.def"
+		return true;
+	}
+	return false;
+}
+#endif
+
 static const struct iour__schema_payload payloads[] = {
 #define IOUR_SCHEMA_PAYLOAD(op, group, pdu, level) { (op), IOUR__SG_##group, (pdu), (level) },
 #include "schema.def"

@@ -18,6 +18,15 @@
 
 #include "iouring_restrict/names.h"
 
+/*
+ * The numbers of this header that the kernel facts also hold
+ * (lib/base/kernel_facts.def: syscall numbers, setup flags, register
+ * opcodes, the opcode and flag limits) are checked against them at the end
+ * of this header; register opcodes and limits are the public enums'
+ * (include/iouring_restrict/names.h), themselves checked against the
+ * table in lib/base/names.c.
+ */
+
 /* Syscall numbers: identical on x86-64, arm64 and the generic table. */
 #define KIO_NR_SETUP 425
 #define KIO_NR_ENTER 426
@@ -44,27 +53,40 @@
 #define KIO_SETUP_ATTACH_WQ (1U << 5)
 #define KIO_SETUP_R_DISABLED (1U << 6)
 #define KIO_SETUP_SUBMIT_ALL (1U << 7)
+#define KIO_SETUP_COOP_TASKRUN (1U << 8)
+#define KIO_SETUP_TASKRUN_FLAG (1U << 9)
+#define KIO_SETUP_SQE128 (1U << 10)
+#define KIO_SETUP_CQE32 (1U << 11)
 #define KIO_SETUP_SINGLE_ISSUER (1U << 12)
+#define KIO_SETUP_DEFER_TASKRUN (1U << 13)
+#define KIO_SETUP_NO_MMAP (1U << 14)
+#define KIO_SETUP_REGISTERED_FD_ONLY (1U << 15)
 #define KIO_SETUP_NO_SQARRAY (1U << 16)
+#define KIO_SETUP_HYBRID_IOPOLL (1U << 17)
+#define KIO_SETUP_CQE_MIXED (1U << 18)
+#define KIO_SETUP_SQE_MIXED (1U << 19)
+#define KIO_SETUP_SQ_REWIND (1U << 20)
 
 /* io_uring_enter flags. */
 #define KIO_ENTER_GETEVENTS (1U << 0)
 
-/* Register opcodes the library itself issues. */
-#define KIO_REGISTER_PROBE 8
-#define KIO_REGISTER_RESTRICTIONS 11
-#define KIO_REGISTER_ENABLE_RINGS 12
-#define KIO_REGISTER_QUERY 35
-#define KIO_REGISTER_BPF_FILTER 37
-#define KIO_REGISTER_LAST_NEWEST 38 /* IORING_REGISTER_LAST of Linux 7.0-7.2 */
+/* Register opcodes the library itself issues: the public enum's
+ * (enum iour_register_op). */
+#define KIO_REGISTER_PROBE IOUR_REGISTER_PROBE
+#define KIO_REGISTER_RESTRICTIONS IOUR_REGISTER_RESTRICTIONS
+#define KIO_REGISTER_ENABLE_RINGS IOUR_REGISTER_ENABLE_RINGS
+#define KIO_REGISTER_QUERY IOUR_REGISTER_QUERY
+#define KIO_REGISTER_BPF_FILTER IOUR_REGISTER_BPF_FILTER
+/* IORING_REGISTER_LAST of the newest kernel the library knows */
+#define KIO_REGISTER_LAST_NEWEST IOUR_REGISTER__COUNT
 #define KIO_REGISTER_USE_REGISTERED_RING (1U << 31)
 
-/* Request opcodes: enum iour_op (include/iouring_restrict/names.h), the
- * library's one copy of the kernel's numbers. */
-#define KIO_OP_LAST_NEWEST 65 /* IORING_OP_LAST of Linux 6.19-7.2 */
+/* Request opcodes: enum iour_op (include/iouring_restrict/names.h).
+ * IORING_OP_LAST of the newest kernel the library knows: */
+#define KIO_OP_LAST_NEWEST IOUR_OP__COUNT
 
-/* SQE flags. */
-#define KIO_SQE_VALID_FLAGS 0x7fU
+/* SQE flags: enum iour_sqe_flag; every flag the newest kernel knows. */
+#define KIO_SQE_VALID_FLAGS ((uint32_t)IOUR_SQE__VALID)
 
 /* enum io_uring_register_restriction_op */
 #define KIO_RESTRICTION_REGISTER_OP 0
@@ -359,5 +381,11 @@ _Static_assert(sizeof(struct kio_cqe) == 16, "io_uring_cqe size");
 #define KBPF_RVAL(c) ((c) & 0x18)
 #define KBPF_MISCOP(c) ((c) & 0xf8)
 /* clang-format on */
+
+/* The numbers above that the kernel facts hold (lib/base/kernel_facts.def). */
+#define IOUR_KF_NR(name, nr, maj, min) _Static_assert(KIO_NR_##name == (nr), "NR_" #name);
+#define IOUR_KF_SETUP(name, bit, maj, min) \
+	_Static_assert(KIO_SETUP_##name == 1U << (bit), "SETUP_" #name);
+#include "kernel_facts.def"
 
 #endif /* IOUR_LIB_UAPI_H */

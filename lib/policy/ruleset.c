@@ -11,6 +11,7 @@
 #include "base/internal.h"
 #include "ruleset_internal.h"
 #include "iouring_restrict/names.h"
+#include "iouring_restrict/probe.h"
 #include "iouring_restrict/ruleset.h"
 
 _Static_assert(sizeof(struct iour_restriction) == sizeof(struct kio_restriction),
@@ -31,7 +32,6 @@ _Static_assert(IOUR_RESTRICTION_REGISTER_OP == KIO_RESTRICTION_REGISTER_OP &&
 		       IOUR_RESTRICTION_SQE_FLAGS_ALLOWED == KIO_RESTRICTION_SQE_FLAGS_ALLOWED &&
 		       IOUR_RESTRICTION_SQE_FLAGS_REQUIRED == KIO_RESTRICTION_SQE_FLAGS_REQUIRED,
 	       "restriction kinds");
-_Static_assert(IOUR_SQE__VALID == KIO_SQE_VALID_FLAGS, "SQE flag mask");
 _Static_assert(sizeof(((struct iour_clamp_report *)0)->sqe_ops) ==
 		       sizeof(((struct iour__clamp *)0)->sqe_ops),
 	       "clamp bitmap size");
@@ -346,7 +346,7 @@ static int export_limits(const struct iour_export_opts *opts, struct iour__kerne
 	if (kver) {
 		lim->op_last = (uint32_t)iour_opcode_last(kver);
 		lim->reg_last = (uint32_t)iour_register_op_last(kver);
-		lim->split = kver >= IOUR_KVER(7, 0);
+		lim->split = iour_kernel_split_gates(kver);
 	} else {
 		lim->op_last = IOUR_OP__COUNT;
 		lim->reg_last = IOUR_REGISTER__COUNT;

@@ -209,19 +209,11 @@ int iour__kernel_current(struct iour__kernel *k)
  * level), as a fresh process would find it. */
 static uint32_t level_of_kver(uint32_t kver)
 {
-	static const uint32_t first[IOUR_LEVEL_MAX + 1] = {
-		[IOUR_LEVEL_NONE] = 0,
-		[IOUR_LEVEL_IO_URING] = IOUR_KVER(5, 1),
-		[IOUR_LEVEL_RING] = IOUR_KVER(5, 10),
-		[IOUR_LEVEL_QUERY] = IOUR_KVER(6, 18),
-		[IOUR_LEVEL_TASK_BPF] = IOUR_KVER(7, 0),
-		[IOUR_LEVEL_CONNECT] = IOUR_KVER(7, 2),
-	};
 	uint32_t level = IOUR_LEVEL_NONE;
 	uint32_t l;
 
 	for (l = IOUR_LEVEL_IO_URING; l <= IOUR_LEVEL_MAX; l++)
-		if (kver >= first[l])
+		if (kver >= iour__kernel_level_first(l))
 			level = l;
 	return level;
 }
@@ -260,7 +252,10 @@ static void describe(uint32_t kver, struct iour_features *f)
 	/* Before 7.0: no task restrictions (fd -1 is -EBADF from 5.10 to
 	 * 6.12, which have no ring-less register path), no BPF_FILTER. */
 	f->task_restrictions_err =
-		kver >= IOUR_KVER(5, 10) && kver < IOUR_KVER(6, 13) ? -EBADF : -EINVAL;
+		kver >= (uint32_t)iour_kernel_generation(IOUR_KGEN_RING_RESTRICTIONS) &&
+				kver < (uint32_t)iour_kernel_generation(IOUR_KGEN_BLIND_REGISTER) ?
+			-EBADF :
+			-EINVAL;
 	f->bpf_ring_err = f->bpf_task_err = -EINVAL;
 	if (level == IOUR_LEVEL_IO_URING) {
 		/* No ring restrictions: iour_probe() reports no limits there
@@ -277,7 +272,7 @@ static void describe(uint32_t kver, struct iour_features *f)
 	f->ring_register_err = -EINVAL;
 	f->enable_rings_err = -EBADFD;
 	f->probe = IOUR_AVAIL_YES;
-	if (kver >= IOUR_KVER(6, 13))
+	if (kver >= (uint32_t)iour_kernel_generation(IOUR_KGEN_BLIND_REGISTER))
 		f->blind_register = IOUR_AVAIL_YES;
 	if (level >= IOUR_LEVEL_QUERY)
 		f->query = IOUR_AVAIL_YES;

@@ -85,14 +85,13 @@
 #define PARAMS_SZ ((uint32_t)sizeof(struct kio_params))
 
 /* Flags served as asked, passed to the kernel (which validates them). */
-#define PASS_FLAGS                                                                    \
-	(KIO_SETUP_IOPOLL | KIO_SETUP_SQ_AFF | KIO_SETUP_CQSIZE | KIO_SETUP_CLAMP |   \
-	 KIO_SETUP_SUBMIT_ALL | IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG | \
-	 IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32 | KIO_SETUP_NO_SQARRAY |              \
-	 IOUR__SETUP_HYBRID_IOPOLL | IOUR__SETUP_CQE_MIXED | IOUR__SETUP_SQE_MIXED |  \
-	 IOUR__SETUP_SQ_REWIND)
+#define PASS_FLAGS                                                                             \
+	(KIO_SETUP_IOPOLL | KIO_SETUP_SQ_AFF | KIO_SETUP_CQSIZE | KIO_SETUP_CLAMP |            \
+	 KIO_SETUP_SUBMIT_ALL | KIO_SETUP_COOP_TASKRUN | KIO_SETUP_TASKRUN_FLAG |              \
+	 KIO_SETUP_SQE128 | KIO_SETUP_CQE32 | KIO_SETUP_NO_SQARRAY | KIO_SETUP_HYBRID_IOPOLL | \
+	 KIO_SETUP_CQE_MIXED | KIO_SETUP_SQE_MIXED | KIO_SETUP_SQ_REWIND)
 /* Flags served without them (the broker would be the single issuer). */
-#define STRIP_FLAGS (KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN)
+#define STRIP_FLAGS (KIO_SETUP_SINGLE_ISSUER | KIO_SETUP_DEFER_TASKRUN)
 
 /* The limits' defaults and bounds (broker.h, iour_broker_opts). */
 #define DEADLINE_MS_DEFAULT 2000U
@@ -545,7 +544,7 @@ static int flags_answer(uint32_t f, const char **why)
 		*why = "IORING_SETUP_ATTACH_WQ: not served (EINVAL)";
 		return -EINVAL;
 	}
-	if (f & (IOUR__SETUP_NO_MMAP | IOUR__SETUP_REGISTERED_FD_ONLY)) {
+	if (f & (KIO_SETUP_NO_MMAP | KIO_SETUP_REGISTERED_FD_ONLY)) {
 		*why = "IORING_SETUP_NO_MMAP / REGISTERED_FD_ONLY: rings in the program's memory "
 		       "are not served (EINVAL)";
 		return -EINVAL;

@@ -92,7 +92,7 @@ static int opts_check(const struct iour_verify_opts *opts, struct vopts *o)
 			return -EINVAL;
 		if (o->ring_flags & ~IOUR__RING_INIT_FLAGS)
 			return -EOPNOTSUPP;
-		if ((o->ring_flags & IOUR__SETUP_DEFER_TASKRUN) &&
+		if ((o->ring_flags & KIO_SETUP_DEFER_TASKRUN) &&
 		    !(o->ring_flags & KIO_SETUP_SINGLE_ISSUER))
 			return -EINVAL;
 	}

@@ -18,9 +18,11 @@
 
 #define MSG_DATA 0U /* IORING_MSG_DATA: a completion, no file */
 
-/* IOSQE_FIXED_FILE, IO_DRAIN, IO_LINK, IO_HARDLINK, ASYNC */
-#define SQE_FLAGS_OK 0x1fU
-#define FLAG_FIXED_FILE 0x01U
+/* The SQE flags the check can submit. */
+#define SQE_FLAGS_OK                                                             \
+	((uint32_t)(IOUR_SQE_FIXED_FILE | IOUR_SQE_IO_DRAIN | IOUR_SQE_IO_LINK | \
+		    IOUR_SQE_IO_HARDLINK | IOUR_SQE_ASYNC))
+#define FLAG_FIXED_FILE ((uint32_t)IOUR_SQE_FIXED_FILE)
 #define COVERAGE_MAX_SZ 4096U
 #define CHILD_RING_ENTRIES 8
 #define DEFAULT_TIMEOUT_MS 30000U

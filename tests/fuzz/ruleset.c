@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "kernel_facts_oracle.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ruleset.h"
 
@@ -273,7 +274,7 @@ static void check_export(const struct iour_ruleset *rs, const struct model *m, s
 
 		op_last = kver ? (uint32_t)iour_opcode_last(kver) : IOUR_OP__COUNT;
 		reg_last = kver ? (uint32_t)iour_register_op_last(kver) : IOUR_REGISTER__COUNT;
-		split = kver ? kver >= IOUR_KVER(7, 0) : true;
+		split = kver ? kver >= ORACLE_KVER_SPLIT_GATES : true;
 		if (HAS(op_last) && o.op_last)
 			op_last = o.op_last;
 		if (HAS(reg_last) && o.reg_last)

@@ -45,13 +45,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernel_facts_oracle.h"
+
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
 #define NR_PIDFD_OPEN 434
 #define NR_PIDFD_GETFD 438
-#define NR_IO_URING_SETUP 425
-#define NR_IO_URING_ENTER 426
+/* io_uring's numbers restated (tests/common/kernel_facts_oracle.h) */
+#define NR_IO_URING_SETUP ORACLE_NR_IO_URING_SETUP
+#define NR_IO_URING_ENTER ORACLE_NR_IO_URING_ENTER
 
 static pid_t target;
 static int pidfd = -1;

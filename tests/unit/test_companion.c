@@ -25,6 +25,7 @@
 
 #include "cbpf/cbpf_internal.h"
 #include "enforce/enforce_internal.h"
+#include "kernel_facts_oracle.h"
 #include "kernel_oracle.h"
 #include "base/miniring.h"
 #include "base/sys.h"
@@ -348,11 +349,11 @@ static int child_x32(void *arg)
 	CHECK(getpid_before == getpid() || getpid_before == -ENOSYS);
 	/* before: x32 io_uring_setup reaches io_uring (EFAULT) or is not
 	 * built (ENOSYS), as x32 getpid showed */
-	CHECK(syscall(425 | 0x40000000, 1, NULL) == -1 &&
+	CHECK(syscall(ORACLE_NR_IO_URING_SETUP | 0x40000000, 1, NULL) == -1 &&
 	      errno == (getpid_before == -ENOSYS ? ENOSYS : EFAULT));
 	CHECK(iour_companion_install(&o) == 0);
 	/* after: denied by the filter, whether or not x32 is built */
-	CHECK(syscall(425 | 0x40000000, 1, NULL) == -1 && errno == EPERM);
+	CHECK(syscall(ORACLE_NR_IO_URING_SETUP | 0x40000000, 1, NULL) == -1 && errno == EPERM);
 	/* other x32 calls pass the filter: the same answer as before */
 	CHECK(x32_getpid() == getpid_before);
 	return 0;
@@ -364,12 +365,12 @@ static int child_ia32_live(void *arg)
 
 	(void)arg;
 	/* before: ia32 reaches io_uring (EFAULT) */
-	CHECK(int80(425, 1, 0) == -EFAULT);
+	CHECK(int80(ORACLE_NR_IO_URING_SETUP, 1, 0) == -EFAULT);
 	CHECK(iour_companion_install(&o) == 0);
-	CHECK(int80(425, 1, 0) == -EPERM);
+	CHECK(int80(ORACLE_NR_IO_URING_SETUP, 1, 0) == -EPERM);
 	/* other ia32 calls pass the filter */
 	CHECK(int80(20 /* i386 getpid */, 0, 0) == getpid());
-	CHECK(int80(426, -1, 0) == -EBADF); /* i386 io_uring_enter: not denied */
+	CHECK(int80(ORACLE_NR_IO_URING_ENTER, -1, 0) == -EBADF); /* i386 io_uring_enter: not denied */
 	return 0;
 }
 
@@ -384,13 +385,13 @@ static void check_i386_arm(void)
 	static const struct {
 		uint32_t nr, arch, ret;
 	} cases[] = {
-		{ 425, AUDIT_ARCH_I386, SECCOMP_RET_ERRNO | EPERM },
-		{ 426, AUDIT_ARCH_I386, SECCOMP_RET_ALLOW },
-		{ 427, AUDIT_ARCH_I386, SECCOMP_RET_ALLOW },
+		{ ORACLE_NR_IO_URING_SETUP, AUDIT_ARCH_I386, SECCOMP_RET_ERRNO | EPERM },
+		{ ORACLE_NR_IO_URING_ENTER, AUDIT_ARCH_I386, SECCOMP_RET_ALLOW },
+		{ ORACLE_NR_IO_URING_REGISTER, AUDIT_ARCH_I386, SECCOMP_RET_ALLOW },
 		{ 20, AUDIT_ARCH_I386, SECCOMP_RET_ALLOW },
-		{ 425 | 0x40000000U, AUDIT_ARCH_X86_64, SECCOMP_RET_ERRNO | EPERM },
-		{ 425, AUDIT_ARCH_X86_64, SECCOMP_RET_ERRNO | EPERM },
-		{ 425, AUDIT_ARCH_ARM, SECCOMP_RET_KILL_PROCESS },
+		{ ORACLE_NR_IO_URING_SETUP | 0x40000000U, AUDIT_ARCH_X86_64, SECCOMP_RET_ERRNO | EPERM },
+		{ ORACLE_NR_IO_URING_SETUP, AUDIT_ARCH_X86_64, SECCOMP_RET_ERRNO | EPERM },
+		{ ORACLE_NR_IO_URING_SETUP, AUDIT_ARCH_ARM, SECCOMP_RET_KILL_PROCESS },
 	};
 	char text[4096];
 	size_t len = sizeof(text), i;
@@ -592,14 +593,14 @@ Test(companion, program_export_checked_and_run_by_the_kernel)
 				nr = i < 600 ? i : (i < 1000 ? (i - 600) | 0x40000000U
 							     : (uint32_t)random());
 				if (i >= 1100)
-					nr = 425 + (i % 3) + ((i & 4) ? 0x40000000U : 0) +
+					nr = ORACLE_NR_IO_URING_SETUP + (i % 3) + ((i & 4) ? 0x40000000U : 0) +
 					     ((i & 8) ? 0x80000000U : 0);
 				m = nr & ~fold;
 				if (arches[a] != native && arches[a] != compat)
 					want = 3;
-				else if (m == 425 ||
-					 (m == 426 && (flag_sets[f] & IOUR_COMPANION_ENTER)) ||
-					 (m == 427 && (flag_sets[f] & IOUR_COMPANION_REGISTER)))
+				else if (m == ORACLE_NR_IO_URING_SETUP ||
+					 (m == ORACLE_NR_IO_URING_ENTER && (flag_sets[f] & IOUR_COMPANION_ENTER)) ||
+					 (m == ORACLE_NR_IO_URING_REGISTER && (flag_sets[f] & IOUR_COMPANION_REGISTER)))
 					want = 2;
 				else
 					want = 1;

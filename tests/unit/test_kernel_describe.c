@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emukernel.h"
+#include "kernel_facts_oracle.h"
 #include "iouring_restrict/iouring_restrict.h"
 
 static struct iour_features describe(uint32_t kver)
@@ -365,5 +366,60 @@ Test(kernel_describe, payload_array_read_by_planning)
 		/* Not read when the struct is a 1.0 one. */
 		f.sz = offsetof(struct iour_features, pdu_size);
 		cr_expect_eq(connect_no_payload(&f), 0, "old size, opcode %u", op);
+	}
+}
+
+/* The kernel generations (probe.h) against the oracle, against each other
+ * and against iour_kernel_describe(); every documented error. */
+Test(kernel_describe, generations_and_level_kernels)
+{
+	static const uint32_t reps[] = ORACLE_LEVEL_KERNELS;
+	const struct {
+		uint32_t gen, kver;
+	} gens[] = {
+		{ IOUR_KGEN_NEWEST, ORACLE_KVER_NEWEST },
+		{ IOUR_KGEN_RING_RESTRICTIONS, ORACLE_KVER_RING_RESTRICTIONS },
+		{ IOUR_KGEN_BLIND_REGISTER, ORACLE_KVER_BLIND_REGISTER },
+		{ IOUR_KGEN_SPLIT_GATES, ORACLE_KVER_SPLIT_GATES },
+	};
+	const uint32_t newest = ORACLE_KVER_NEWEST;
+	struct iour_features f;
+	uint32_t l, kv;
+
+	for (size_t i = 0; i < sizeof(gens) / sizeof(gens[0]); i++)
+		cr_assert_eq(iour_kernel_generation(gens[i].gen), (int)gens[i].kver, "gen %u",
+			     gens[i].gen);
+	cr_assert_eq(iour_kernel_generation(IOUR_KGEN_SPLIT_GATES + 1), -EINVAL);
+	cr_assert_eq(iour_kernel_generation(UINT32_MAX), -EINVAL);
+
+	cr_assert_eq(sizeof(reps) / sizeof(reps[0]), IOUR_LEVEL_MAX + 1);
+	for (l = 0; l <= IOUR_LEVEL_MAX; l++) {
+		cr_assert_eq(iour_level_kernel(l), (int)reps[l], "level %u", l);
+		/* the representative kernel is of its level */
+		if (l > IOUR_LEVEL_NONE)
+			cr_assert_eq(describe(reps[l]).level, l, "level %u", l);
+	}
+	cr_assert_eq(iour_level_kernel(IOUR_LEVEL_MAX + 1), -EINVAL);
+	cr_assert_eq(iour_level_kernel(UINT32_MAX), -EINVAL);
+
+	/* the newest kernel: every opcode the library knows, the top level */
+	cr_assert_eq(iour_opcode_last(newest), IOUR_OP__COUNT);
+	cr_assert_eq(iour_register_op_last(newest), IOUR_REGISTER__COUNT);
+	cr_assert_eq(describe(newest).level, IOUR_LEVEL_MAX);
+
+	/* split gates: from 7.0 on, the patch byte ignored, as described */
+	cr_assert_eq(iour_kernel_split_gates(0), 0);
+	cr_assert_eq(iour_kernel_split_gates(IOUR_KVER(6, 19) | 0xff), 0);
+	cr_assert_eq(iour_kernel_split_gates(ORACLE_KVER_SPLIT_GATES), 1);
+	cr_assert_eq(iour_kernel_split_gates(ORACLE_KVER_SPLIT_GATES | 3), 1);
+	cr_assert_eq(iour_kernel_split_gates(UINT32_MAX), 1);
+	for (kv = IOUR_KVER(5, 0); kv <= IOUR_KVER(7, 4); kv += IOUR_KVER(0, 1)) {
+		if ((kv >> 8 & 0xff) > 19) {
+			kv = IOUR_KVER((kv >> 16) + 1, 0) - IOUR_KVER(0, 1);
+			continue;
+		}
+		f = describe(kv);
+		cr_assert_eq((uint32_t)iour_kernel_split_gates(kv), f.split_gates, "%u.%u",
+			     kv >> 16, kv >> 8 & 0xff);
 	}
 }

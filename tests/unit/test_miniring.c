@@ -113,14 +113,14 @@ Test(miniring, setup_flag_variants)
 	static const uint32_t variants[] = {
 		KIO_SETUP_CLAMP,
 		KIO_SETUP_SUBMIT_ALL,
-		IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG,
-		IOUR__SETUP_SQE128,
-		IOUR__SETUP_CQE32,
-		IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32,
+		KIO_SETUP_COOP_TASKRUN | KIO_SETUP_TASKRUN_FLAG,
+		KIO_SETUP_SQE128,
+		KIO_SETUP_CQE32,
+		KIO_SETUP_SQE128 | KIO_SETUP_CQE32,
 		KIO_SETUP_SINGLE_ISSUER,
-		KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN,
+		KIO_SETUP_SINGLE_ISSUER | KIO_SETUP_DEFER_TASKRUN,
 		KIO_SETUP_NO_SQARRAY,
-		KIO_SETUP_NO_SQARRAY | IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32,
+		KIO_SETUP_NO_SQARRAY | KIO_SETUP_SQE128 | KIO_SETUP_CQE32,
 	};
 	size_t i;
 
@@ -146,10 +146,10 @@ Test(miniring, init_bad_input)
 	cr_assert_eq(iour__ring_init(&r, 4, 1U << 30), -EINVAL);
 	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_SQPOLL), -EOPNOTSUPP);
 	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_IOPOLL), -EOPNOTSUPP);
-	cr_assert_eq(iour__ring_init(&r, 4, IOUR__SETUP_NO_MMAP), -EOPNOTSUPP);
-	cr_assert_eq(iour__ring_init(&r, 4, IOUR__SETUP_CQE_MIXED), -EOPNOTSUPP);
+	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_NO_MMAP), -EOPNOTSUPP);
+	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_CQE_MIXED), -EOPNOTSUPP);
 	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_CQSIZE), -EOPNOTSUPP);
-	cr_assert_eq(iour__ring_init(&r, 4, IOUR__SETUP_DEFER_TASKRUN), -EINVAL);
+	cr_assert_eq(iour__ring_init(&r, 4, KIO_SETUP_DEFER_TASKRUN), -EINVAL);
 	cr_assert_eq(iour__ring_submit_one(NULL, NULL, NULL), -EINVAL);
 	cr_assert_eq(r.fd, -1);
 	iour__ring_exit(&r);
@@ -220,7 +220,7 @@ Test(miniring, denied_sqe_is_consumed)
 Test(miniring, learn_and_adopt_foreign_ring)
 {
 	UNIT_REQUIRE_URING();
-	static const uint32_t flags[] = { 0, IOUR__SETUP_SQE128, IOUR__SETUP_CQE32,
+	static const uint32_t flags[] = { 0, KIO_SETUP_SQE128, KIO_SETUP_CQE32,
 					  KIO_SETUP_NO_SQARRAY, KIO_SETUP_SUBMIT_ALL };
 	size_t i;
 

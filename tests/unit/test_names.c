@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -12,6 +13,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "base/uapi.h"
+#include "kernel_facts_oracle.h"
 #include "uring_avail.h"
 
 static void lower(char *dst, const char *src, size_t n)
@@ -88,6 +90,31 @@ Test(names, opcode_errors)
 	cr_assert_null(iour_opcode_name(UINT32_MAX));
 	cr_assert_eq(iour_opcode_since(IOUR_OP__COUNT), -ENOENT);
 	cr_assert_eq(iour_opcode_since(UINT32_MAX), -ENOENT);
+}
+
+Test(names, forces_async_matches_oracle)
+{
+	static const char *const forced[] = ORACLE_FORCED_ASYNC_OPS;
+	bool want[IOUR_OP__COUNT] = { false };
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(forced) / sizeof(forced[0]); i++) {
+		int op = iour_opcode_from_name(forced[i]);
+
+		cr_assert_geq(op, 0, "%s", forced[i]);
+		want[op] = true;
+	}
+	for (uint32_t op = 0; op < IOUR_OP__COUNT; op++) {
+		int r = iour_opcode_forces_async(op);
+
+		cr_assert_eq(r, want[op] ? 1 : 0, "%s: %d", iour_opcode_name(op), r);
+		n += r;
+	}
+	cr_assert_eq(n, (int)(sizeof(forced) / sizeof(forced[0])));
+	/* the documented error: an opcode the library does not know */
+	cr_assert_eq(iour_opcode_forces_async(IOUR_OP__COUNT), -ENOENT);
+	cr_assert_eq(iour_opcode_forces_async(255), -ENOENT);
+	cr_assert_eq(iour_opcode_forces_async(UINT32_MAX), -ENOENT);
 }
 
 Test(names, register_round_trip_every_entry)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "kernel_facts_oracle.h"
 
 #define N_RULESETS 300
 
@@ -173,7 +174,7 @@ static int targets(struct target *t, int cap)
 			uint32_t kv = IOUR_KVER(maj, min);
 			int ol, rl;
 
-			if (kv < IOUR_KVER(5, 10))
+			if (kv < ORACLE_KVER_RING_RESTRICTIONS)
 				continue;
 			ol = iour_opcode_last(kv);
 			rl = iour_register_op_last(kv);
@@ -181,10 +182,10 @@ static int targets(struct target *t, int cap)
 				continue;
 			/* Keep one version per (limits, semantics) change. */
 			if (n > 0 && t[n - 1].op_last == ol && t[n - 1].reg_last == rl &&
-			    t[n - 1].split == (kv >= IOUR_KVER(7, 0)))
+			    t[n - 1].split == (kv >= ORACLE_KVER_SPLIT_GATES))
 				continue;
 			cr_assert_lt(n, cap);
-			t[n++] = (struct target){ kv, 0, ol, rl, kv >= IOUR_KVER(7, 0) };
+			t[n++] = (struct target){ kv, 0, ol, rl, kv >= ORACLE_KVER_SPLIT_GATES };
 		}
 	}
 	cr_assert_geq(n, 6, "too few kernel generations: %d", n);

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "iouring_restrict/iouring_restrict.h"
+#include "kernel_facts_oracle.h"
 
 /* doc/kernel.md 4.3: opcode, payload size, the level that filters it. */
 static const struct {
@@ -54,6 +55,7 @@ static const struct {
 
 Test(schema_api, payloads_are_the_kernels)
 {
+	static const uint32_t level_kernels[] = ORACLE_LEVEL_KERNELS;
 	size_t i, n = sizeof(want_payloads) / sizeof(want_payloads[0]);
 
 	cr_assert_eq(iour_payload_count(), (int)n);
@@ -67,8 +69,7 @@ Test(schema_api, payloads_are_the_kernels)
 		cr_expect_eq(pi.pdu_size, want_payloads[i].pdu);
 		cr_expect_eq(pi.level, want_payloads[i].level);
 		cr_expect_str_eq(pi.group, want_payloads[i].group);
-		cr_expect_eq(pi.since, pi.level == IOUR_LEVEL_CONNECT ? IOUR_KVER(7, 2)
-								      : IOUR_KVER(7, 0));
+		cr_expect_eq(pi.since, level_kernels[pi.level]);
 	}
 	cr_expect_eq(iour_payload_find(IOUR_OP_NOP), -ENOENT);
 	cr_expect_eq(iour_payload_find(IOUR_OP_READ), -ENOENT);

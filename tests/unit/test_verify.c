@@ -304,9 +304,9 @@ Test(verify, plain_mode_ring_flag_variants)
 {
 	UNIT_REQUIRE_URING();
 	static const uint32_t flags[] = {
-		KIO_SETUP_SUBMIT_ALL, IOUR__SETUP_SQE128 | IOUR__SETUP_CQE32, KIO_SETUP_NO_SQARRAY,
-		KIO_SETUP_SINGLE_ISSUER | IOUR__SETUP_DEFER_TASKRUN,
-		IOUR__SETUP_COOP_TASKRUN | IOUR__SETUP_TASKRUN_FLAG,
+		KIO_SETUP_SUBMIT_ALL, KIO_SETUP_SQE128 | KIO_SETUP_CQE32, KIO_SETUP_NO_SQARRAY,
+		KIO_SETUP_SINGLE_ISSUER | KIO_SETUP_DEFER_TASKRUN,
+		KIO_SETUP_COOP_TASKRUN | KIO_SETUP_TASKRUN_FLAG,
 	};
 	struct iour_verify_req r[2] = { rq(IOUR_OP_NOP, IOUR_EXPECT_ALLOW),
 					rq(IOUR_OP_WRITE, IOUR_EXPECT_ALLOW) };
@@ -826,11 +826,11 @@ Test(verify, bad_input)
 	BAD(-EINVAL, r, 1, &o);
 	o.ring_flags = KIO_SETUP_R_DISABLED;
 	BAD(-EINVAL, r, 1, &o);
-	o.ring_flags = IOUR__SETUP_DEFER_TASKRUN;
+	o.ring_flags = KIO_SETUP_DEFER_TASKRUN;
 	BAD(-EINVAL, r, 1, &o);
 	o.ring_flags = KIO_SETUP_SQPOLL;
 	BAD(-EOPNOTSUPP, r, 1, &o);
-	o.ring_flags = IOUR__SETUP_CQE_MIXED;
+	o.ring_flags = KIO_SETUP_CQE_MIXED;
 	BAD(-EOPNOTSUPP, r, 1, &o);
 	o.ring_flags = 0;
 	o.exec_path = "";

@@ -257,6 +257,7 @@ FUNCS = {
     "iour_opcode_since": (c_int, [u32]),
     "iour_opcode_last": (c_int, [u32]),
     "iour_opcodes_up_to": (c_int, [u32, POINTER(u32), c_size_t]),
+    "iour_opcode_forces_async": (c_int, [u32]),
     "iour_register_op_from_name": (c_int, [c_char_p]),
     "iour_register_op_name": (c_char_p, [u32]),
     "iour_register_op_since": (c_int, [u32]),
@@ -356,6 +357,9 @@ FUNCS = {
     "iour_feature_level_str": (c_char_p, [c_int]),
     "iour_avail_str": (c_char_p, [u32]),
     "iour_kernel_describe": (c_int, [u32, POINTER(iour_features)]),
+    "iour_kernel_generation": (c_int, [u32]),
+    "iour_level_kernel": (c_int, [u32]),
+    "iour_kernel_split_gates": (c_int, [u32]),
     # ring
     "iour_ring_apply": (c_int, [c_int, "ruleset", POINTER(iour_ring_apply_opts)]),
     "iour_ring_enable": (c_int, [c_int]),

@@ -37,5 +37,9 @@ int main(void)
 	/* a misspelt name */
 	printf("OPENATT: did you mean %s?\n",
 	       iour_name_suggest(IOUR_NAME_OPCODE, "OPENATT"));
+
+	/* a tracepoint's ASYNC bit on OPENAT may be the kernel's own */
+	printf("OPENAT may force async: %s\n",
+	       iour_opcode_forces_async((uint32_t)op) == 1 ? "yes" : "no");
 	return 0;
 }

@@ -21,5 +21,15 @@ int main(void)
 	rc = iour_kernel_describe(IOUR_KVER(7, 0), &k);
 	printf("Linux 7.0: level %u, %s\n", k.level,
 	       iour_feature_level_str((int)k.level));
+
+	/* the kernel generations the library plans around */
+	int newest = iour_kernel_generation(IOUR_KGEN_NEWEST);
+	int rep = iour_level_kernel(IOUR_LEVEL_QUERY);
+
+	if (newest < 0 || rep < 0)
+		return 1;
+	printf("newest known: %d.%d; level 3 is Linux %d.%d; split gates: %d\n",
+	       newest >> 16, (newest >> 8) & 0xff, rep >> 16, (rep >> 8) & 0xff,
+	       iour_kernel_split_gates((uint32_t)newest));
 	return rc ? 1 : 0;
 }

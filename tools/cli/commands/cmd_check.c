@@ -344,7 +344,7 @@ static int register_verdict(const struct iour_policy *p, uint32_t reg, int *list
 	*listed = 0;
 	*classic = false;
 	f.sz = sizeof(f);
-	(void)iour_kernel_describe(IOUR_KVER(7, 2), &f);
+	(void)iour_kernel_describe((uint32_t)iour_kernel_generation(IOUR_KGEN_NEWEST), &f);
 	po.features = &f;
 	r = iour_policy__dup(p, &dup);
 	if (!r)

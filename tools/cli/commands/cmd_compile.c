@@ -409,11 +409,14 @@ int cmd_compile(int argc, char **argv)
 	}
 
 	if (have_level) {
-		/* The representative kernels of iour_plan_opts, for minKernel. */
-		static const uint32_t rep[] = { IOUR_KVER(5, 4), IOUR_KVER(5, 4), IOUR_KVER(6, 1),
-						IOUR_KVER(6, 18), IOUR_KVER(7, 0), IOUR_KVER(7, 2) };
+		/* The representative kernel of the level, for minKernel;
+		 * level 0 has none (0 would mean the running kernel) and
+		 * takes level 1's. */
+		int rep = iour_level_kernel((uint32_t)level);
 
-		rc = cli_policy_load(path, rep[level], &pol);
+		if (rep <= 0)
+			rep = iour_level_kernel(IOUR_LEVEL_IO_URING);
+		rc = cli_policy_load(path, (uint32_t)rep, &pol);
 	} else {
 		rc = cli_policy_load(path, kver, &pol);
 	}

@@ -237,8 +237,9 @@ static bool file_register_op(uint32_t reg)
 }
 
 /*
- * The classic part as Linux 6.18 receives it for a ring (coupled gates:
- * every register opcode the set allows is listed).  A ring "meant to be
+ * The classic part as Linux 6.18 receives it for a ring (the representative
+ * kernel of the QUERY level, the newest with coupled gates: every register
+ * opcode the set allows is listed).  A ring "meant to be
  * sealed" requires FIXED_FILE; registering files then reopens it.
  */
 static int check_sealed(struct lint *l, const struct iour_policy *p)
@@ -255,7 +256,7 @@ static int check_sealed(struct lint *l, const struct iour_policy *p)
 	int n, r, rc = 0;
 
 	f.sz = sizeof(f);
-	(void)iour_kernel_describe(IOUR_KVER(6, 18), &f);
+	(void)iour_kernel_describe((uint32_t)iour_level_kernel(IOUR_LEVEL_QUERY), &f);
 	po.features = &f;
 	r = iour_policy__dup(p, &dup);
 	if (!r)
@@ -640,7 +641,10 @@ int cmd_lint(int argc, char **argv)
 	};
 	struct lint l = { 0 };
 	struct iour_policy *pol = NULL;
-	uint32_t kver = 0, since = IOUR_KVER(6, 1);
+	/* --since: by default the representative kernel of the RING level,
+	 * Linux 6.1 (the help text names it) */
+	uint32_t kver = 0, since = (uint32_t)iour_level_kernel(IOUR_LEVEL_RING);
+	const uint32_t newest = (uint32_t)iour_kernel_generation(IOUR_KGEN_NEWEST);
 	enum cli_mech mech = CLI_MECH_AUTO;
 	char *text;
 	int c, rc;
@@ -685,7 +689,7 @@ int cmd_lint(int argc, char **argv)
 	if (!rc)
 		rc = check_dead_entries(&l, pol);
 	if (!rc)
-		rc = check_effects(&l, pol, kver ? kver : IOUR_KVER(7, 2), mech);
+		rc = check_effects(&l, pol, kver ? kver : newest, mech);
 	if (!rc) {
 		check_attrs(&l, pol);
 		text = slurp(l.path);
@@ -693,7 +697,7 @@ int cmd_lint(int argc, char **argv)
 			check_groups(&l, text, since);
 			check_arg_rules(&l, text);
 		}
-		rc = check_advice(&l, pol, text, kver ? kver : IOUR_KVER(7, 2));
+		rc = check_advice(&l, pol, text, kver ? kver : newest);
 		free(text);
 	}
 	iour_policy__free(pol);

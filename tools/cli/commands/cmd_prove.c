@@ -539,7 +539,9 @@ int cmd_prove(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pargs a = { .default_verdict = -1, .kver = IOUR_KVER(7, 2), .timeout_ms = 60000 };
+	struct pargs a = { .default_verdict = -1,
+			   .kver = (uint32_t)iour_kernel_generation(IOUR_KGEN_NEWEST),
+			   .timeout_ms = 60000 };
 	struct rule_arg *rg;
 	bool have_kver = false;
 	int c, rc;

@@ -273,7 +273,7 @@ static int resolve_target(struct target *t, struct iour_export_opts *eo, char *d
 		if (!t->reg_last)
 			t->reg_last = (uint32_t)iour_register_op_last(t->kver);
 		if (t->split < 0)
-			t->split = t->kver >= IOUR_KVER(7, 0);
+			t->split = iour_kernel_split_gates(t->kver);
 	}
 	eo->kver = t->kver;
 	eo->op_last = t->op_last;
@@ -444,9 +444,14 @@ static int ruleset_option(struct ruleset_args *ra, int c, const char *arg)
 	case O_KERNEL:
 		if (cli_parse_kver(arg, &t->kver))
 			return cli_usage("--kernel: '%s' is not a kernel version X.Y", arg);
-		if (t->kver < IOUR_KVER(5, 10))
+		if (t->kver < (uint32_t)iour_kernel_generation(IOUR_KGEN_RING_RESTRICTIONS)) {
+			char first[16];
+
+			cli_kver_str((uint32_t)iour_kernel_generation(IOUR_KGEN_RING_RESTRICTIONS),
+				     first, sizeof(first));
 			return cli_usage("--kernel: Linux %s has no ring restrictions "
-					 "(they came in 5.10)", arg);
+					 "(they came in %s)", arg, first);
+		}
 		return 0;
 	case O_RUNNING:
 		ra->running_given = true;

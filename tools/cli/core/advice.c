@@ -98,22 +98,10 @@ size_t advice_companions(const bool *ops, uint32_t kver, struct advice_pair *out
 	return n;
 }
 
-/* The first kernel whose description has task restrictions; 0 if none. */
+/* The first kernel with task restrictions (the split-gates generation). */
 static uint32_t task_restrictions_since(void)
 {
-	for (uint32_t maj = 5; maj < 16; maj++) {
-		for (uint32_t min = 0; min < 32; min++) {
-			struct iour_features f = { .sz = sizeof(f) };
-
-			/* a fresh process there may restrict itself once it
-			 * sets no_new_privs (NO_PRIV without it) */
-			if (!iour_kernel_describe(IOUR_KVER(maj, min), &f) &&
-			    (f.task_restrictions == IOUR_AVAIL_YES ||
-			     f.task_restrictions == IOUR_AVAIL_NO_PRIV))
-				return IOUR_KVER(maj, min);
-		}
-	}
-	return 0;
+	return (uint32_t)iour_kernel_generation(IOUR_KGEN_SPLIT_GATES);
 }
 
 bool advice_sqpoll(uint32_t kver, char *buf, size_t len)

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "iouring_restrict/names.h"
+
 /* Exit codes of learn, beyond CLI_OK, CLI_FAIL and CLI_USAGE. */
 /* 3 is the CLI's "policy file not valid", which learn never reads. */
 #define LEARN_NO_TRACING 4 /* not root, no tracefs or tracepoints, PID namespace */
@@ -27,8 +29,10 @@
 #define NOPS 256       /* request opcodes are one byte */
 #define NREG 256       /* register opcodes we count one by one */
 #define NFLAGS 7       /* IOSQE_* bits 0..6 */
-#define SQPOLL_FLAG 2u /* IORING_SETUP_SQPOLL */
+#define SQPOLL_FLAG 2u /* IORING_SETUP_SQPOLL (not in the public API) */
 #define ASYNC_BIT 4u   /* IOSQE_ASYNC_BIT */
+_Static_assert((1u << NFLAGS) - 1 == IOUR_SQE__VALID, "NFLAGS: the SQE flags");
+_Static_assert(1u << ASYNC_BIT == IOUR_SQE_ASYNC, "ASYNC_BIT: IOSQE_ASYNC");
 
 struct learned {
 	uint64_t op[NOPS];

@@ -130,18 +130,10 @@ int learn_task_in_cgroup(uint64_t pid, const char *rel)
 
 void tracer_mark_forced_async(struct tracer *t)
 {
-	static const char *const names[] = {
-		"FSYNC",   "SYNC_FILE_RANGE", "FALLOCATE", "FADVISE",   "MADVISE",  "OPENAT",
-		"OPENAT2", "STATX",           "RENAMEAT",  "UNLINKAT",  "MKDIRAT",  "SYMLINKAT",
-		"LINKAT",  "FSETXATTR",       "SETXATTR",  "FGETXATTR", "GETXATTR", "FTRUNCATE",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		int op = iour_opcode_from_name(names[i]);
-
-		if (op >= 0 && op < NOPS)
-			t->async_forced[op] = true;
-	}
+	/* The library's kernel facts know which preparations may set it
+	 * (iour_opcode_forces_async(); doc/kernel.md 4.3). */
+	for (uint32_t op = 0; op < NOPS; op++)
+		t->async_forced[op] = iour_opcode_forces_async(op) == 1;
 }
 
 /*

@@ -206,6 +206,11 @@ pub const IOUR_LIMITS_NONE: u32 = 0;
 pub const IOUR_LIMITS_QUERY: u32 = 1;
 pub const IOUR_LIMITS_PROBE: u32 = 2;
 pub const IOUR_LIMITS_TABLE: u32 = 3;
+// enum iour_kernel_gen
+pub const IOUR_KGEN_NEWEST: u32 = 0;
+pub const IOUR_KGEN_RING_RESTRICTIONS: u32 = 1;
+pub const IOUR_KGEN_BLIND_REGISTER: u32 = 2;
+pub const IOUR_KGEN_SPLIT_GATES: u32 = 3;
 pub const IOUR_FEATURES_FORCED: u64 = 1 << 0;
 pub const IOUR_FEATURES_FORCE_IGNORED: u64 = 1 << 1;
 pub const IOUR_FEATURES_MISMATCH: u64 = 1 << 2;
@@ -1068,6 +1073,8 @@ extern "C" {
     pub fn iour_opcode_since(op: u32) -> c_int;
     pub fn iour_opcode_last(kver: u32) -> c_int;
     pub fn iour_opcodes_up_to(kver: u32, ops: *mut u32, cap: usize) -> c_int;
+    /// Since 1.1.
+    pub fn iour_opcode_forces_async(op: u32) -> c_int;
     pub fn iour_register_op_from_name(name: *const c_char) -> c_int;
     pub fn iour_register_op_name(op: u32) -> *const c_char;
     pub fn iour_register_op_since(op: u32) -> c_int;
@@ -1135,6 +1142,12 @@ extern "C" {
     pub fn iour_avail_str(avail: u32) -> *const c_char;
     /// Since 1.1.
     pub fn iour_kernel_describe(kver: u32, out: *mut iour_features) -> c_int;
+    /// Since 1.1.
+    pub fn iour_kernel_generation(gen: u32) -> c_int;
+    /// Since 1.1.
+    pub fn iour_level_kernel(level: u32) -> c_int;
+    /// Since 1.1.
+    pub fn iour_kernel_split_gates(kver: u32) -> c_int;
 
     // ---- cbpf.h
 
