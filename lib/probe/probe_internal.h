@@ -11,6 +11,7 @@
 #include "base/internal.h"
 #include "policy/ruleset_internal.h"
 #include "base/schema.h"
+#include "iouring_restrict/names.h"
 #include "iouring_restrict/probe.h"
 
 /* Bits of iour__probe_raw::done: the steps the probe child completed. */
@@ -116,9 +117,26 @@ IOUR_INTERNAL int iour__probe_cached(struct iour_features *f, struct iour__kerne
 IOUR_INTERNAL unsigned long iour__probe_runs(void);
 
 /* The field of struct iour_features that spelled an opcode's payload size
- * in 1.0 (pdu_socket ...), or NULL for an opcode without one. */
-IOUR_INTERNAL const uint32_t *iour__features_pdu_named(const struct iour_features *f,
-						       uint32_t opcode);
+ * in 1.0 (pdu_socket ...), or NULL for an opcode without one.  Inline: a
+ * ring's setup asks it for every opcode (lib/probe/kernel.c). */
+static inline const uint32_t *iour__features_pdu_named(const struct iour_features *f,
+						       uint32_t opcode)
+{
+	/* The 1.0 ABI's fields (include/iouring_restrict/probe.h); every
+	 * payload added since is in pdu_size[] only. */
+	switch (opcode) {
+	case IOUR_OP_SOCKET:
+		return &f->pdu_socket;
+	case IOUR_OP_OPENAT:
+		return &f->pdu_openat;
+	case IOUR_OP_OPENAT2:
+		return &f->pdu_openat2;
+	case IOUR_OP_CONNECT:
+		return &f->pdu_connect;
+	default:
+		return NULL;
+	}
+}
 
 /* Record an opcode's payload size in *f: its pdu_size[] entry and, where
  * it has one, its 1.0 field. */
