@@ -75,8 +75,9 @@ struct iour__probe_raw {
 	int32_t force; /* IOUR_FEATURE_LEVEL: -1 unset, -2 invalid, else 0..255 */
 };
 
-/* Run the probe child (fork, wait) and fill *raw; the diagnostics and
- * `force` are read by the caller first.  0; -ENOMEM / -EAGAIN / -ENFILE
+/* Run the probe child (fork, wait) and fill *raw: the child's answers and
+ * the parent-side diagnostics, read while the child runs; `force` is read
+ * by the caller first (iour__probe_read_force()).  0; -ENOMEM / -EAGAIN / -ENFILE
  * (shared page or fork); -ECHILD (no child for another reason); or the
  * resource errno one of the child's calls got (iour__probe_resource_err()),
  * in which case *raw must not be interpreted as a kernel answer. */
@@ -91,8 +92,8 @@ IOUR_INTERNAL void iour__probe_steps(struct iour__probe_raw *raw);
  * caller's shortage, not a fact about the kernel. */
 IOUR_INTERNAL int iour__probe_resource_err(const struct iour__probe_raw *raw);
 
-/* Read the parent-side diagnostics and IOUR_FEATURE_LEVEL into *raw. */
-IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
+/* Read IOUR_FEATURE_LEVEL into raw->force (the child's steps read it). */
+IOUR_INTERNAL void iour__probe_read_force(struct iour__probe_raw *raw);
 
 /*
  * Interpret raw answers (probe_interpret.c): fill the full-size *f (f->sz

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -415,6 +416,16 @@ static int fake_child(void *arg, struct child_msg *m)
 		CHK(m, f.probe == IOUR_AVAIL_YES); /* from the enabled ring */
 		CHK(m, f.op_last == 0 && f.limits_source == IOUR_LIMITS_NONE);
 		CHK(m, iour__probe_limits(&lim) == -IOUR_ERRNO__UNSUPPORTED);
+	} else if (!strcmp(c->name, "prctl_get_seccomp_eperm")) {
+		/* prctl() does not tell the seccomp mode here (the control):
+		 * the diagnostics come from /proc/self/status instead. */
+		errno = 0;
+		CHK(m, prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == -1 && errno == EPERM);
+		CHKF(m, f.seccomp_mode == 2 && f.seccomp_mode == status_value("Seccomp"),
+		     "seccomp_mode %d", f.seccomp_mode);
+		CHKF(m, f.no_new_privs == 1 && f.no_new_privs == status_value("NoNewPrivs"),
+		     "no_new_privs %d", f.no_new_privs);
+		CHK(m, f.io_uring == IOUR_AVAIL_YES && f.level == real.level);
 	} else if (!strcmp(c->name, "fork_fails")) {
 		return 0; /* checked by the caller */
 	} else {
@@ -432,6 +443,7 @@ Test(probe, seccomp_faked_kernels)
 		{ "setup_kill", { { __NR_io_uring_setup, -1, 0, 0, 1 } }, 1 },
 		{ "blind_ebadf_6_1_style", { { __NR_io_uring_register, 0, 0xffffffffu, EBADF, 0 } }, 1 },
 		{ "no_query_einval", { { __NR_io_uring_register, 1, KIO_REGISTER_QUERY, EINVAL, 0 } }, 1 },
+		{ "prctl_get_seccomp_eperm", { { __NR_prctl, 0, PR_GET_SECCOMP, EPERM, 0 } }, 1 },
 		/* io_uring_setup's params->flags cannot be matched by seccomp;
 		 * R_DISABLED is refused through the seam below instead. */
 	};
