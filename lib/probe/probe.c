@@ -746,11 +746,16 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 	if (!out || out->sz < FEND(level) || out->sz > FEATURES_MAX_SZ)
 		return -EINVAL;
 	if (iour_likely(!flags)) {
-		/* Cached fast path: one acquire load and one copy. */
+		/* Cached fast path: one acquire load and one copy.  The
+		 * snapshot's sz is sizeof(s->f): a caller of this size gets the
+		 * whole struct, copied from its start. */
 		const struct snapshot *s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
 
 		if (iour_likely(s != NULL)) {
-			iour__features_copy_out(&s->f, out);
+			if (iour_likely(out->sz == sizeof(s->f)))
+				copy_opaque(out, &s->f, sizeof(s->f));
+			else
+				iour__features_copy_out(&s->f, out);
 			return 0;
 		}
 	}
