@@ -712,14 +712,23 @@ _Static_assert(offsetof(struct iour_features, supported_ops) == 144, "supported_
 /* Documented in probe_internal.h */
 void iour__features_copy_out(const struct iour_features *src, struct iour_features *out)
 {
-	size_t sz = out->sz, n = 0, i;
+	size_t sz = out->sz, n = 0, lo = 0, hi = IOUR_ARRAY_SIZE(feature_ends), mid;
 
 	if (iour_likely(sz >= sizeof(*src))) {
 		n = sizeof(*src);
 	} else {
-		for (i = 0; i < IOUR_ARRAY_SIZE(feature_ends); i++)
-			if (feature_ends[i] <= sz)
-				n = feature_ends[i];
+		/* The last field end within sz (feature_ends ascends): a
+		 * binary search, as a caller built against an older header
+		 * (1.0: 224 bytes) asks on every cached call. */
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (feature_ends[mid] <= sz)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			n = feature_ends[lo - 1];
 	}
 	copy_opaque((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
 		    n - sizeof(size_t));

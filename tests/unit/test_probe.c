@@ -1151,6 +1151,37 @@ Test(probe, smaller_and_larger_output_structs)
 	for (size_t i = small; i < sizeof(buf); i++)
 		cr_assert_eq(buf[i], 0xa5, "byte %zu written", i);
 
+	/* Every size in between: a prefix of whole fields, never a byte
+	 * beyond sz, longer for a larger struct; the 1.0 struct (up to
+	 * pdu_size[]) gets all of it.  A byte was written if it is the same
+	 * after two calls on buffers filled with different bytes. */
+	for (size_t sz = offsetof(struct iour_features, kernel_level), last = 0;
+	     sz <= sizeof(full); sz++) {
+		unsigned char other[sizeof(buf)];
+		size_t n = sizeof(size_t);
+
+		memset(other, 0x5a, sizeof(other));
+		((struct iour_features *)(void *)other)->sz = sz;
+		cr_assert_eq(iour_probe(NULL, (struct iour_features *)(void *)other), 0);
+		memset(buf, 0xa5, sizeof(buf));
+		f->sz = sz;
+		cr_assert_eq(iour_probe(NULL, f), 0, "sz %zu", sz);
+		cr_assert_eq(f->sz, sz);
+		while (n < sizeof(buf) && buf[n] == other[n])
+			n++;
+		for (size_t i = n; i < sizeof(buf); i++)
+			cr_assert(buf[i] == 0xa5 && other[i] == 0x5a, "sz %zu: byte %zu of %zu", sz,
+				  i, n);
+		cr_assert_leq(n, sz, "sz %zu: byte %zu written", sz, n - 1);
+		cr_assert_eq(memcmp(buf + sizeof(size_t), (char *)&full + sizeof(size_t),
+				    n - sizeof(size_t)),
+			     0, "sz %zu", sz);
+		cr_assert_geq(n, last, "sz %zu: %zu bytes, %zu for a smaller struct", sz, n, last);
+		last = n;
+		if (sz == offsetof(struct iour_features, pdu_size) || sz == sizeof(full))
+			cr_assert_eq(n, sz, "sz %zu: %zu bytes", sz, n);
+	}
+
 	/* A newer caller with a larger struct: the unknown tail is zeroed. */
 	memset(buf, 0xa5, sizeof(buf));
 	f->sz = sizeof(buf);
