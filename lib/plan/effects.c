@@ -272,6 +272,20 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 {
 	bool fixed = (in->eff->flags_required & IOUR_SQE_FIXED_FILE) != 0, plain_open = false;
 
+	if (!r) {
+		/* The verdict alone: no text is formatted (nor its buffers
+		 * cleared). */
+		for (size_t e = 0; e < IOUR_ARRAY_SIZE(effects); e++) {
+			const struct effect *ef = &effects[e];
+
+			if (ef->id != IOUR_EFFECT_PLAIN_FD || (ef->fixed_only && !fixed))
+				continue;
+			for (size_t i = 0; i < ef->npaths; i++)
+				if (path_state(&ef->paths[i], in) == ST_OPEN)
+					plain_open = true;
+		}
+		return plain_open;
+	}
 	for (size_t e = 0; e < IOUR_ARRAY_SIZE(effects); e++) {
 		const struct effect *ef = &effects[e];
 		char open[1024] = "", filt[512] = "", closed[512] = "";
@@ -281,14 +295,6 @@ bool iour__effects_report(struct iour_report *r, const struct iour__effect_in *i
 
 		if (ef->fixed_only && !fixed)
 			continue;
-		if (!r) {
-			/* The verdict alone: no text is formatted. */
-			for (size_t i = 0; i < ef->npaths; i++)
-				if (ef->id == IOUR_EFFECT_PLAIN_FD &&
-				    path_state(&ef->paths[i], in) == ST_OPEN)
-					plain_open = true;
-			continue;
-		}
 		for (size_t i = 0; i < ef->npaths; i++) {
 			const struct path *p = &ef->paths[i];
 

@@ -107,7 +107,7 @@ static void add_nnp(struct builder *b)
 static void add_restrictions(struct builder *b, uint32_t side, const struct iour_ruleset *eff,
 			     const struct iour__kernel_limits *lim, struct iour__clamp *clamp)
 {
-	struct kio_restriction *ents;
+	struct kio_restriction ents[IOUR__MAX_ENTRIES];
 	struct iour__step *s;
 	size_t hdr = side == IOUR_STEP_TASK ? sizeof(struct kio_task_restriction) : 0;
 	uint8_t *arg;
@@ -115,15 +115,9 @@ static void add_restrictions(struct builder *b, uint32_t side, const struct iour
 
 	if (b->err)
 		return;
-	ents = iour__calloc(IOUR__MAX_ENTRIES, sizeof(*ents));
-	if (!ents) {
-		b->err = -ENOMEM;
-		return;
-	}
 	n = iour__ruleset_entries(eff, lim, ents, clamp);
 	if (n < 0) {
-		b->err = n == -ENOMEM ? n : -EINVAL;
-		iour__free(ents);
+		b->err = -EINVAL;
 		return;
 	}
 	s = add_step(b, side, IOUR_STEP_RESTRICTIONS, KIO_REGISTER_RESTRICTIONS,
@@ -137,7 +131,6 @@ static void add_restrictions(struct builder *b, uint32_t side, const struct iour
 		memcpy(arg + hdr, ents, (size_t)n * sizeof(*ents));
 		s->entries = (uint32_t)n;
 	}
-	iour__free(ents);
 }
 
 static void add_filter(struct builder *b, uint32_t side, uint32_t opcode,

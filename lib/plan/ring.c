@@ -34,30 +34,21 @@ static int report_valid(const struct iour_ring_report *rep)
 /*
  * The plan for `rs` on the running kernel: a ring policy that holds the
  * set and nothing else, planned for the running kernel's cached probe.
- * Errors in the set (undecided flags) are found first, against the newest
- * kernel the library knows, so that they do not depend on the kernel.
+ * Errors in the set (undecided flags) are found first, without a kernel
+ * (iour__ruleset_check(): the errors building its entries for any kernel
+ * would give), so that they do not depend on the kernel.
  * The plan's report is never shown (report_fill() reads its CLAMPED
  * decisions): its effect notes are left out, a ring's setup does not pay
  * for formatting them.
  */
 static int plan_for(const struct iour_ruleset *rs, struct iour_plan **out)
 {
-	const struct iour__kernel_limits newest = {
-		.op_last = IOUR_OP__COUNT,
-		.reg_last = IOUR_REGISTER__COUNT,
-		.split = true,
-	};
-	struct kio_restriction *ent;
 	struct iour_policy *p = NULL;
 	struct iour__kernel k;
 	int r;
 
-	ent = iour__calloc(IOUR__MAX_ENTRIES, sizeof(*ent));
-	if (!ent)
-		return -ENOMEM;
-	r = iour__ruleset_entries(rs, &newest, ent, NULL);
-	iour__free(ent);
-	if (r < 0)
+	r = iour__ruleset_check(rs);
+	if (r)
 		return r;
 	r = iour__kernel_probe(&k);
 	if (r)

@@ -120,7 +120,8 @@ void iour_policy__free(struct iour_policy *p)
 	iour_ruleset__free(p->rs);
 	iour_filter__free(p->src);
 	for (i = 0; i < IOUR__NOPCODES; i++)
-		iour_prog__free(p->progs[i]);
+		if (p->progs[i])
+			iour_prog__free(p->progs[i]);
 	iour__free(p);
 }
 

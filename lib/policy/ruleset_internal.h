@@ -85,6 +85,13 @@ struct iour__clamp {
  * -ENOMSG when a request opcode is allowed but the SQE flags were never
  * decided.  `*clamp` is written only on success.
  */
+/*
+ * The errors of iour__ruleset_entries() that do not depend on the kernel:
+ * -EINVAL for a NULL set, -ENOMSG when a request opcode is allowed but the
+ * SQE flags were never decided; else 0.  No entry is built.
+ */
+IOUR_INTERNAL int iour__ruleset_check(const struct iour_ruleset *rs);
+
 IOUR_INTERNAL int iour__ruleset_entries(const struct iour_ruleset *rs,
 					const struct iour__kernel_limits *lim,
 					struct kio_restriction *out, struct iour__clamp *clamp);

@@ -197,7 +197,7 @@ int iour__kernel_current(struct iour__kernel *k)
 	if (iour__sys() == iour__sys_real())
 		return iour__kernel_probe(k);
 	memset(&raw, 0, sizeof(raw));
-	iour__probe_read_diag(&raw);
+	iour__probe_read_force(&raw);
 	rc = iour__probe_run(&raw);
 	if (rc)
 		return rc;

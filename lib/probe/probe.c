@@ -377,6 +377,8 @@ int iour__probe_resource_err(const struct iour__probe_raw *raw)
 
 static unsigned long probe_runs;
 
+static void read_diag(struct iour__probe_raw *raw);
+
 unsigned long iour__probe_runs(void)
 {
 	return __atomic_load_n(&probe_runs, __ATOMIC_RELAXED);
@@ -413,6 +415,9 @@ int iour__probe_run(struct iour__probe_raw *raw)
 		iour__probe_steps(sh);
 		_exit(0);
 	}
+	/* While the child asks the kernel (on another CPU, if there is one):
+	 * fields the child never writes. */
+	read_diag(sh);
 	do
 		w = waitpid(pid, &st, 0);
 	while (w < 0 && errno == EINTR);
@@ -486,21 +491,28 @@ static int32_t parse_force(const char *s)
 	return v;
 }
 
-void iour__probe_read_diag(struct iour__probe_raw *raw)
+/*
+ * The task's seccomp mode and no_new_privs, the values of the Seccomp: and
+ * NoNewPrivs: lines of /proc/self/status.  prctl() tells both for a
+ * hundredth of what formatting that file costs; where it does not (a
+ * seccomp policy refusing prctl, a kernel without CONFIG_SECCOMP), the
+ * file is read.  Direct calls: the caller's own state, never an emulated
+ * kernel's (doc/design.md, "One syscall seam").
+ */
+static void read_task_state(struct iour__probe_raw *raw)
 {
+	int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
 	char buf[8192];
 	ssize_t n;
 	size_t got = 0;
 	int fd;
 
-	raw->sysctl_disabled = -1;
-	raw->sysctl_group = -1;
-	raw->seccomp_mode = -1;
-	raw->no_new_privs = -1;
-	if (iour__read_int_file("/proc/sys/kernel/io_uring_disabled", &raw->sysctl_disabled) < 0)
-		raw->sysctl_disabled = -1;
-	if (iour__read_int_file("/proc/sys/kernel/io_uring_group", &raw->sysctl_group) < 0)
-		raw->sysctl_group = -1;
+	if (mode >= 0 && mode <= 2 && (nnp == 0 || nnp == 1)) {
+		raw->seccomp_mode = mode;
+		raw->no_new_privs = nnp;
+		return;
+	}
 	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		while (got < sizeof(buf) - 1) {
@@ -516,6 +528,26 @@ void iour__probe_read_diag(struct iour__probe_raw *raw)
 		raw->seccomp_mode = status_field(buf, "\nSeccomp:");
 		raw->no_new_privs = status_field(buf, "\nNoNewPrivs:");
 	}
+}
+
+/* The parent-side diagnostics (doc/kernel.md 5.1): the io_uring sysctls,
+ * the task's seccomp mode and no_new_privs. */
+static void read_diag(struct iour__probe_raw *raw)
+{
+	raw->sysctl_disabled = -1;
+	raw->sysctl_group = -1;
+	raw->seccomp_mode = -1;
+	raw->no_new_privs = -1;
+	if (iour__read_int_file("/proc/sys/kernel/io_uring_disabled", &raw->sysctl_disabled) < 0)
+		raw->sysctl_disabled = -1;
+	if (iour__read_int_file("/proc/sys/kernel/io_uring_group", &raw->sysctl_group) < 0)
+		raw->sysctl_group = -1;
+	read_task_state(raw);
+}
+
+/* Documented in probe_internal.h */
+void iour__probe_read_force(struct iour__probe_raw *raw)
+{
 	raw->force = parse_force(secure_getenv("IOUR_FEATURE_LEVEL"));
 }
 
@@ -548,7 +580,7 @@ static int probe_fresh(struct iour_features *f, struct iour__kernel_limits *lim)
 	int r;
 
 	memset(&raw, 0, sizeof(raw));
-	iour__probe_read_diag(&raw);
+	iour__probe_read_force(&raw);
 	r = iour__probe_run(&raw);
 	if (r)
 		return r;
@@ -680,14 +712,23 @@ _Static_assert(offsetof(struct iour_features, supported_ops) == 144, "supported_
 /* Documented in probe_internal.h */
 void iour__features_copy_out(const struct iour_features *src, struct iour_features *out)
 {
-	size_t sz = out->sz, n = 0, i;
+	size_t sz = out->sz, n = 0, lo = 0, hi = IOUR_ARRAY_SIZE(feature_ends), mid;
 
 	if (iour_likely(sz >= sizeof(*src))) {
 		n = sizeof(*src);
 	} else {
-		for (i = 0; i < IOUR_ARRAY_SIZE(feature_ends); i++)
-			if (feature_ends[i] <= sz)
-				n = feature_ends[i];
+		/* The last field end within sz (feature_ends ascends): a
+		 * binary search, as a caller built against an older header
+		 * (1.0: 224 bytes) asks on every cached call. */
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (feature_ends[mid] <= sz)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			n = feature_ends[lo - 1];
 	}
 	copy_opaque((char *)out + sizeof(size_t), (const char *)src + sizeof(size_t),
 		    n - sizeof(size_t));
@@ -714,11 +755,16 @@ int iour_probe(const struct iour_probe_opts *opts, struct iour_features *out)
 	if (!out || out->sz < FEND(level) || out->sz > FEATURES_MAX_SZ)
 		return -EINVAL;
 	if (iour_likely(!flags)) {
-		/* Cached fast path: one acquire load and one copy. */
+		/* Cached fast path: one acquire load and one copy.  The
+		 * snapshot's sz is sizeof(s->f): a caller of this size gets the
+		 * whole struct, copied from its start. */
 		const struct snapshot *s = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
 
 		if (iour_likely(s != NULL)) {
-			iour__features_copy_out(&s->f, out);
+			if (iour_likely(out->sz == sizeof(s->f)))
+				copy_opaque(out, &s->f, sizeof(s->f));
+			else
+				iour__features_copy_out(&s->f, out);
 			return 0;
 		}
 	}

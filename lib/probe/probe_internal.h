@@ -11,6 +11,7 @@
 #include "base/internal.h"
 #include "policy/ruleset_internal.h"
 #include "base/schema.h"
+#include "iouring_restrict/names.h"
 #include "iouring_restrict/probe.h"
 
 /* Bits of iour__probe_raw::done: the steps the probe child completed. */
@@ -74,8 +75,9 @@ struct iour__probe_raw {
 	int32_t force; /* IOUR_FEATURE_LEVEL: -1 unset, -2 invalid, else 0..255 */
 };
 
-/* Run the probe child (fork, wait) and fill *raw; the diagnostics and
- * `force` are read by the caller first.  0; -ENOMEM / -EAGAIN / -ENFILE
+/* Run the probe child (fork, wait) and fill *raw: the child's answers and
+ * the parent-side diagnostics, read while the child runs; `force` is read
+ * by the caller first (iour__probe_read_force()).  0; -ENOMEM / -EAGAIN / -ENFILE
  * (shared page or fork); -ECHILD (no child for another reason); or the
  * resource errno one of the child's calls got (iour__probe_resource_err()),
  * in which case *raw must not be interpreted as a kernel answer. */
@@ -90,8 +92,8 @@ IOUR_INTERNAL void iour__probe_steps(struct iour__probe_raw *raw);
  * caller's shortage, not a fact about the kernel. */
 IOUR_INTERNAL int iour__probe_resource_err(const struct iour__probe_raw *raw);
 
-/* Read the parent-side diagnostics and IOUR_FEATURE_LEVEL into *raw. */
-IOUR_INTERNAL void iour__probe_read_diag(struct iour__probe_raw *raw);
+/* Read IOUR_FEATURE_LEVEL into raw->force (the child's steps read it). */
+IOUR_INTERNAL void iour__probe_read_force(struct iour__probe_raw *raw);
 
 /*
  * Interpret raw answers (probe_interpret.c): fill the full-size *f (f->sz
@@ -116,9 +118,26 @@ IOUR_INTERNAL int iour__probe_cached(struct iour_features *f, struct iour__kerne
 IOUR_INTERNAL unsigned long iour__probe_runs(void);
 
 /* The field of struct iour_features that spelled an opcode's payload size
- * in 1.0 (pdu_socket ...), or NULL for an opcode without one. */
-IOUR_INTERNAL const uint32_t *iour__features_pdu_named(const struct iour_features *f,
-						       uint32_t opcode);
+ * in 1.0 (pdu_socket ...), or NULL for an opcode without one.  Inline: a
+ * ring's setup asks it for every opcode (lib/probe/kernel.c). */
+static inline const uint32_t *iour__features_pdu_named(const struct iour_features *f,
+						       uint32_t opcode)
+{
+	/* The 1.0 ABI's fields (include/iouring_restrict/probe.h); every
+	 * payload added since is in pdu_size[] only. */
+	switch (opcode) {
+	case IOUR_OP_SOCKET:
+		return &f->pdu_socket;
+	case IOUR_OP_OPENAT:
+		return &f->pdu_openat;
+	case IOUR_OP_OPENAT2:
+		return &f->pdu_openat2;
+	case IOUR_OP_CONNECT:
+		return &f->pdu_connect;
+	default:
+		return NULL;
+	}
+}
 
 /* Record an opcode's payload size in *f: its pdu_size[] entry and, where
  * it has one, its 1.0 field. */

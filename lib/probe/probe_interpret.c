@@ -27,25 +27,6 @@ struct interp {
 };
 
 /* Documented in probe_internal.h */
-const uint32_t *iour__features_pdu_named(const struct iour_features *f, uint32_t opcode)
-{
-	/* The 1.0 ABI's fields (include/iouring_restrict/probe.h); every
-	 * payload added since is in pdu_size[] only. */
-	switch (opcode) {
-	case IOUR_OP_SOCKET:
-		return &f->pdu_socket;
-	case IOUR_OP_OPENAT:
-		return &f->pdu_openat;
-	case IOUR_OP_OPENAT2:
-		return &f->pdu_openat2;
-	case IOUR_OP_CONNECT:
-		return &f->pdu_connect;
-	default:
-		return NULL;
-	}
-}
-
-/* Documented in probe_internal.h */
 void iour__features_set_pdu(struct iour_features *f, uint32_t opcode, uint8_t size)
 {
 	/* f is the caller's own, writable struct. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -415,6 +416,16 @@ static int fake_child(void *arg, struct child_msg *m)
 		CHK(m, f.probe == IOUR_AVAIL_YES); /* from the enabled ring */
 		CHK(m, f.op_last == 0 && f.limits_source == IOUR_LIMITS_NONE);
 		CHK(m, iour__probe_limits(&lim) == -IOUR_ERRNO__UNSUPPORTED);
+	} else if (!strcmp(c->name, "prctl_get_seccomp_eperm")) {
+		/* prctl() does not tell the seccomp mode here (the control):
+		 * the diagnostics come from /proc/self/status instead. */
+		errno = 0;
+		CHK(m, prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == -1 && errno == EPERM);
+		CHKF(m, f.seccomp_mode == 2 && f.seccomp_mode == status_value("Seccomp"),
+		     "seccomp_mode %d", f.seccomp_mode);
+		CHKF(m, f.no_new_privs == 1 && f.no_new_privs == status_value("NoNewPrivs"),
+		     "no_new_privs %d", f.no_new_privs);
+		CHK(m, f.io_uring == IOUR_AVAIL_YES && f.level == real.level);
 	} else if (!strcmp(c->name, "fork_fails")) {
 		return 0; /* checked by the caller */
 	} else {
@@ -432,6 +443,7 @@ Test(probe, seccomp_faked_kernels)
 		{ "setup_kill", { { __NR_io_uring_setup, -1, 0, 0, 1 } }, 1 },
 		{ "blind_ebadf_6_1_style", { { __NR_io_uring_register, 0, 0xffffffffu, EBADF, 0 } }, 1 },
 		{ "no_query_einval", { { __NR_io_uring_register, 1, KIO_REGISTER_QUERY, EINVAL, 0 } }, 1 },
+		{ "prctl_get_seccomp_eperm", { { __NR_prctl, 0, PR_GET_SECCOMP, EPERM, 0 } }, 1 },
 		/* io_uring_setup's params->flags cannot be matched by seccomp;
 		 * R_DISABLED is refused through the seam below instead. */
 	};
@@ -1138,6 +1150,37 @@ Test(probe, smaller_and_larger_output_structs)
 	cr_assert_eq(f->flags, full.flags);
 	for (size_t i = small; i < sizeof(buf); i++)
 		cr_assert_eq(buf[i], 0xa5, "byte %zu written", i);
+
+	/* Every size in between: a prefix of whole fields, never a byte
+	 * beyond sz, longer for a larger struct; the 1.0 struct (up to
+	 * pdu_size[]) gets all of it.  A byte was written if it is the same
+	 * after two calls on buffers filled with different bytes. */
+	for (size_t sz = offsetof(struct iour_features, kernel_level), last = 0;
+	     sz <= sizeof(full); sz++) {
+		unsigned char other[sizeof(buf)];
+		size_t n = sizeof(size_t);
+
+		memset(other, 0x5a, sizeof(other));
+		((struct iour_features *)(void *)other)->sz = sz;
+		cr_assert_eq(iour_probe(NULL, (struct iour_features *)(void *)other), 0);
+		memset(buf, 0xa5, sizeof(buf));
+		f->sz = sz;
+		cr_assert_eq(iour_probe(NULL, f), 0, "sz %zu", sz);
+		cr_assert_eq(f->sz, sz);
+		while (n < sizeof(buf) && buf[n] == other[n])
+			n++;
+		for (size_t i = n; i < sizeof(buf); i++)
+			cr_assert(buf[i] == 0xa5 && other[i] == 0x5a, "sz %zu: byte %zu of %zu", sz,
+				  i, n);
+		cr_assert_leq(n, sz, "sz %zu: byte %zu written", sz, n - 1);
+		cr_assert_eq(memcmp(buf + sizeof(size_t), (char *)&full + sizeof(size_t),
+				    n - sizeof(size_t)),
+			     0, "sz %zu", sz);
+		cr_assert_geq(n, last, "sz %zu: %zu bytes, %zu for a smaller struct", sz, n, last);
+		last = n;
+		if (sz == offsetof(struct iour_features, pdu_size) || sz == sizeof(full))
+			cr_assert_eq(n, sz, "sz %zu: %zu bytes", sz, n);
+	}
 
 	/* A newer caller with a larger struct: the unknown tail is zeroed. */
 	memset(buf, 0xa5, sizeof(buf));
