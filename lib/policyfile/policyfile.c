@@ -773,25 +773,19 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	}
 }
 
-/* Why the filter refused a condition with -EINVAL, in the words the CLI's
- * rule language uses (tools/cli/rules/expr.c), and the key it is about; NULL
- * when the condition shows no such reason. */
+/* Why the filter refused a condition with -EINVAL, in the rule front
+ * end's words (lib/rules/rules.c), and the key it is about; NULL when the
+ * condition shows no such reason. */
 static const char *einval_reason(const struct iour_cmp *c, const char **key)
 {
+	const char *why = iour__rule_einval_reason(c);
+
 	*key = "value";
-	if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) && c->value > c->arg) {
+	if (why && (c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE))
 		*key = "range";
-		return "the range's low end is above its high end";
-	}
-	if (c->op == IOUR_CMP_MASKED_EQ && !c->arg) {
+	else if (why && c->op == IOUR_CMP_MASKED_EQ && !c->arg)
 		*key = "mask";
-		return "the mask is 0";
-	}
-	if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
-		return "the value has bits outside the mask, so it can never match";
-	if (c->op == IOUR_CMP_ANY_BITS && !c->value)
-		return "'&= 0' tests no bit";
-	return NULL;
+	return why;
 }
 
 /* Checks one condition against every opcode of its entry, so that an

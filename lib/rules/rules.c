@@ -259,6 +259,21 @@ enum iour__rprefix iour__rule_prefix(const char *s, const struct iour__rfield *f
 	return IOUR__RP_OK;
 }
 
+/* ---- refusals */
+
+const char *iour__rule_einval_reason(const struct iour_cmp *c)
+{
+	if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) && c->value > c->arg)
+		return "the range's low end is above its high end";
+	if (c->op == IOUR_CMP_MASKED_EQ && !c->arg)
+		return "the mask is 0";
+	if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
+		return "the value has bits outside the mask, so it can never match";
+	if (c->op == IOUR_CMP_ANY_BITS && !c->value)
+		return "'&= 0' tests no bit";
+	return NULL;
+}
+
 /* ---- the cursor of the text parsers */
 
 int iour__rps_fail(struct iour__rps *p, size_t pos, const char *fmt, ...)

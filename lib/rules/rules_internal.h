@@ -100,6 +100,11 @@ enum iour__rprefix {
 IOUR_INTERNAL enum iour__rprefix iour__rule_prefix(const char *s, const struct iour__rfield *f,
 						   struct iour_cmp *c, const char **len_text);
 
+/* Why iour_filter__add_rule() refuses @c with -EINVAL, as far as @c shows
+ * it (a range upside down, a mask of 0, ...), for both front ends'
+ * messages; NULL if it shows none. */
+IOUR_INTERNAL const char *iour__rule_einval_reason(const struct iour_cmp *c);
+
 /* The cursor of a text parser over one text. */
 struct iour__rps {
 	const char *s;

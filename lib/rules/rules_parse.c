@@ -142,16 +142,8 @@ static const char *refusal(int r, const struct iour_cmp *c)
 	case -E2BIG:
 		return "too many values";
 	case -EINVAL:
-		if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) &&
-		    c->value > c->arg)
-			return "the range's low end is above its high end";
-		if (c->op == IOUR_CMP_MASKED_EQ && !c->arg)
-			return "the mask is 0";
-		if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
-			return "the value has bits outside the mask, so it can never match";
-		if (c->op == IOUR_CMP_ANY_BITS && !c->value)
-			return "'&= 0' tests no bit";
-		return "malformed operand";
+		return iour__rule_einval_reason(c) ? iour__rule_einval_reason(c) :
+						     "malformed operand";
 	default:
 		return "refused";
 	}
