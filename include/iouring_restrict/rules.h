@@ -54,7 +54,8 @@ struct iour_rule;
  * @param err filled on -ENOENT and -EDOM; its message lists the fields of
  *        @p opcode, or says which other mechanism covers a field the
  *        kernel's filters do not see (a path).
- * @return 0 on success; -EINVAL if an argument is NULL or `err->sz` is
+ * @return 0 on success; -EINVAL if an argument is NULL, @p opcode is
+ *         above 255 (and not #IOUR_RULE_NO_OPCODE) or `err->sz` is
  *         smaller than the whole struct; -ENOENT if no field has that
  *         name; -EDOM if the field exists for other opcodes only.
  * @since 1.1
@@ -122,13 +123,14 @@ IOUR_API int iour_rule_prefix(const char *text, uint32_t field, struct iour_cmp 
  * refuse is an error here, at the value.
  * @param text "family==AF_INET, type==SOCK_STREAM" (doc/cli.md, "Rule
  *        expressions").
- * @param opcode the request opcode the rule is for.
+ * @param opcode the request opcode the rule is for, 0..255.
  * @param out set to the new rule on success (free it with
  *        iour_rule_free()); untouched on error.
  * @param err filled on -EBADMSG.
- * @return 0 on success; -EINVAL if an argument is NULL or `err->sz` is
- *         smaller than the whole struct; -EBADMSG if @p text does not
- *         parse; -ENOMEM.
+ * @return 0 on success; -EINVAL if an argument is NULL, @p opcode is
+ *         above 255 or `err->sz` is smaller than the whole struct;
+ *         -EBADMSG if @p text does not parse (or the filter refuses a
+ *         comparison for @p opcode); -ENOMEM.
  * @since 1.1
  */
 IOUR_API int iour_rule_parse(const char *text, uint32_t opcode, struct iour_rule **out,

@@ -431,6 +431,18 @@ int iour__rule_err_init(struct iour_rule_error *err)
 
 /* ---- one item (include/iouring_restrict/rules.h) */
 
+/* An opcode's name for messages, or its number where the name table
+ * has none (65 .. 255). */
+static const char *op_name(uint32_t op, char *buf, size_t cap)
+{
+	const char *n = iour_opcode_name(op);
+
+	if (n)
+		return n;
+	snprintf(buf, cap, "%u", op);
+	return buf;
+}
+
 /* The fields a rule on @group may test, for messages: the group's, then
  * those of every opcode. */
 static void fields_of(const char *group, char *buf, size_t cap)
@@ -450,18 +462,18 @@ static void fields_of(const char *group, char *buf, size_t cap)
 int iour__rule_field_error(struct iour__rps *p, const char *w, size_t start, bool known)
 {
 	const char *hint = iour__rule_unexposed_hint(w, p->op);
-	char list[192];
+	char list[192], num[16];
 
 	fields_of(p->group, list, sizeof(list));
 	if (known)
 		return iour__rps_fail(p, start,
 				      "field '%s' does not exist for opcode %s "
 				      "(its fields: %s)%s%s",
-				      w, iour_opcode_name(p->op), list, hint ? "; " : "",
+				      w, op_name(p->op, num, sizeof(num)), list, hint ? "; " : "",
 				      hint ? hint : "");
 	return iour__rps_fail(p, start, "unknown field '%s' (fields of %s: %s)%s%s", w,
 			      p->op == IOUR_RULE_NO_OPCODE ? "every opcode" :
-							     iour_opcode_name(p->op),
+							     op_name(p->op, num, sizeof(num)),
 			      list, hint ? "; " : "", hint ? hint : "");
 }
 
@@ -471,7 +483,8 @@ static int rule_field(const char *name, uint32_t opcode, uint32_t *id, struct io
 	struct iour__rfield f;
 	bool known;
 
-	if (iour__rule_err_init(err) || !name || !id)
+	if (iour__rule_err_init(err) || !name || !id ||
+	    (opcode > 255 && opcode != IOUR_RULE_NO_OPCODE))
 		return -EINVAL;
 	p.group = opcode == IOUR_RULE_NO_OPCODE ? NULL : iour__rule_group_of(opcode);
 	if (!iour__rule_find_field(name, opcode, &known, &f)) {

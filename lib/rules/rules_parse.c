@@ -395,7 +395,7 @@ static int rule_parse(const char *text, uint32_t opcode, struct iour_rule **out,
 	struct iour_rule *rule;
 	int r;
 
-	if (iour__rule_err_init(err) || !text || !out)
+	if (iour__rule_err_init(err) || !text || !out || opcode > 255)
 		return -EINVAL;
 	p.group = iour__rule_group_of(opcode);
 	rule = iour__calloc(1, sizeof(*rule));

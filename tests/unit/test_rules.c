@@ -53,6 +53,16 @@ Test(rules, field_errors)
 	cr_assert_eq(iour_rule_field("family", IOUR_OP_SOCKET, NULL, &e), -EINVAL);
 	cr_assert_eq(iour_rule_field("family", IOUR_OP_SOCKET, &id, NULL), -EINVAL);
 	cr_assert_eq(iour_rule_field("family", IOUR_OP_SOCKET, &id, &small), -EINVAL);
+	cr_assert_eq(iour_rule_field("family", 256, &id, &e), -EINVAL);
+	/* an opcode the name table lacks: fields of every opcode only */
+	cr_assert_eq(iour_rule_field("family", 200, &id, &e), -EDOM);
+	cr_assert_str_eq(e.message, "field 'family' does not exist for opcode 200 (its fields: "
+				    "user_data, sqe_flags)");
+	cr_assert_eq(iour_rule_field("bogus", 200, &id, &e), -ENOENT);
+	cr_assert_str_eq(e.message, "unknown field 'bogus' (fields of 200: user_data, sqe_flags)");
+	cr_assert_eq(iour_rule_field("user_data", 255, &id, &e), 0);
+	cr_assert_eq(id, IOUR_FIELD_USER_DATA);
+	id = 7;
 	cr_assert_eq(iour_rule_field("bogus", IOUR_OP_SOCKET, &id, &e), -ENOENT);
 	cr_assert_eq(id, 7, "id written on error");
 	cr_assert_str_eq(e.message, "unknown field 'bogus' (fields of SOCKET: family, type, "
@@ -336,6 +346,7 @@ Test(rules, parse_errors)
 		cr_expect_eq(r, (struct iour_rule *)1, "'%s': out written on error", bad[i].text);
 	}
 	cr_assert_eq(iour_rule_parse(NULL, IOUR_OP_SOCKET, &r, &e), -EINVAL);
+	cr_assert_eq(iour_rule_parse("true", 256, &r, &e), -EINVAL);
 	cr_assert_eq(iour_rule_parse("true", IOUR_OP_SOCKET, NULL, &e), -EINVAL);
 	cr_assert_eq(iour_rule_parse("true", IOUR_OP_SOCKET, &r, NULL), -EINVAL);
 	cr_assert_eq(iour_rule_cmps(NULL, &cmps), -EINVAL);
