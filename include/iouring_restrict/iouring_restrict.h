@@ -24,6 +24,7 @@
 #include "cbpf.h"
 #include "filter.h"
 #include "schema.h"
+#include "rules.h"
 #include "probe.h"
 #include "ring.h"
 #include "companion.h"

@@ -10,6 +10,7 @@
  * programs, the document and the public load functions.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
@@ -27,6 +28,7 @@
 #include "filter/filter_internal.h"
 #include "policyfile_internal.h"
 #include "policyfile_load.h"
+#include "rules/rules_internal.h"
 #include "base/schema.h"
 #include "iouring_restrict/filter.h"
 #include "iouring_restrict/names.h"
@@ -62,29 +64,6 @@ struct cdef {
 static const struct cdef constants[] = {
 #define IOUR_SCHEMA_CONST(name, value, since) { (name), (uint64_t)(value) },
 #include "base/schema.def"
-};
-
-struct opdef {
-	const char *name;
-	uint32_t op;
-};
-
-/* Operators as the rule language (doc/cli.md) writes them, plus names for
- * the bit tests it spells with '&'. */
-static const struct opdef opnames[] = {
-	{ "==", IOUR_CMP_EQ },
-	{ "!=", IOUR_CMP_NE },
-	{ "<", IOUR_CMP_LT },
-	{ "<=", IOUR_CMP_LE },
-	{ ">", IOUR_CMP_GT },
-	{ ">=", IOUR_CMP_GE },
-	{ "&==", IOUR_CMP_MASKED_EQ },
-	{ "&=", IOUR_CMP_ANY_BITS },
-	{ "all-bits", IOUR_CMP_ALL_BITS },
-	{ "none-bits", IOUR_CMP_NONE_BITS },
-	{ "in", IOUR_CMP_IN_SET },
-	{ "not in", IOUR_CMP_NOT_IN_SET },
-	{ "any-bits", IOUR_CMP_ANY_BITS },
 };
 
 const char *const iour__policy_attr_key[IOUR_POLICY_ATTR__MAX] = {
@@ -487,64 +466,47 @@ int iour__pf_op_list(struct ld *l, json_t *arr, const char *what, bool *ops, boo
 
 /* ---- values of fields -------------------------------------------------------- */
 
-static const struct fdef *find_field(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < IOUR_ARRAY_SIZE(fields); i++)
-		if (!strcasecmp(name, fields[i].name))
-			return &fields[i];
-	return NULL;
-}
-
 static bool in_ns(const char *name, const char *ns)
 {
 	return !strncasecmp(name, ns, strlen(ns));
 }
 
-/* One word: a number or a constant of the field's namespace. */
-static int word_value(struct ld *l, const struct fdef *f, const char *w, uint64_t *out)
+/* One word: a number or a constant of the field's namespace, read by the
+ * rule front end (lib/rules/rules.c) and worded as policy files word it. */
+static int word_value(struct ld *l, const struct iour__rfield *f, const char *w, uint64_t *out)
 {
-	char *end;
-	size_t i;
-	int r;
+	enum iour__rterm rt = iour__rule_term(w, f, out);
 
-	if (w[0] >= '0' && w[0] <= '9') {
-		errno = 0;
-		*out = strtoull(w, &end, 0);
-		if (errno || *end)
-			return iour__pf_fail(l, "\"%s\" is not a number", w);
+	if (rt == IOUR__RT_OK)
 		return 0;
-	}
+	if (isdigit((unsigned char)w[0]))
+		return iour__pf_fail(l, "\"%s\" is not a number", w);
 	if (!f->ns)
-		return iour__pf_fail(l, "%s takes numbers only, found \"%s\"", f->name, w);
-	if (!strcmp(f->ns, "IOSQE_")) {
-		r = in_ns(w, "IOSQE_") ? iour_sqe_flag_from_name(w) : -EINVAL;
-		if (r > 0) {
-			*out = (uint64_t)r;
-			return 0;
-		}
-	} else if (in_ns(w, f->ns)) {
-		for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
-			if (!strcasecmp(w, constants[i].name)) {
-				*out = constants[i].value;
-				return 0;
-			}
-	}
-	for (i = 0; i < IOUR_ARRAY_SIZE(constants); i++)
-		if (!strcasecmp(w, constants[i].name))
-			return iour__pf_fail(
-				l,
-				"%s belongs to another field: %s takes %s* constants or "
-				"numbers",
-				w, f->name, f->ns);
+		return iour__pf_fail(l, "%s takes numbers only, found \"%s\"", f->full, w);
+	if (rt == IOUR__RT_OTHER_NS)
+		return iour__pf_fail(l,
+				     "%s belongs to another field: %s takes %s* constants or "
+				     "numbers",
+				     w, f->full, f->ns);
 	return iour__pf_fail(l, "unknown constant \"%s\" (%s takes %s* constants or numbers)", w,
-			     f->name, f->ns);
+			     f->full, f->ns);
 }
 
-/* A scalar value: a JSON integer, a number in a string, a constant, or
- * for bit fields "A|B". */
-static int scalar(struct ld *l, const struct fdef *f, json_t *v, uint64_t *out)
+/* Cuts the blanks around a word in place. */
+static char *trim(char *w)
+{
+	char *e;
+
+	while (isspace((unsigned char)*w))
+		w++;
+	for (e = w + strlen(w); e > w && isspace((unsigned char)e[-1]);)
+		*--e = '\0';
+	return w;
+}
+
+/* A scalar value: a JSON integer, a number in a string, a constant, an
+ * IPv4 address for an addr4 field, or for bit fields "A|B". */
+static int scalar(struct ld *l, const struct iour__rfield *f, json_t *v, uint64_t *out)
 {
 	char buf[256], *p, *tok, *save = NULL;
 	int rc;
@@ -557,32 +519,25 @@ static int scalar(struct ld *l, const struct fdef *f, json_t *v, uint64_t *out)
 		return 0;
 	}
 	if (!json_is_string(v))
-		return iour__pf_fail(l, "expected a number or a constant for %s, found %s", f->name,
+		return iour__pf_fail(l, "expected a number or a constant for %s, found %s", f->full,
 				     iour__pf_type_name(v));
-	if (f->kind == V_ADDR4) {
-		struct in_addr a;
-
-		if (inet_pton(AF_INET, json_string_value(v), &a) != 1)
-			return iour__pf_fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
-					     json_string_value(v));
-		*out = ntohl(a.s_addr);
-		return 0;
-	}
 	if (json_string_length(v) >= sizeof(buf))
 		return iour__pf_fail(l, "value too long");
 	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
-	if (f->kind != V_BITS && strchr(buf, '|'))
+	if (f->kind == IOUR_FIELD_KIND_ADDR4) {
+		if (iour__rule_term(trim(buf), f, out) != IOUR__RT_OK)
+			return iour__pf_fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
+					     json_string_value(v));
+		return 0;
+	}
+	if (!f->bits && strchr(buf, '|'))
 		return iour__pf_fail(
-			l, "'|' joins bit flags only; %s is not a bit field (use \"in\")", f->name);
+			l, "'|' joins bit flags only; %s is not a bit field (use \"in\")", f->full);
 	*out = 0;
 	for (p = buf; (tok = strtok_r(p, "|", &save)); p = NULL) {
 		uint64_t x = 0;
 
-		while (*tok == ' ')
-			tok++;
-		for (char *e = tok + strlen(tok); e > tok && e[-1] == ' ';)
-			*--e = '\0';
-		rc = word_value(l, f, tok, &x);
+		rc = word_value(l, f, trim(tok), &x);
 		if (rc)
 			return rc;
 		*out |= x;
@@ -590,40 +545,32 @@ static int scalar(struct ld *l, const struct fdef *f, json_t *v, uint64_t *out)
 	return 0;
 }
 
-/* "a.b.c.d/n" or "x::y/n" (prefix); without "/n", a full-length prefix. */
-static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct iour_cmp *c)
+/* "a.b.c.d/n" or "x::y/n" (prefix); without "/n", a full-length prefix
+ * (lib/rules/rules.c). */
+static int prefix_value(struct ld *l, const struct iour__rfield *f, json_t *v, struct iour_cmp *c)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *slash;
-	unsigned len, max = f->kind == V_ADDR4 ? 32 : 128;
+	bool v4 = f->kind == IOUR_FIELD_KIND_ADDR4;
+	const char *s, *len;
 
-	if (!json_is_string(v) || json_string_length(v) >= sizeof(buf))
+	if (!json_is_string(v))
 		return iour__pf_fail(l, "expected an address prefix such as \"%s\"",
-				     f->kind == V_ADDR4 ? "10.0.0.0/8" : "fe80::/10");
-	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
-	slash = strchr(buf, '/');
-	len = max;
-	if (slash) {
-		const char *q = slash + 1;
-		long x = dec(&q, max);
-
-		*slash = '\0';
-		if (x < 0 || *q)
-			return iour__pf_fail(l, "prefix length \"%s\" out of range (0 to %u)",
-					     slash + 1, max);
-		len = (unsigned)x;
+				     v4 ? "10.0.0.0/8" : "fe80::/10");
+	s = json_string_value(v);
+	switch (iour__rule_prefix(s, f, c, &len)) {
+	case IOUR__RP_OK:
+		return 0;
+	case IOUR__RP_BAD_LENGTH:
+		return iour__pf_fail(l, "prefix length \"%s\" out of range (0 to %u)", len,
+				     v4 ? 32 : 128);
+	case IOUR__RP_BAD_ADDRESS:
+		return iour__pf_fail(l,
+				     v4 ? "expected an IPv4 address a.b.c.d, found \"%.*s\"" :
+					  "expected an IPv6 address, found \"%.*s\"",
+				     (int)(len ? (size_t)(len - 1 - s) : strlen(s)), s);
+	default:
+		return iour__pf_fail(l, "expected an address prefix such as \"%s\"",
+				     v4 ? "10.0.0.0/8" : "fe80::/10");
 	}
-	if (f->kind == V_ADDR4) {
-		struct in_addr a;
-
-		if (inet_pton(AF_INET, buf, &a) != 1)
-			return iour__pf_fail(l, "expected an IPv4 address a.b.c.d, found \"%s\"",
-					     buf);
-		c->value = ntohl(a.s_addr);
-	} else if (inet_pton(AF_INET6, buf, c->addr6) != 1) {
-		return iour__pf_fail(l, "expected an IPv6 address, found \"%s\"", buf);
-	}
-	c->arg = len;
-	return 0;
 }
 
 /* ---- one condition ----------------------------------------------------------- */
@@ -631,35 +578,12 @@ static int prefix_value(struct ld *l, const struct fdef *f, json_t *v, struct io
 static const char *const cond_keys[] = { "comment", "field", "op",   "value",
 					 "values",  "range", "mask", NULL };
 
-/* A field name the kernel's filters have no field for, and another
- * mechanism covers: a path (Landlock), or an address of a request other than
- * CONNECT.  doc/iouring-restrict.7.md, "WHAT IT CANNOT RESTRICT". */
-static const char *unexposed_field_hint(const char *name)
-{
-	static const char *const paths[] = { "path",    "pathname", "filename", "file", "dir",
-					     "oldpath", "newpath",  "name",     NULL };
-	static const char *const addrs[] = { "addr", "addr4",    "addr6", "address",
-					     "port", "sockaddr", NULL };
-	const char *last = strrchr(name, '.');
-	size_t i;
-
-	last = last ? last + 1 : name;
-	for (i = 0; paths[i]; i++)
-		if (!strcasecmp(last, paths[i]))
-			return "the kernel's filters see no paths: use Landlock, "
-			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
-	for (i = 0; addrs[i]; i++)
-		if (!strcasecmp(last, addrs[i]) && strncasecmp(name, "connect.", 8) != 0)
-			return "the kernel's filters see CONNECT's address only: "
-			       "iouring-restrict(7) WHAT IT CANNOT RESTRICT";
-	return NULL;
-}
-
 /* Parses args[i] into c (set memory in *set, owned by the caller). */
 static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **set)
 {
-	const struct fdef *f;
+	struct iour__rfield fd, *f = &fd;
 	const char *fname = "", *opname = "";
+	bool known;
 	json_t *v, *vals, *range, *mask;
 	size_t i;
 	int rc;
@@ -677,10 +601,9 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		return iour__pf_pop(l), iour__pf_fail(l, "a condition needs \"field\"");
 	if (want_string(l, json_object_get(o, "field"), "a field name", &fname))
 		return -EBADMSG;
-	f = find_field(fname);
-	if (!f) {
+	if (iour__rule_find_field(fname, IOUR_RULE_NO_OPCODE, &known, f)) {
 		char names[IOUR__SCHEMA_FIELD_NAMES_SIZE];
-		const char *hint = unexposed_field_hint(fname);
+		const char *hint = iour__rule_unexposed_hint(fname, IOUR_RULE_NO_OPCODE);
 		size_t n;
 
 		if (hint)
@@ -693,22 +616,18 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		return iour__pf_fail(l, "unknown field \"%s\" (fields: %s)", fname, names);
 	}
 	iour__pf_pop(l);
-	c->field = f->field;
+	c->field = f->id;
 	if (!json_object_get(o, "op"))
 		return iour__pf_fail(l, "a condition needs \"op\"");
 	iour__pf_push_key(l, "op");
 	if (want_string(l, json_object_get(o, "op"), "an operator", &opname))
 		return -EBADMSG;
-	for (i = 0; i < IOUR_ARRAY_SIZE(opnames); i++)
-		if (!strcasecmp(opname, opnames[i].name))
-			break;
-	if (i == IOUR_ARRAY_SIZE(opnames))
+	if (iour_rule_op(opname, &c->op))
 		return iour__pf_fail(
 			l,
 			"unknown operator \"%s\" (expected ==, !=, <, <=, >, >=, &=, &==, "
 			"all-bits, none-bits, in, not in)",
 			opname);
-	c->op = opnames[i].op;
 	iour__pf_pop(l);
 	v = json_object_get(o, "value");
 	vals = json_object_get(o, "values");
@@ -724,13 +643,13 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 				"([low, high]) or \"value\" (an address prefix)",
 				opname);
 		if (v) {
-			if (f->kind != V_ADDR4 && f->kind != V_ADDR6)
+			if (f->kind != IOUR_FIELD_KIND_ADDR4 && f->kind != IOUR_FIELD_KIND_ADDR6)
 				return iour__pf_push_key(l, "value"),
 				       iour__pf_fail(
 					       l,
 					       "\"value\" with \"%s\" is an address prefix; %s is "
 					       "not an address (use \"values\" or \"range\")",
-					       opname, f->name);
+					       opname, f->full);
 			c->op = neg ? IOUR_CMP_NOT_IN_PREFIX : IOUR_CMP_IN_PREFIX;
 			iour__pf_push_key(l, "value");
 			rc = prefix_value(l, f, v, c);
@@ -790,7 +709,7 @@ static int parse_cond(struct ld *l, json_t *o, struct iour_cmp *c, uint64_t **se
 		iour__pf_pop(l);
 	}
 	iour__pf_push_key(l, "value");
-	if (f->kind == V_ADDR6) {
+	if (f->kind == IOUR_FIELD_KIND_ADDR6) {
 		if (!json_is_string(v) || inet_pton(AF_INET6, json_string_value(v), c->addr6) != 1)
 			return iour__pf_fail(l, "expected an IPv6 address");
 	} else if ((rc = scalar(l, f, v, &c->value))) {
@@ -854,25 +773,19 @@ static int rule_error(struct ld *l, int rc, uint32_t op)
 	}
 }
 
-/* Why the filter refused a condition with -EINVAL, in the words the CLI's
- * rule language uses (tools/cli/rules/expr.c), and the key it is about; NULL
- * when the condition shows no such reason. */
+/* Why the filter refused a condition with -EINVAL, in the rule front
+ * end's words (lib/rules/rules.c), and the key it is about; NULL when the
+ * condition shows no such reason. */
 static const char *einval_reason(const struct iour_cmp *c, const char **key)
 {
+	const char *why = iour__rule_einval_reason(c);
+
 	*key = "value";
-	if ((c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE) && c->value > c->arg) {
+	if (why && (c->op == IOUR_CMP_IN_RANGE || c->op == IOUR_CMP_NOT_IN_RANGE))
 		*key = "range";
-		return "the range's low end is above its high end";
-	}
-	if (c->op == IOUR_CMP_MASKED_EQ && !c->arg) {
+	else if (why && c->op == IOUR_CMP_MASKED_EQ && !c->arg)
 		*key = "mask";
-		return "the mask is 0";
-	}
-	if (c->op == IOUR_CMP_MASKED_EQ && (c->value & ~c->arg))
-		return "the value has bits outside the mask, so it can never match";
-	if (c->op == IOUR_CMP_ANY_BITS && !c->value)
-		return "'&= 0' tests no bit";
-	return NULL;
+	return why;
 }
 
 /* Checks one condition against every opcode of its entry, so that an

@@ -89,7 +89,7 @@ const char *cli_near(uint32_t kind, const char *name);
 /* Reports a getopt_long() error (@c is '?' or ':'); returns CLI_USAGE. */
 int cli_getopt_error(int c, char **argv);
 
-/* Prints the --help text @text to stdout; returns CLI_OK (rules/expr_ctx.c:
+/* Prints the --help text @text to stdout; returns CLI_OK (rules/help.c:
  * its "@{NAME}" lines are written from the request schema). */
 int cli_help(const char *text);
 
@@ -210,7 +210,7 @@ extern const char cli_help_prove[];
 extern const char cli_help_agent[];
 extern const char cli_help_seccomp_profile[];
 extern const char cli_help_runc_shim[];
-/* `iour-restrict help rules`, written from the request schema (expr.c). */
+/* `iour-restrict help rules`, written from the request schema (help.c). */
 int cli_help_rules(void);
 
 #endif /* IOUR_CLI_H */
