@@ -339,10 +339,11 @@ IOUR_API int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struc
  *        #IOUR_STEP_TASK for the task's own set (Linux 7.0+).
  * @param out receives the decoded set (free it with iour_ruleset__free()),
  *        or NULL if the plan has no restriction step on @p side: the plan
- *        turns no classic gate on there, so every request opcode, register
- *        opcode and SQE flag passes them (a ring also when it inherits no
- *        set from its creator's task restrictions; a plan refused by the
- *        compatibility level has no steps at all).
+ *        turns no classic gate on there, so the classic gates let every
+ *        request opcode, register opcode and SQE flag through (on a ring,
+ *        unless it inherits a set from its creator's task restrictions,
+ *        Linux 7.0+).  A plan refused by the compatibility level has no
+ *        steps at all.
  * @return 0 on success; -EINVAL if @p plan or @p out is NULL or @p side is
  *         not an enum iour_step_side value; -ENOMEM (*@p out is then NULL).
  * @since 1.1
