@@ -5,10 +5,12 @@
  * policies planned for the running kernel, every request opcode the
  * kernel knows is submitted on the ring (fd -1 and zeroed arguments, so
  * that an allowed request fails at once for an ordinary reason), NOP with
- * each SQE flag (READ with BUFFER_SELECT), and every register opcode is called with no argument:
- * the kernel's -EACCES must come exactly where the getter's set does not
- * allow (doc/kernel.md 1.5, 2.3, 2.4).  A plan the getter gives NULL for
- * must leave the ring refusing nothing.
+ * each SQE flag (READ with BUFFER_SELECT), and every register opcode is
+ * called with no argument: the kernel's -EACCES must come exactly where
+ * the getter's set does not allow (doc/kernel.md 1.5, 2.3, 2.4).  The
+ * 128-byte requests (NOP128, URING_CMD128) are not submitted: a ring of
+ * 64-byte SQEs refuses them before the gate.  A plan the getter gives
+ * NULL for must leave the ring refusing nothing.
  */
 #include <errno.h>
 #include <string.h>
@@ -91,7 +93,7 @@ static int submit_one(struct io_uring *ring, uint8_t op, uint8_t flags)
 }
 
 struct tally {
-	unsigned int policies, unrestricted, reqs, reqs_denied, regs, regs_denied;
+	unsigned int policies, unrestricted, reqs, reqs_denied, regs, regs_denied, not_gated;
 };
 
 /* Plan @p for the running kernel, create its ring, and hold every
@@ -117,8 +119,18 @@ static void check_policy(struct iour_policy *p, const char *what, struct tally *
 	t->policies++;
 	t->unrestricted += !rs;
 	for (uint32_t op = 0; op < info.op_last && op < 256; op++) {
+		const char *name = iour_opcode_name(op);
+		size_t nl = name ? strlen(name) : 0;
 		bool allow = set_allows(rs, op, 0);
-		int res = submit_one(&ring, (uint8_t)op, 0);
+		int res;
+
+		if (nl > 3 && !strcmp(name + nl - 3, "128")) {
+			/* NOP128, URING_CMD128: on a ring of 64-byte SQEs
+			 * the kernel refuses them (-EINVAL) before the gate. */
+			t->not_gated++;
+			continue;
+		}
+		res = submit_one(&ring, (uint8_t)op, 0);
 
 		cr_assert_eq(res == -EACCES, !allow, "%s: request opcode %u (%s): result %d, the "
 			     "getter says %s", what, op, iour_opcode_name(op) ? iour_opcode_name(op) : "?",
@@ -227,8 +239,10 @@ Test(live_plan_ruleset, ring_refuses_exactly_what_the_getter_does_not_allow)
 		iour_policy__free(p);
 	}
 	live_log("plan ruleset: %u policies (%u without a restriction step): %u requests "
-		 "submitted, %u refused as the getter said; %u register calls, %u refused",
-		 t.policies, t.unrestricted, t.reqs, t.reqs_denied, t.regs, t.regs_denied);
+		 "submitted, %u refused as the getter said; %u register calls, %u refused; "
+		 "%u 128-byte requests not submitted",
+		 t.policies, t.unrestricted, t.reqs, t.reqs_denied, t.regs, t.regs_denied,
+		 t.not_gated);
 	cr_assert_gt(t.reqs_denied, 0);
 	cr_assert_gt(t.reqs - t.reqs_denied, 0);
 	cr_assert_gt(t.regs_denied, 0);
