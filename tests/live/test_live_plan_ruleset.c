@@ -9,7 +9,8 @@
  * called with no argument: the kernel's -EACCES must come exactly where
  * the getter's set does not allow (doc/kernel.md 1.5, 2.3, 2.4).  The
  * 128-byte requests (NOP128, URING_CMD128) are not submitted: a ring of
- * 64-byte SQEs refuses them before the gate.  A plan the getter gives
+ * 64-byte SQEs refuses them before the gate; nor is CQE_SKIP_SUCCESS
+ * where the set allows it (no completion) or the kernel predates it.  A plan the getter gives
  * NULL for must leave the ring refusing nothing.
  */
 #include <errno.h>
@@ -27,6 +28,7 @@
 #define SQE_VALID 0x7fU
 #define SQE_BUFFER_SELECT 0x20U
 #define SQE_CQE_SKIP_SUCCESS 0x40U
+#define FEAT_CQE_SKIP (1U << 11) /* IORING_FEAT_CQE_SKIP, Linux 5.17 */
 #define N_RANDOM 6
 
 static uint64_t rng_next(uint64_t *s)
@@ -146,8 +148,13 @@ static void check_policy(struct iour_policy *p, const char *what, struct tally *
 		bool allow = set_allows(rs, op, fl);
 		int res;
 
-		if (allow && fl == SQE_CQE_SKIP_SUCCESS)
-			continue; /* a NOP that succeeds would post no completion */
+		if (fl == SQE_CQE_SKIP_SUCCESS && (allow || !(params.features & FEAT_CQE_SKIP))) {
+			/* A NOP that succeeds would post no completion; before
+			 * Linux 5.17 the flag is unknown (-EINVAL before the
+			 * gate). */
+			t->not_gated++;
+			continue;
+		}
 		res = submit_one(&ring, (uint8_t)op, (uint8_t)fl);
 		cr_assert_eq(res == -EACCES, !allow, "%s: %s with SQE flag %#x: result %d, the "
 			     "getter says %s", what, iour_opcode_name(op), fl, res,
@@ -240,7 +247,7 @@ Test(live_plan_ruleset, ring_refuses_exactly_what_the_getter_does_not_allow)
 	}
 	live_log("plan ruleset: %u policies (%u without a restriction step): %u requests "
 		 "submitted, %u refused as the getter said; %u register calls, %u refused; "
-		 "%u 128-byte requests not submitted",
+		 "%u requests not submitted (128-byte, CQE_SKIP_SUCCESS)",
 		 t.policies, t.unrestricted, t.reqs, t.reqs_denied, t.regs, t.regs_denied,
 		 t.not_gated);
 	cr_assert_gt(t.reqs_denied, 0);
