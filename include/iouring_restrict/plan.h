@@ -26,6 +26,7 @@ extern "C" {
 struct iour_features;
 struct iour_policy;
 struct iour_report;
+struct iour_ruleset;
 
 /** @brief A policy compiled for one kernel (opaque, immutable). */
 struct iour_plan;
@@ -294,6 +295,61 @@ IOUR_API int iour_plan__step_arg(const struct iour_plan *plan, size_t i, void *b
  */
 IOUR_API int iour_plan__step_insns(const struct iour_plan *plan, size_t i, struct iour_insn *buf,
 				   size_t *cnt);
+
+/**
+ * @brief **iour_plan__get_ruleset()** decodes what a plan's restriction
+ *        entries make the kernel enforce on one side: the request opcodes,
+ *        register opcodes and SQE flags they allow, as a restriction set
+ *        (ruleset.h).
+ *
+ * A plan has at most one #IOUR_STEP_RESTRICTIONS step per side.  Its
+ * 16-byte entries are read as the kernel the plan was compiled for reads
+ * them (doc/kernel.md 1.5, 2.3 and 2.4; iour_plan_info::split_gates):
+ * - a side whose gate the entries turn on is an allow-list of exactly the
+ *   opcodes they name.  On kernels before 7.0 ("coupled" gates) every set
+ *   turns both gates on, and the library lists a side the policy leaves
+ *   open in full: that side comes back as an allow-list of every opcode
+ *   below the kernel's limit (iour_plan_info::op_last, reg_last).  From
+ *   7.0 a side is gated only if it has entries, and a register allow-list
+ *   that would be empty holds the sentinel `IORING_REGISTER_ENABLE_RINGS`
+ *   (doc/kernel.md 2.5), which comes back as allowed;
+ * - when the SQE gate is on, the SQE flags are decided
+ *   (iour_ruleset__sqe_flags() returns 1) with the entries' masks: the
+ *   allowed mask includes the required one, and 0 if the entries have no
+ *   `SQE_FLAGS_ALLOWED` entry (the kernel then refuses every flag); when
+ *   it is off, the SQE side is unrestricted and the flags undecided;
+ * - zero entries turn both gates on with nothing allowed.
+ *
+ * This is what the step enforces, not what the policy says
+ * (iour_policy__get_ruleset()): opcodes the kernel lacks were clamped
+ * away, and a policy whose classic part restricts nothing plans no
+ * restriction step at all.  Opcodes beyond the library's tables
+ * (#IOUR_OP__COUNT, #IOUR_REGISTER__COUNT), which only a plan for a newer
+ * kernel described through iour_plan_opts::features can name, are left
+ * out of the set; its queries refuse them with -ERANGE.
+ *
+ * The set describes the classic gates only.  The plan's filter steps
+ * (#IOUR_STEP_BPF_FILTER) and, for the task, the companion
+ * (#IOUR_STEP_COMPANION) may refuse requests the set allows; see
+ * iour_plan__step() and the plan's report.
+ *
+ * @param plan the plan.
+ * @param side enum iour_step_side: #IOUR_STEP_RING for the ring part (the
+ *        set a ring created with iour_plan__create_ring() gets),
+ *        #IOUR_STEP_TASK for the task's own set (Linux 7.0+).
+ * @param out receives the decoded set (free it with iour_ruleset__free()),
+ *        or NULL if the plan has no restriction step on @p side: the plan
+ *        turns no classic gate on there, so the classic gates let every
+ *        request opcode, register opcode and SQE flag through (on a ring,
+ *        unless it inherits a set from its creator's task restrictions,
+ *        Linux 7.0+).  A plan refused by the compatibility level has no
+ *        steps at all.
+ * @return 0 on success; -EINVAL if @p plan or @p out is NULL or @p side is
+ *         not an enum iour_step_side value; -ENOMEM (*@p out is then NULL).
+ * @since 1.1
+ */
+IOUR_API int iour_plan__get_ruleset(const struct iour_plan *plan, uint32_t side,
+				    struct iour_ruleset **out);
 
 /**
  * @brief **iour_plan__describe()** writes the dry run: the kernel the plan

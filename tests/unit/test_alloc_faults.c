@@ -534,6 +534,12 @@ static int op_policy(const void *arg)
 	TRY(rc, iour_policy__dup(p, &dup));
 	TRY(rc, iour_policy__plan(dup, pc->f ? &o : NULL, &pl));
 	TRY(rc, use_plan(pl));
+	for (uint32_t side = IOUR_STEP_TASK; !rc && side <= IOUR_STEP_RING; side++) {
+		struct iour_ruleset *got = NULL;
+
+		TRY(rc, iour_plan__get_ruleset(pl, side, &got));
+		iour_ruleset__free(got);
+	}
 	iour_plan__free(pl);
 	iour_policy__free(dup);
 	iour_policy__free(p);

@@ -850,6 +850,26 @@ Test(cli_policy, check_register_ops_and_sqe_flags)
 	tool_run(&r, "check", POL "client.json", "--register-op", "REGISTER_FROB");
 	cr_assert_eq(r.status, 2);
 	run_free(&r);
+	{
+		/* defaultAction allow with requestOps only: the plan gates the
+		 * SQE side alone, and a ring on Linux 7.2 (split gates) leaves
+		 * register opcodes open (doc/kernel.md 2.3). */
+		static const char text[] = "{\"defaultAction\":\"allow\","
+					   "\"requestOps\":[\"nop\",\"read\"]}";
+		char path[] = "/tmp/iour-cli-reqonly-XXXXXX";
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+		close(fd);
+		tool_run(&r, "check", path, "--register-op", "REGISTER_FILES", "--expect",
+			 "allow");
+		unlink(path);
+		cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+		cr_assert(has(r.out, "verdict: allow\nreason: no-register-allow-list\n"), "%s",
+			  r.out);
+		run_free(&r);
+	}
 	tool_run(&r, "check", POL "client.json", "--register-op", "probe", "--op", "NOP");
 	cr_assert_eq(r.status, 2);
 	run_free(&r);

@@ -1362,6 +1362,21 @@ class Plan(_Handle):
     def describe(self) -> str:
         return _describe(lib.iour_plan__describe, self, "iour_plan__describe")
 
+    def ruleset(self, side=StepSide.RING) -> Optional[Ruleset]:
+        """What the plan's restriction step on ``side`` (a :class:`StepSide`)
+        enforces, decoded by the library with the plan kernel's gate
+        semantics (iour_plan__get_ruleset): a new :class:`Ruleset`, or None
+        when the plan turns no classic gate on there (a classic part that
+        allows everything plans no restriction step)."""
+        out = c_void_p()
+        _check(lib.iour_plan__get_ruleset(self, _u32(side, "side"), byref(out)),
+               "iour_plan__get_ruleset")
+        if not out.value:
+            return None
+        r = Ruleset.__new__(Ruleset)
+        _Handle.__init__(r, out.value)
+        return r
+
     @property
     def report(self) -> Report:
         """The report the plan predicts (nothing applied)."""

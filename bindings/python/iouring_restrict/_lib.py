@@ -329,6 +329,7 @@ FUNCS = {
     "iour_plan__step_cnt": (c_int, ["plan"]),
     "iour_plan__step": (c_int, ["plan", c_size_t, POINTER(iour_plan_step)]),
     "iour_plan__step_arg": (c_int, ["plan", c_size_t, c_void_p, POINTER(c_size_t)]),
+    "iour_plan__get_ruleset": (c_int, ["plan", u32, POINTER(c_void_p)]),
     "iour_plan__step_insns": (c_int, ["plan", c_size_t, POINTER(iour_insn),
                                       POINTER(c_size_t)]),
     "iour_plan__describe": (c_int, ["plan", c_char_p, POINTER(c_size_t)]),

@@ -155,3 +155,30 @@ def test_policy_plan_and_ring_through_the_plan(ring_rs):
                              ir.VerifyReq("OPENAT", ir.Expect.DENY, path="/dev/null")],
                             ring=ring)
             assert res[1].error == errno.EACCES
+
+
+def test_plan_ruleset_is_what_the_ring_enforces(ring_rs):
+    # The ring's set as the library decodes the plan's entries.
+    with ir.Policy(ring_rs, target=ir.Target.RING) as pol, pol.plan() as plan:
+        got = plan.ruleset()
+        assert got is not None and plan.ruleset(ir.StepSide.TASK) is None
+        with got:
+            assert got.sqe_restricted
+            assert got.sqe_op_allowed("READ") and not got.sqe_op_allowed("OPENAT")
+            assert got.sqe_flags() == (0, 0)
+            # The policy leaves register opcodes open: a kernel before 7.0
+            # gates them anyway, with every one listed.
+            assert got.register_restricted == (not plan.info().split_gates)
+            assert got.register_op_allowed(ir.RegisterOp.REGISTER_FILES)
+    # A classic part that allows everything plans no restriction step,
+    # although the policy has one.
+    with ir.Ruleset() as rs, ir.Policy(rs, target=ir.Target.RING) as pol:
+        rs.set_sqe_flags(0x7f, 0)
+        pol.set_ruleset(rs)
+        pol.set_attr(ir.PolicyAttr.DEFAULT, ir.DefaultVerdict.ALLOW)
+        with pol.plan() as plan:
+            assert plan.ruleset() is None and plan.ruleset(ir.StepSide.TASK) is None
+    with ir.Policy(ring_rs, target=ir.Target.RING) as pol, pol.plan() as plan:
+        with pytest.raises(ir.IourError) as ei:
+            plan.ruleset(2)
+        assert ei.value.errno == errno.EINVAL

@@ -1,5 +1,6 @@
 /* A ring policy planned for the running kernel: its steps with their
- * bytes, the dry run, the expected report, and a ring restricted by it. */
+ * bytes, what its restriction step enforces, the dry run, the expected
+ * report, and a ring restricted by it. */
 #include <errno.h>
 #include <linux/io_uring.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ int main(void)
 	struct iour_report *rep = NULL;
 	struct io_uring_params p;
 	struct iour_policy *pol;
-	struct iour_ruleset *rs;
+	struct iour_ruleset *rs, *enforced;
 	struct iour_plan *plan;
 	size_t len = 0, cnt = 0;
 	char *text;
@@ -47,6 +48,15 @@ int main(void)
 		iour_plan__step_insns(plan, (size_t)i, NULL, &cnt);
 		printf("step %d: op %u, %zu argument bytes, %zu instructions\n",
 		       i, st.op, len, cnt);
+	}
+	/* what the ring's classic gates will allow (NULL: nothing gated) */
+	if (iour_plan__get_ruleset(plan, IOUR_STEP_RING, &enforced) == 0) {
+		printf("ring: READ %s, NOP %s\n",
+		       !enforced || iour_ruleset__sqe_op_allowed(enforced, 22) ?
+			       "allowed" : "refused",
+		       !enforced || iour_ruleset__sqe_op_allowed(enforced, 0) ?
+			       "allowed" : "refused");
+		iour_ruleset__free(enforced);
 	}
 	len = 0;
 	if (iour_plan__describe(plan, NULL, &len) == 0 &&

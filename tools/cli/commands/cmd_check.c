@@ -33,9 +33,11 @@ const char cli_help_check[] =
 "@{check-ctx}\n"
 "\n"
 "With --register-op, the verdict for io_uring_register() opcode NAME\n"
-"instead: allowed if the policy's registerOps lists it, or if the policy\n"
-"has no classic part (defaultAction allow without registerOps, requestOps\n"
-"or sqeFlags); reasons 'register-allow-list' and 'no-classic-part'.\n"
+"instead: allowed if the policy's registerOps lists it, if the policy has\n"
+"no classic part (defaultAction allow without registerOps, requestOps or\n"
+"sqeFlags), or if its classic part has no registerOps under defaultAction\n"
+"allow; reasons 'register-allow-list', 'no-classic-part' and\n"
+"'no-register-allow-list'.\n"
 "\n"
 "Options:\n"
 "  --op OPCODE            the request opcode (name or number)\n"
@@ -324,62 +326,32 @@ int cmd_check(int argc, char **argv)
 }
 
 /*
- * Whether the policy allows register opcode @reg: the restriction entries
- * of its plan for a ring on Linux 7.2 (split gates: exactly the register
- * opcodes the classic part allows), as lint's check_sealed reads them.
- * *listed is 1 if allowed, 0 if not; *classic is false if the plan has no
- * restriction step (no classic part: nothing restricts register opcodes).
+ * Whether the policy allows register opcode @reg on a ring on Linux 7.2
+ * (split gates): what the ring restriction step of its plan enforces, as
+ * lint's check_sealed reads it.  *listed is 1 if allowed, 0 if not;
+ * *gate is 0 if the plan has no restriction step (no classic part), 1 if
+ * the register side is an allow-list, 2 if only the SQE side is gated
+ * (defaultAction allow without registerOps): register opcodes stay open.
  */
-static int register_verdict(const struct iour_policy *p, uint32_t reg, int *listed, bool *classic)
+static int register_verdict(const struct iour_policy *p, uint32_t reg, int *listed, int *gate)
 {
 	struct iour_plan_opts po = { .sz = sizeof(po) };
-	struct iour_plan_step st = { .sz = sizeof(st) };
-	struct iour_policy *dup = NULL;
-	struct iour_plan *plan = NULL;
+	struct iour_ruleset *rs = NULL;
 	struct iour_features f;
-	uint8_t *arg = NULL;
-	size_t len = 0;
-	int n, r;
+	int r;
 
-	*listed = 0;
-	*classic = false;
+	*listed = 1;
+	*gate = 0;
 	f.sz = sizeof(f);
 	(void)iour_kernel_describe((uint32_t)iour_kernel_generation(IOUR_KGEN_NEWEST), &f);
 	po.features = &f;
-	r = iour_policy__dup(p, &dup);
-	if (!r)
-		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
-	if (!r)
-		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_COMPAT,
-					  IOUR_POLICY_COMPAT_BEST_EFFORT);
-	if (!r)
-		r = iour_policy__plan(dup, &po, &plan);
-	n = r ? 0 : iour_plan__step_cnt(plan);
-	for (int i = 0; i < n && !r; i++) {
-		if (iour_plan__step(plan, (size_t)i, &st) || st.op != IOUR_STEP_RESTRICTIONS)
-			continue;
-		r = iour_plan__step_arg(plan, (size_t)i, NULL, &len);
-		if (!r && !(arg = malloc(len)))
-			r = -ENOMEM;
-		if (!r)
-			r = iour_plan__step_arg(plan, (size_t)i, arg, &len);
-		if (r)
-			break;
-		*classic = true;
-		for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
-			struct iour_restriction e;
-
-			memcpy(&e, arg + off, sizeof(e));
-			if (e.opcode == IOUR_RESTRICTION_REGISTER_OP && e.arg == reg)
-				*listed = 1;
-		}
-		break;
+	r = cli_ring_ruleset(p, &po, &rs);
+	if (!r && rs) {
+		*gate = iour_ruleset__register_restricted(rs) == 1 ? 1 : 2;
+		/* A number beyond the library's table (-ERANGE) is not allowed. */
+		*listed = *gate == 2 || iour_ruleset__register_op_allowed(rs, reg) == 1;
 	}
-	if (!r && !*classic)
-		*listed = 1;
-	free(arg);
-	iour_plan__free(plan);
-	iour_policy__free(dup);
+	iour_ruleset__free(rs);
 	return r;
 }
 
@@ -388,13 +360,12 @@ static int check_register(const char *path, uint32_t kver, uint32_t reg, int exp
 	struct iour_policy *pol = NULL;
 	const char *name = iour_register_op_name(reg);
 	char numbuf[32];
-	bool classic;
-	int listed, rc;
+	int listed, gate, rc;
 
 	rc = cli_policy_load(path, kver, &pol);
 	if (rc)
 		return rc;
-	rc = register_verdict(pol, reg, &listed, &classic);
+	rc = register_verdict(pol, reg, &listed, &gate);
 	iour_policy__free(pol);
 	if (rc)
 		return cli_fail(rc, "planning the policy");
@@ -403,11 +374,16 @@ static int check_register(const char *path, uint32_t kver, uint32_t reg, int exp
 		name = numbuf;
 	}
 	printf("verdict: %s\n", listed ? "allow" : "deny");
-	printf("reason: %s\n", classic ? "register-allow-list" : "no-classic-part");
+	printf("reason: %s\n", gate == 1 ? "register-allow-list" :
+				gate == 2 ? "no-register-allow-list" :
+					    "no-classic-part");
 	printf("rule: -\n");
-	if (classic)
+	if (gate == 1)
 		printf("because: the classic part (registerOps) %s %s\n",
 		       listed ? "allows" : "does not allow", name);
+	else if (gate == 2)
+		printf("because: the classic part has no registerOps (defaultAction allow): "
+		       "register opcodes are not restricted\n");
 	else
 		printf("because: the policy has no classic part (defaultAction allow without "
 		       "registerOps): register opcodes are not restricted\n");

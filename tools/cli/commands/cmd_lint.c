@@ -237,7 +237,7 @@ static bool file_register_op(uint32_t reg)
 }
 
 /*
- * The classic part as Linux 6.18 receives it for a ring (the representative
+ * The classic part as Linux 6.18 enforces it on a ring (the representative
  * kernel of the QUERY level, the newest with coupled gates: every register
  * opcode the set allows is listed).  A ring "meant to be
  * sealed" requires FIXED_FILE; registering files then reopens it.
@@ -245,72 +245,34 @@ static bool file_register_op(uint32_t reg)
 static int check_sealed(struct lint *l, const struct iour_policy *p)
 {
 	struct iour_plan_opts po = { .sz = sizeof(po) };
-	struct iour_plan_step st = { .sz = sizeof(st) };
-	struct iour_policy *dup = NULL;
-	struct iour_plan *plan = NULL;
+	struct iour_ruleset *rs = NULL;
 	struct iour_features f;
-	uint8_t *arg = NULL;
 	uint32_t required = 0;
 	char regs[256] = "";
-	size_t len = 0;
-	int n, r, rc = 0;
+	int r;
 
 	f.sz = sizeof(f);
 	(void)iour_kernel_describe((uint32_t)iour_level_kernel(IOUR_LEVEL_QUERY), &f);
 	po.features = &f;
-	r = iour_policy__dup(p, &dup);
-	if (!r)
-		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
-	if (!r)
-		r = iour_policy__set_attr(dup, IOUR_POLICY_ATTR_COMPAT,
-					  IOUR_POLICY_COMPAT_BEST_EFFORT);
-	if (!r)
-		r = iour_policy__plan(dup, &po, &plan);
-	if (r) {
-		rc = cli_fail(r, "planning the policy for a ring");
-		goto out;
-	}
-	n = iour_plan__step_cnt(plan);
-	for (int i = 0; i < n; i++) {
-		if (iour_plan__step(plan, (size_t)i, &st) || st.op != IOUR_STEP_RESTRICTIONS)
-			continue;
-		if (iour_plan__step_arg(plan, (size_t)i, NULL, &len) || !(arg = malloc(len)) ||
-		    iour_plan__step_arg(plan, (size_t)i, arg, &len)) {
-			rc = cli_fail(-ENOMEM, "reading the plan");
-			goto out;
-		}
-		break;
-	}
-	if (!arg)
-		goto out; /* no classic part: nothing is required */
-	for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
-		struct iour_restriction e;
+	r = cli_ring_ruleset(p, &po, &rs);
+	if (r)
+		return cli_fail(r, "planning the policy for a ring");
+	if (!rs)
+		return 0; /* no classic part: nothing is required */
+	(void)iour_ruleset__sqe_flags(rs, NULL, &required);
+	for (uint32_t reg = 0; (required & 1U) /* IOSQE_FIXED_FILE */ && reg < IOUR_REGISTER__COUNT;
+	     reg++) {
+		size_t used = strlen(regs);
 
-		memcpy(&e, arg + off, sizeof(e));
-		if (e.opcode == IOUR_RESTRICTION_SQE_FLAGS_REQUIRED)
-			required = e.arg;
-	}
-	if (!(required & 1U)) /* IOSQE_FIXED_FILE */
-		goto out;
-	for (size_t off = len - (size_t)st.entries * 16; off + 16 <= len; off += 16) {
-		struct iour_restriction e;
-
-		memcpy(&e, arg + off, sizeof(e));
-		if (e.opcode == IOUR_RESTRICTION_REGISTER_OP && file_register_op(e.arg)) {
-			size_t used = strlen(regs);
-
+		if (iour_ruleset__register_op_allowed(rs, reg) == 1 && file_register_op(reg))
 			snprintf(regs + used, sizeof(regs) - used, "%s%s", used ? ", " : "",
-				 iour_register_op_name(e.arg));
-		}
+				 iour_register_op_name(reg));
 	}
+	iour_ruleset__free(rs);
 	if (regs[0])
 		finding(l, "register-files", "the policy requires FIXED_FILE (a sealed file table) "
 			"but allows %s, which change the table", regs);
-out:
-	free(arg);
-	iour_plan__free(plan);
-	iour_policy__free(dup);
-	return rc;
+	return 0;
 }
 
 /*
@@ -515,9 +477,9 @@ static int check_advice(struct lint *l, const struct iour_policy *p, const char 
 
 /*
  * Argument rules that cannot mean what they say, found by the rule
- * language's own checks (expr.c, what `filter` warns about): open.flags
- * compared with == or != never holds or always does, since the kernel adds
- * O_LARGEFILE (doc/kernel.md 4.3).
+ * language's own checks (lib/rules/rules_parse.c, what `filter` warns
+ * about): open.flags compared with == or != never holds or always does,
+ * since the kernel adds O_LARGEFILE (doc/kernel.md 4.3).
  */
 static void check_arg_rules(struct lint *l, const char *text)
 {

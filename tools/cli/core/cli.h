@@ -133,6 +133,17 @@ int cli_plan_mech(struct iour_policy *pol, const struct iour_plan_opts *opts, en
 		  enum cli_mech *used, struct iour_plan **out);
 int cli_plan_mech_fail(int err, const struct iour_plan_opts *opts, const char *target);
 /*
+ * cli_ring_ruleset() plans @pol with @opts for one ring with best-effort
+ * compatibility (whatever the policy's target and compatibility level:
+ * what the kernel can enforce of the classic part) and gives in @out what
+ * the plan's ring restriction step enforces, as the library decodes it
+ * (iour_plan__get_ruleset()); NULL when the plan restricts nothing on the
+ * ring.  0 or a negative errno.
+ */
+struct iour_ruleset;
+int cli_ring_ruleset(const struct iour_policy *pol, const struct iour_plan_opts *opts,
+		     struct iour_ruleset **out);
+/*
  * The peer guard's reach on the running kernel (doc/security.md 3a, "Ring
  * acquisition"): cli_peers_probe() reads Landlock's ABI (0: none) and
  * Yama's ptrace_scope (-1: no Yama); cli_peers_mem_closed() says whether

@@ -108,6 +108,30 @@ int cli_plan_mech_fail(int err, const struct iour_plan_opts *opts, const char *t
 	return err > 0 ? err : cli_plan_fail(err, opts, target);
 }
 
+int cli_ring_ruleset(const struct iour_policy *pol, const struct iour_plan_opts *opts,
+		     struct iour_ruleset **out)
+{
+	struct iour_policy *ring = NULL;
+	struct iour_plan *plan = NULL;
+	int r;
+
+	*out = NULL;
+	/* The caller's policy keeps its own target and compatibility. */
+	r = iour_policy__dup(pol, &ring);
+	if (!r)
+		r = iour_policy__set_attr(ring, IOUR_POLICY_ATTR_TARGET, IOUR_POLICY_TARGET_RING);
+	if (!r)
+		r = iour_policy__set_attr(ring, IOUR_POLICY_ATTR_COMPAT,
+					  IOUR_POLICY_COMPAT_BEST_EFFORT);
+	if (!r)
+		r = iour_policy__plan(ring, opts, &plan);
+	if (!r)
+		r = iour_plan__get_ruleset(plan, IOUR_STEP_RING, out);
+	iour_plan__free(plan);
+	iour_policy__free(ring);
+	return r;
+}
+
 void cli_effects_each(const struct iour_report *rep,
 		      void (*fn)(void *arg, const char *key, const char *state, size_t statelen,
 				 const char *rest),

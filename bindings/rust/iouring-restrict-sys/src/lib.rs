@@ -1266,6 +1266,11 @@ extern "C" {
         buf: *mut c_void,
         len: *mut usize,
     ) -> c_int;
+    pub fn iour_plan__get_ruleset(
+        plan: *const iour_plan,
+        side: u32,
+        out: *mut *mut iour_ruleset,
+    ) -> c_int;
     pub fn iour_plan__step_insns(
         plan: *const iour_plan,
         i: usize,

@@ -218,6 +218,33 @@ impl Plan {
         Ok(i)
     }
 
+    /// What the plan's restriction step on a ring enforces, decoded by
+    /// the library with the plan kernel's gate semantics
+    /// (`iour_plan__get_ruleset`): `None` when the plan turns no classic
+    /// gate on there (a classic part that allows everything plans no
+    /// restriction step).  On kernels before 7.0 a side the policy leaves
+    /// open is gated with every opcode listed, so it comes back allowing
+    /// every opcode the kernel knows.
+    pub fn ring_ruleset(&self) -> Result<Option<Ruleset>> {
+        self.side_ruleset(sys::IOUR_STEP_RING)
+    }
+
+    /// The same for the task's own set (Linux 7.0+ task restrictions).
+    pub fn task_ruleset(&self) -> Result<Option<Ruleset>> {
+        self.side_ruleset(sys::IOUR_STEP_TASK)
+    }
+
+    fn side_ruleset(&self, side: u32) -> Result<Option<Ruleset>> {
+        let mut out = ptr::null_mut();
+        // SAFETY: valid handle; out receives an owned set or NULL.
+        check(unsafe { sys::iour_plan__get_ruleset(self.ptr, side, &mut out) })?;
+        Ok(if out.is_null() {
+            None
+        } else {
+            Some(Ruleset::from_raw(out))
+        })
+    }
+
     /// Number of steps.
     pub fn step_count(&self) -> Result<u32> {
         // SAFETY: valid handle.

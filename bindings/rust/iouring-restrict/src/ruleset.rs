@@ -54,6 +54,11 @@ impl Ruleset {
         self.ptr
     }
 
+    /// Takes ownership of a set the library returned.
+    pub(crate) fn from_raw(ptr: *mut sys::iour_ruleset) -> Ruleset {
+        Ruleset { ptr }
+    }
+
     /// Allows a request opcode.
     pub fn allow(&mut self, op: Opcode) -> Result<&mut Self> {
         // SAFETY: self.ptr is valid and exclusively borrowed.

@@ -247,3 +247,36 @@ fn ring_params_and_decide_reason_are_typed() {
     assert_eq!(pol.decide_op(Opcode::NOP).unwrap().reason, DecideReason::Rule);
     assert_eq!(pol.decide_op(Opcode::READ).unwrap().reason, DecideReason::ClassicGate);
 }
+
+#[test]
+fn plan_ruleset_is_what_the_ring_enforces() {
+    let mut rs = Ruleset::new().unwrap();
+    rs.allow(Opcode::NOP)
+        .unwrap()
+        .allow(Opcode::READ)
+        .unwrap()
+        .sqe_flags(SqeFlags::NONE, SqeFlags::NONE)
+        .unwrap();
+    let mut p = Policy::new().unwrap();
+    p.ruleset(&rs).unwrap().target(Target::Ring).unwrap();
+    for level in 2..=5 {
+        let plan = p.plan_for_level(level).unwrap();
+        let got = plan.ring_ruleset().unwrap().expect("a restriction step");
+        assert!(got.is_allowed(Opcode::READ));
+        assert!(!got.is_allowed(Opcode::OPENAT));
+        assert!(plan.task_ruleset().unwrap().is_none());
+    }
+    // A classic part that allows everything plans no restriction step.
+    let mut open = Ruleset::new().unwrap();
+    open.sqe_flags(SqeFlags::ALL, SqeFlags::NONE).unwrap();
+    let mut q = Policy::new().unwrap();
+    q.ruleset(&open).unwrap().target(Target::Ring).unwrap();
+    q.attr(
+        iouring_restrict::sys::IOUR_POLICY_ATTR_DEFAULT,
+        iouring_restrict::sys::IOUR_POLICY_DEFAULT_ALLOW,
+    )
+    .unwrap();
+    let plan = q.plan_for_level(5).unwrap();
+    assert!(plan.ring_ruleset().unwrap().is_none());
+    assert!(plan.task_ruleset().unwrap().is_none());
+}
