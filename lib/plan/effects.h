@@ -8,7 +8,7 @@
 #ifndef IOUR_LIB_EFFECTS_H
 #define IOUR_LIB_EFFECTS_H
 
-#include "plan_internal.h"
+#include "planner.h"
 #include "policy/ruleset_internal.h"
 
 /* What a plan leaves reachable, as the effects table needs it. */

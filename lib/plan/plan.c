@@ -25,7 +25,7 @@
 #include "effects.h"
 #include "enforce/enforce_internal.h"
 #include "base/internal.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ruleset.h"
 

@@ -5,7 +5,7 @@
  * a restriction step enforces, and its expected report.  lib/plan/plan.c builds and frees plans.
  */
 #include "base/internal.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "policy/ruleset_internal.h"
 #include "iouring_restrict/ruleset.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "base/internal.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "iouring_restrict/names.h"
 
 /* Pass 1: the policy's meaning per request opcode.  `mentioned` marks the

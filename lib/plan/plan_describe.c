@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "iouring_restrict/names.h"
 
 static const char *restriction_kind(uint16_t k)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "base/sys.h"
 #include "enforce/enforce_internal.h"
 #include "base/miniring.h"

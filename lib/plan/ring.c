@@ -13,7 +13,7 @@
 #include "iouring_restrict/ring.h"
 #include "probe/kernel.h"
 #include "base/miniring.h"
-#include "plan_internal.h"
+#include "planner.h"
 #include "base/sys.h"
 
 #define REND(m) (offsetof(struct iour_ring_report, m) + sizeof(((struct iour_ring_report *)0)->m))

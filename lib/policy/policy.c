@@ -243,7 +243,7 @@ int iour_policy__set_filter(struct iour_policy *p, const struct iour_filter *f)
 	return iour__policy_set_filter(p, f, NULL, 0);
 }
 
-/* Documented in lib/plan/plan_internal.h */
+/* Documented in lib/plan/planner.h */
 int iour__policy_set_filter(struct iour_policy *p, const struct iour_filter *f, char *why,
 			    size_t whylen)
 {

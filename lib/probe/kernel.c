@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "kernel.h"
-#include "probe_internal.h"
+#include "probe_answers.h"
 #include "base/schema.h"
 #include "base/sys.h"
 #include "iouring_restrict/names.h"

@@ -17,7 +17,7 @@
  *
  * This file asks (the child's calls, the parent's diagnostics), caches and
  * serves the answer; lib/probe/probe_interpret.c decides what the answers mean;
- * the raw-answer record they share is in lib/probe/probe_internal.h; the kernel
+ * the raw-answer record they share is in lib/probe/probe_answers.h; the kernel
  * description the planner uses lives in lib/probe/kernel.c.
  */
 #include <errno.h>
@@ -34,7 +34,7 @@
 #include "iouring_restrict/cbpf.h"
 #include "iouring_restrict/schema.h"
 #include "base/miniring.h"
-#include "probe_internal.h"
+#include "probe_answers.h"
 #include "base/sys.h"
 
 /* ---- the probe child ------------------------------------------------- */
@@ -232,7 +232,7 @@ out:
 	raw->done |= IOUR__RAW_RANGE;
 }
 
-/* Documented in probe_internal.h.  Runs in the child: system calls only. */
+/* Documented in probe_answers.h.  Runs in the child: system calls only. */
 void iour__probe_steps(struct iour__probe_raw *raw)
 {
 	struct kio_query_hdr h;
@@ -331,7 +331,7 @@ static bool resource_errno(long e)
 	return e == -EMFILE || e == -ENFILE || e == -ENOMEM || e == -EAGAIN;
 }
 
-/* Documented in probe_internal.h. */
+/* Documented in probe_answers.h. */
 int iour__probe_resource_err(const struct iour__probe_raw *raw)
 {
 	const uint32_t d = raw->done;
@@ -545,7 +545,7 @@ static void read_diag(struct iour__probe_raw *raw)
 	read_task_state(raw);
 }
 
-/* Documented in probe_internal.h */
+/* Documented in probe_answers.h */
 void iour__probe_read_force(struct iour__probe_raw *raw)
 {
 	raw->force = parse_force(secure_getenv("IOUR_FEATURE_LEVEL"));
@@ -709,7 +709,7 @@ _Static_assert(offsetof(struct iour_features, supported_ops) == 144, "supported_
 
 #define FEATURES_MAX_SZ 4096
 
-/* Documented in probe_internal.h */
+/* Documented in probe_answers.h */
 void iour__features_copy_out(const struct iour_features *src, struct iour_features *out)
 {
 	size_t sz = out->sz, n = 0, lo = 0, hi = IOUR_ARRAY_SIZE(feature_ends), mid;

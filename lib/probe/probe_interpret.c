@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "probe_internal.h"
+#include "probe_answers.h"
 
 /* What the steps share while one answer is interpreted. */
 struct interp {
@@ -26,7 +26,7 @@ struct interp {
 	bool mismatch;   /* answers contradict each other */
 };
 
-/* Documented in probe_internal.h */
+/* Documented in probe_answers.h */
 void iour__features_set_pdu(struct iour_features *f, uint32_t opcode, uint8_t size)
 {
 	/* f is the caller's own, writable struct. */

@@ -31,12 +31,12 @@
 #include <unistd.h>
 
 #include "base/miniring.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "base/sys.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ruleset.h"
 #include "iouring_restrict/verify.h"
-#include "verify_internal.h"
+#include "verify_channel.h"
 
 extern char **environ;
 

@@ -23,12 +23,12 @@
 #include <unistd.h>
 
 #include "base/miniring.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "base/sys.h"
 #include "iouring_restrict/names.h"
 #include "iouring_restrict/ruleset.h"
 #include "iouring_restrict/verify.h"
-#include "verify_internal.h"
+#include "verify_channel.h"
 
 /* ---- the serving side (forked child or helper program) ---- */
 
@@ -201,7 +201,7 @@ out:
 }
 
 /* Run the check described by a mapped channel; results go into it. */
-/* Documented in verify_internal.h */
+/* Documented in verify_channel.h */
 int iour__verify_serve(struct vchan_hdr *h, size_t size)
 {
 	struct iour_verify_result *res;

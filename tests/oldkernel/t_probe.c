@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "mini_ring.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 
 /* this generation's IORING_OP_LAST and IORING_REGISTER_LAST (guest.h) */
 #define OP_LAST_6_1 ((int)guest_gen()->op_last)

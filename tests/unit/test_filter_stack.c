@@ -28,7 +28,7 @@
 #include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
 #include "kernel_oracle.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 #include "base/sys.h"
 #include "uring_avail.h"
 

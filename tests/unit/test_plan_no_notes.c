@@ -15,7 +15,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "probe/kernel.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 
 enum set { NOP_ONLY, FIXED_SPLICE, FIXED_READ, OPEN_CONNECT, NSETS };
 

@@ -22,8 +22,8 @@
 #include "child.h"
 #include "emukernel.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan/plan_internal.h"
-#include "probe/probe_internal.h"
+#include "plan/planner.h"
+#include "probe/probe_answers.h"
 #include "base/sys.h"
 #include "uring_avail.h"
 

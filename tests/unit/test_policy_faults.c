@@ -16,7 +16,7 @@
 
 #include "emukernel.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 #include "base/sys.h"
 
 #define OP_NOP 0

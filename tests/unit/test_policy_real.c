@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 #include "uring_avail.h"
 
 #define OP_NOP 0

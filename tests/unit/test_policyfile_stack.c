@@ -19,7 +19,7 @@
 
 #include "filter/filter_internal.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 
 #define OP_CONNECT 16
 #define NSCATTER 40000U

@@ -21,7 +21,7 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "base/sys.h"
 #include "uring_avail.h"
 

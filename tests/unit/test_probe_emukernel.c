@@ -13,7 +13,7 @@
 
 #include "emukernel.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "ring_util.h"
 
 static struct iour_features probe_refresh(void)

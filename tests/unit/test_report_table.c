@@ -14,7 +14,7 @@
 
 #include "iouring_restrict/iouring_restrict.h"
 #include "probe/kernel.h"
-#include "plan/plan_internal.h"
+#include "plan/planner.h"
 
 /* Policy shapes: %s = target, %s = compat, %s = noFilterFallback. */
 #define HEAD                                                                               \

@@ -20,7 +20,7 @@
 
 #include "child.h"
 #include "iouring_restrict/iouring_restrict.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "ring_util.h"
 #include "base/sys.h"
 #include "uring_avail.h"

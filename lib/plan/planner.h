@@ -7,8 +7,8 @@
  * The planner never looks at the running kernel itself: it plans for a
  * kernel description (struct iour__kernel, lib/probe/kernel.h).
  */
-#ifndef IOUR_LIB_PLAN_INTERNAL_H
-#define IOUR_LIB_PLAN_INTERNAL_H
+#ifndef IOUR_LIB_PLANNER_H
+#define IOUR_LIB_PLANNER_H
 
 #include "base/internal.h"
 #include "probe/kernel.h"
@@ -135,4 +135,4 @@ static inline void iour__plan_note(struct iour_report *r, uint32_t kind, uint32_
 IOUR_INTERNAL int iour__plan_compat(const struct iour_plan *pl, size_t first, size_t end,
 				    const struct iour__kernel *k, char *why, size_t len);
 
-#endif /* IOUR_LIB_PLAN_INTERNAL_H */
+#endif /* IOUR_LIB_PLANNER_H */

@@ -4,8 +4,8 @@
  * verify_serve.c, the serving side): its layout and the requests the check
  * knows.  Not installed.  See include/iouring_restrict/verify.h.
  */
-#ifndef IOUR_LIB_VERIFY_INTERNAL_H
-#define IOUR_LIB_VERIFY_INTERNAL_H
+#ifndef IOUR_LIB_VERIFY_CHANNEL_H
+#define IOUR_LIB_VERIFY_CHANNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +13,7 @@
 
 #include "base/internal.h"
 #include "iouring_restrict/names.h"
-#include "probe/probe_internal.h"
+#include "probe/probe_answers.h"
 #include "iouring_restrict/verify.h"
 
 #define MSG_DATA 0U /* IORING_MSG_DATA: a completion, no file */
@@ -107,4 +107,4 @@ static inline bool opcode_supported(uint32_t op)
  * it runs in a forked child of a possibly threaded caller. */
 IOUR_INTERNAL int iour__verify_serve(struct vchan_hdr *h, size_t size);
 
-#endif /* IOUR_LIB_VERIFY_INTERNAL_H */
+#endif /* IOUR_LIB_VERIFY_CHANNEL_H */

@@ -5,8 +5,8 @@
  * for clamping) and with the tests (raw answers and their interpretation).
  * Not installed.
  */
-#ifndef IOUR_LIB_PROBE_INTERNAL_H
-#define IOUR_LIB_PROBE_INTERNAL_H
+#ifndef IOUR_LIB_PROBE_ANSWERS_H
+#define IOUR_LIB_PROBE_ANSWERS_H
 
 #include "base/internal.h"
 #include "policy/ruleset_internal.h"
@@ -152,4 +152,4 @@ IOUR_INTERNAL void iour__features_copy_out(const struct iour_features *src,
  * _NO_PRIV or _RESTRICTED)? */
 IOUR_INTERNAL bool iour__avail_present(uint32_t avail);
 
-#endif /* IOUR_LIB_PROBE_INTERNAL_H */
+#endif /* IOUR_LIB_PROBE_ANSWERS_H */
