@@ -263,7 +263,37 @@ def plan():
     seed('hard-level1', 1, ruleset, 1, compat=2)
 
 
-TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset, 'filter': filter_, 'plan': plan}
+def rules():
+    """Input of tests/fuzz/rules.c: opcode pick, entry point, text."""
+    SOCKET, CONNECT, OPENAT, OPENAT2 = 0, 1, 2, 3   # picks of the opcode table
+    lists = [
+        ('socket-inet', SOCKET, 'family==AF_INET,type==SOCK_STREAM'),
+        ('socket-in', SOCKET, 'family in {AF_INET,AF_INET6},protocol!=IPPROTO_RAW'),
+        ('socket-bits', SOCKET, 'type_flags any-bits SOCK_NONBLOCK|SOCK_CLOEXEC'),
+        ('open-flags', OPENAT, 'flags & O_ACCMODE == O_RDONLY'),
+        ('open-resolve', OPENAT2, 'resolve all-bits RESOLVE_BENEATH,mode<=0644'),
+        ('connect-prefix', CONNECT, 'addr4 in 10.0.0.0/8,port==443'),
+        ('connect-addr6', CONNECT, 'family==AF_INET6,addr6 in fe80::/10'),
+        ('true', SOCKET, 'true'),
+        ('bad-op', SOCKET, 'family=~AF_INET'),
+    ]
+    for name, op, text in lists:
+        write('rules', 'list-' + name, bytes([op, 0]) + text.encode())
+    ctxs = [
+        ('socket', SOCKET, 'family=AF_INET,type=SOCK_STREAM,protocol=0'),
+        ('open', OPENAT, 'flags=O_RDWR|O_CREAT,mode=0600'),
+        ('connect', CONNECT, 'family=AF_INET,addr4=192.0.2.1,port=80'),
+    ]
+    for name, op, text in ctxs:
+        write('rules', 'ctx-' + name, bytes([op, 1]) + text.encode())
+    # a value: the pick selects the field (socket.family, open.flags, connect.addr4)
+    for name, pick, text in [('family', 0, 'AF_UNIX'), ('flags', 4, 'O_CREAT|O_EXCL'),
+                             ('addr4', 10, '198.51.100.7'), ('addr6', 11, '2001:db8::1')]:
+        write('rules', 'value-' + name, bytes([pick, 2]) + text.encode())
+
+
+TARGETS = {'cbpf': cbpf, 'errors': errors, 'ruleset': ruleset, 'filter': filter_, 'plan': plan,
+           'rules': rules}
 
 if __name__ == '__main__':
     for t in sys.argv[1:] or TARGETS:
