@@ -11,7 +11,7 @@
 #      VALGRIND_REPLAY_MAX inputs of $(O)/fuzz/corpus/NAME.
 #
 # Tests valgrind 3.19 cannot run are left out by name (each still runs
-# natively and under ASan+UBSan); a renamed or new test of this kind fails
+# under ASan+UBSan, test-asan); a renamed or new test of this kind fails
 # under valgrind and must be added here:
 #  - they install seccomp filters, and valgrind does not implement
 #    seccomp(2) (-ENOSYS): companion/*, cbpf_validate/differential_vs_kernel
@@ -92,7 +92,7 @@ VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
 # mostly processes: real probes and enforcement checks in forked and
 # exec'd children, attacks, examples (probe/*, verify/*, verify_coverage/*,
 # policy_real/*, policy_compat/*, ring_matrix/*, examples/*, attacks/*).
-# They run natively and under ASan+UBSan in the same make check, and under
+# They run under ASan+UBSan (test-asan) in the same make check, and under
 # valgrind in make check-long (IOUR_TEST_LONG=1), which runs every suite
 # here.  Each costs about a second of valgrind start-up per test and per
 # exec'd child; leaving them out keeps make check near its time budget.
@@ -108,7 +108,7 @@ VALGRIND_SKIP := companion/* peers/* cbpf_validate/differential_vs_kernel \
 #    time under valgrind, the largest tests left): the same compile, split
 #    and merge paths run under valgrind in filter_stack's other tests, the
 #    alloc_faults stack tests and the filter corpus replay, and the
-#    random cases run in full natively and under ASan+UBSan;
+#    random cases run in full under ASan+UBSan;
 #  - prop_ruleset/export_means_the_ruleset_on_every_kernel (random
 #    rulesets exported for every kernel and read back the kernel's way):
 #    prop_ruleset's edge-ruleset test checks the same property under
