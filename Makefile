@@ -31,9 +31,13 @@
 #   test-valgrind  the unit tests under valgrind memcheck, but VALGRIND_SKIP
 #                  (mk/valgrind.mk says why; check-long runs more), and the
 #                  fuzz corpora
-#   coverage       gcovr line/branch coverage of lib/, fails below COVERAGE_MIN %
-#                  (make check runs coverage-run as its unit-test step and
-#                  COVERAGE_CI_TARGET, coverage-check, at the end)
+#   test-asan      the unit suite and the live tier under clang ASan+UBSan,
+#                  counted (--coverage, lib/ only): make check's one
+#                  instrumented run (mk/tests.mk)
+#   coverage       gcovr line/branch coverage of lib/ from test-asan's counts,
+#                  fails below COVERAGE_MIN % (make check runs test-asan as
+#                  its unit-test step and COVERAGE_CI_TARGET, coverage-check,
+#                  at the end)
 #   check-abi      check-symbols + abi-compliance-checker against abi/*.dump
 #                  (`make abi-dump` writes the baseline of the current version)
 #   check-install  DESTDIR install, pkg-config consumers, uninstall
@@ -268,7 +272,7 @@ help:
 	@echo '  check          install missing packages, then everything CI runs (GUESTS=0: no qemu)'
 	@echo '  check-long     check with the long differential runs and the full valgrind set'
 	@echo '  check-kernels  the guest suite on Debian kernels 5.10 to 7.x under qemu (KERNELS="bookworm sid")'
-	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan'
+	@echo '  test-asan      unit suite and live tier under clang ASan+UBSan, counted for coverage'
 	@echo '  check-uring-off  the suites that reach io_uring, with io_uring refused by seccomp'
 	@echo '  check-learn / check-audit  learn, run --audit and --log-denials on this kernel (root)'
 	@echo '  check-agent    the OCI seccomp agent with runc and crun bundles (root)'
@@ -276,7 +280,7 @@ help:
 	@echo '  deb / check-deb  Debian packages into build/ / lintian and autopkgtest in a fresh root'
 	@echo '  generate       rewrite the bindings constants from the headers (check-generate checks)'
 	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
-	@echo '  coverage       gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
+	@echo '  coverage       test-asan, then gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
 	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs'
 	@echo '  fuzz           libFuzzer targets (FUZZ_TIME s each)'
 	@echo '  bench          benchmarks into $(O)/bench.json'
@@ -294,15 +298,20 @@ help:
 # $(O)/check-skips.txt; the summary prints them, counted, once.
 CI_STEP = CI_TIMES=$(O)/check-times.txt CI_SKIPS=$(abspath $(O))/check-skips.txt scripts/ci-step.sh
 SUBMAKE = $(MAKE) --no-print-directory
+# The steps that compile (the gcc build, the instrumented build of test-asan,
+# the fuzz library) use two jobs, the CI machine's cores, even when make
+# check was started without -j (BUILD_J= compiles one file at a time).
+BUILD_J ?= -j2
 check-run:
 	$(Q)mkdir -p $(O) && rm -f $(O)/check-times.txt $(O)/check-skips.txt
-	$(Q)$(CI_STEP) 'build (gcc: library, examples)' $(SUBMAKE) all
+	$(Q)$(CI_STEP) 'build (gcc: library, examples, tools, tests)' $(SUBMAKE) $(BUILD_J) all \
+		unit-tests live-tests uring-try
 	$(Q)$(CI_STEP) 'documentation (doxygen)' $(SUBMAKE) doc
 	$(Q)$(CI_STEP) 'manual pages and tutorial (man -l, examples/tutorial)' $(SUBMAKE) check-docs
 	$(Q)$(CI_STEP) 'public headers (C99, C11, C++)' $(SUBMAKE) check-headers
 	$(Q)$(CI_STEP) 'ABI (exports, symbol versions, baseline)' $(SUBMAKE) check-abi
 	$(Q)$(CI_STEP) 'lint (clang-tidy, cppcheck, clang-format)' $(SUBMAKE) lint
-	$(Q)$(CI_STEP) 'unit tests and live tier (gcc --coverage; counted for the coverage step)' $(SUBMAKE) coverage-run
+	$(Q)$(CI_STEP) 'unit tests and live tier (clang ASan+UBSan, counted for the coverage step)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'unit suites that reach io_uring, with io_uring unusable (seccomp: the ring tests skip)' $(SUBMAKE) check-uring-off
 	$(Q)$(CI_STEP) 'policy files (JSON Schema, examples)' $(SUBMAKE) check-policies
 	$(Q)$(CI_STEP) 'CLI (bash completion, test policies against the schema)' $(SUBMAKE) check-cli
@@ -314,14 +323,13 @@ check-run:
 	$(Q)$(CI_STEP) 'OCI seccomp agent (runc, crun; needs root)' $(SUBMAKE) check-agent
 	$(Q)$(CI_STEP) 'container engines (containerd, Docker, podman where installed; needs root)' $(SUBMAKE) check-engines
 	$(Q)$(CI_STEP) 'guest benchmark, quick mode (restrictions in force, simulator counts)' $(SUBMAKE) check-bench-guest
-	$(Q)$(CI_STEP) 'unit tests (clang ASan+UBSan)' $(SUBMAKE) test-asan
 	$(Q)$(CI_STEP) 'fuzzing (libFuzzer, $(FUZZ_CI_TIME) s per target)' $(SUBMAKE) fuzz-ci
 	$(Q)$(CI_STEP) 'valgrind memcheck (unit tests, fuzz corpora)' $(SUBMAKE) test-valgrind
 	$(Q)$(CI_STEP) 'Python bindings (pytest, examples)' $(SUBMAKE) check-python
 	$(Q)$(CI_STEP) 'install (DESTDIR, pkg-config, uninstall)' $(SUBMAKE) check-install
 	$(Q)$(CI_STEP) 'Debian packages (version, symbols; IOUR_CHECK_DEB=1: build, lintian, autopkgtest)' $(SUBMAKE) check-deb-ci
 	$(Q)$(CI_STEP) 'Rust bindings (cargo test, examples; rustc 1.63 and newer)' $(SUBMAKE) check-rust
-	$(Q)$(CI_STEP) 'coverage (gcovr, lib/)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
+	$(Q)$(CI_STEP) 'coverage (gcovr, lib/, of the test-asan run)' $(SUBMAKE) $(COVERAGE_CI_TARGET)
 ifneq ($(GUESTS),0)
 	$(Q)$(CI_STEP) 'Debian kernels 5.10 to 7.x (qemu: the guest suite)' $(SUBMAKE) check-kernels
 else

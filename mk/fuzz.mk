@@ -24,8 +24,8 @@ FUZZ_COMMON := tests/common/kernel_oracle.c
 
 fuzz-build:
 	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
-	$(Q)$(SUBMAKE) O=$(FUZZ_O) CC=clang SAN=fuzz CFLAGS='-O1 -g' $(FUZZ_LIB)
-	$(Q)$(SUBMAKE) fuzz-bins
+	$(Q)$(SUBMAKE) $(BUILD_J) O=$(FUZZ_O) CC=clang SAN=fuzz CFLAGS='-O1 -g' $(FUZZ_LIB)
+	$(Q)$(SUBMAKE) $(BUILD_J) fuzz-bins
 
 fuzz-bins: $(patsubst %,$(FUZZ_O)/bin/%,$(FUZZ_TARGETS))
 

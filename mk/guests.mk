@@ -6,8 +6,8 @@
 # tests/oldkernel/t_*.c and the live tier) booted by one helper
 # (scripts/guest.sh) on the newest cloud kernel of each Debian suite
 # (scripts/kernels.py: bullseye 5.10, bookworm 6.1, trixie 6.12,
-# trixie-backports, sid 7.x, experimental if newer than both), two guests at
-# a time (KERNELS_JOBS).  Prints a table and writes $(O)/kernels.json.  It
+# trixie-backports, sid 7.x, experimental if newer than both), three guests
+# at a time on two CPUs (KERNELS_JOBS; scripts/kernels.py says why).  Prints a table and writes $(O)/kernels.json.  It
 # downloads kernel packages (private apt lists in $(O)/guests/apt) and
 # installs qemu-system-x86; `make check` runs it last (GUESTS=0 leaves it
 # out, and says so).  KERNELS="bookworm sid" picks suites.

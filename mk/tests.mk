@@ -71,8 +71,14 @@ test-run: $(UNIT) examples tools uring-try
 	$(Q)$(SKIPS) $(O)/tests/unit.json 'unit tests'
 
 # The same suite built with clang under ASan+UBSan (static library only:
-# sanitized shared objects cannot be linked with -z defs).  The tools are
-# rebuilt sanitized too, and the tests run those.
+# sanitized shared objects cannot be linked with -z defs), and counted:
+# the one instrumented run of the unit suite and the live tier, whose gcov
+# counters (clang --coverage, mk/coverage.mk) the coverage step reads
+# afterwards (coverage-check), so the suite is not run a second time under
+# gcc --coverage.  The tools are rebuilt sanitized and counted too, and the
+# tests run those; the examples are the gcc build's (sanitized shared
+# objects cannot be linked), so the coverage step counts what the suite
+# does in lib/ through the tests and the tools.
 # Criterion runs each test in a worker process and counts it passed even
 # when LeakSanitizer reports a leak as that worker exits (the runner's exit
 # status stays 0), so each run's output is kept and any sanitizer report in
@@ -81,23 +87,34 @@ test-run: $(UNIT) examples tools uring-try
 # exactly that report and only from the runner's PID (its self-test,
 # tests/scripts/asan-run-selftest.sh, runs first and proves a worker's leak
 # or any other report still fails), so the unit suite runs with -j2.
+ASAN_O := $(O)/asan-cov
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-asan:
 	$(Q)$(NEED) clang:clang $$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.asan-x86_64.a:libclang-rt-14-dev /usr/include/criterion/criterion.h:libcriterion-dev
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan CC=clang SAN=1 unit-tests live-tests tools uring-try
+	$(Q)if [ "$$(cat $(ASAN_O)/flags 2>/dev/null)" != '$(ASAN_CFLAGS) $(COV_CFLAGS)' ]; then \
+		rm -rf $(ASAN_O); fi
+	$(Q)if [ -d $(ASAN_O) ]; then find $(ASAN_O) -name '*.gcda' -delete; fi
+	$(Q)mkdir -p $(ASAN_O) && clang $(ASAN_CFLAGS) -c tests/coverage/gcov_exit.c -o $(ASAN_O)/gcov_exit.o
+	$(Q)echo '$(ASAN_CFLAGS) $(COV_CFLAGS)' > $(ASAN_O)/flags
+	$(Q)$(MAKE) --no-print-directory $(BUILD_J) O=$(ASAN_O) CC=clang SAN=1 LIB_COV=1 \
+		CFLAGS='$(ASAN_CFLAGS)' LDFLAGS='--coverage -Wl,--wrap=_exit $(abspath $(ASAN_O))/gcov_exit.o' \
+		unit-tests live-tests tools uring-try
 	$(call msg,TEST,scripts/asan-run.sh (self-test))
 	$(Q)sh tests/scripts/asan-run-selftest.sh
-	$(call msg,TEST,$(O)/asan/tests/unit (ASan+UBSan))
-	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(O)/asan/tools \
-		scripts/asan-run.sh $(O)/asan/tests/unit.log $(O)/asan/tests/unit -j2 \
-		--xml=$(O)/asan/tests/unit.xml --json=$(O)/asan/tests/unit.json $(TEST_ARGS)
-	$(Q)$(call check_ran,$(O)/asan/tests/unit.xml)
-	$(Q)$(SKIPS) $(O)/asan/tests/unit.json 'unit tests (ASan)'
-	$(call msg,TEST,$(O)/asan/tests/live (ASan+UBSan))
-	$(Q)$(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples \
-		scripts/asan-run.sh $(O)/asan/tests/live.log $(O)/asan/tests/live -j1 \
-		--json=$(O)/asan/tests/live.json $(LIVE_ARGS)
-	$(Q)$(SKIPS) $(O)/asan/tests/live.json 'live tier (ASan)'
+	$(call msg,TEST,$(ASAN_O)/tests/unit (ASan+UBSan, counted))
+	$(Q){ $(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples IOUR_TOOLS_DIR=$(ASAN_O)/tools \
+		scripts/asan-run.sh $(ASAN_O)/tests/unit.log $(ASAN_O)/tests/unit -j2 \
+		--xml=$(ASAN_O)/tests/unit.xml --json=$(ASAN_O)/tests/unit.json $(TEST_ARGS); \
+		echo $$? > $(ASAN_O)/tests/unit.rc; } | $(COV_QUIET); exit $$(cat $(ASAN_O)/tests/unit.rc)
+	$(Q)$(call check_ran,$(ASAN_O)/tests/unit.xml)
+	$(Q)$(SKIPS) $(ASAN_O)/tests/unit.json 'unit tests (ASan)'
+	$(call msg,TEST,$(ASAN_O)/tests/live (ASan+UBSan, counted))
+	$(Q){ $(ASAN_ENV) IOUR_EXAMPLES_DIR=$(O)/examples \
+		scripts/asan-run.sh $(ASAN_O)/tests/live.log $(ASAN_O)/tests/live -j1 \
+		--json=$(ASAN_O)/tests/live.json $(LIVE_ARGS); \
+		echo $$? > $(ASAN_O)/tests/live.rc; } | $(COV_QUIET); exit $$(cat $(ASAN_O)/tests/live.rc)
+	$(Q)$(SKIPS) $(ASAN_O)/tests/live.json 'live tier (ASan)'
+	$(Q)touch $(ASAN_O)/counted
 
 # ---- check-uring-off: the unit suite where io_uring is unusable.
 # tests/progs/uring_off.c installs a seccomp filter (no sysctl is touched)

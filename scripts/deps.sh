@@ -22,7 +22,8 @@ set -eu
 # mkinitramfs), coreutils' timeout; ABI gate: abi-dumper (calls eu-readelf
 # from elfutils and vtable-dumper), abi-compliance-checker (calls ctags from
 # universal-ctags, only recommended by its package); hardening:
-# libclang-rt-14-dev (libFuzzer and sanitizer runtimes), valgrind, gcovr,
+# libclang-rt-14-dev (libFuzzer and sanitizer runtimes), valgrind, gcovr and
+# llvm-14 (llvm-cov-14 gcov reads the counts of clang's --coverage build),
 # clang-tidy, cppcheck, clang-format; manual pages: man-db (man -l) and
 # groff-base (groff, tbl); policy files: libjansson-dev (the parser) and
 # python3-jsonschema (the schema check); Python bindings: python3-pytest,
@@ -36,14 +37,14 @@ set -eu
 # agent serves).
 PKGS="make gcc g++ clang binutils pkgconf libcriterion-dev liburing-dev libseccomp-dev \
 doxygen python3 abi-dumper abi-compliance-checker universal-ctags elfutils vtable-dumper \
-libclang-rt-14-dev valgrind gcovr clang-tidy cppcheck clang-format man-db groff-base \
+libclang-rt-14-dev valgrind gcovr llvm-14 clang-tidy cppcheck clang-format man-db groff-base \
 libjansson-dev python3-jsonschema python3-pytest python3-setuptools python3-wheel python3-venv \
 cargo rustc fio qemu-utils python3-z3 runc crun"
 CMDS="make:make gcc:gcc g++:g++ clang:clang ar:binutils nm:binutils readelf:binutils \
 pkg-config:pkgconf doxygen:doxygen python3:python3 timeout:coreutils \
 abi-dumper:abi-dumper abi-compliance-checker:abi-compliance-checker \
 ctags:universal-ctags eu-readelf:elfutils vtable-dumper:vtable-dumper \
-valgrind:valgrind gcovr:gcovr clang-tidy:clang-tidy cppcheck:cppcheck \
+valgrind:valgrind gcovr:gcovr llvm-cov-14:llvm-14 clang-tidy:clang-tidy cppcheck:cppcheck \
 clang-format:clang-format man:man-db groff:groff-base /usr/bin/cargo:cargo /usr/bin/rustc:rustc fio:fio qemu-io:qemu-utils runc:runc crun:crun"
 # --only: the packages and commands given, not the lists above (make deb
 # needs its build dependencies alone, not every check's tools).

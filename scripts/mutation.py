@@ -110,7 +110,7 @@ def copy_tree(root, dst):
     b = os.path.join(root, "build")
     if os.path.isdir(b):
         shutil.copytree(b, os.path.join(dst, "build"), symlinks=True,
-                        ignore=shutil.ignore_patterns("asan", "valgrind", "coverage", "fuzz*",
+                        ignore=shutil.ignore_patterns("asan*", "valgrind", "coverage", "fuzz*",
                                                       "guest*", "*.json", "*.xml"))
 
 

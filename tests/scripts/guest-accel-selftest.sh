@@ -1,7 +1,8 @@
 #!/bin/sh
 # Self-test of scripts/guest.sh's choice of accelerator, with a stand-in
 # qemu-system-x86_64 (nothing is booted or downloaded): a KVM boot that
-# stops with "KVM internal error" is cut short and booted again under TCG;
+# stops with "KVM internal error", or whose /init has not started after
+# GUEST_KVM_START seconds, is cut short and booted again under TCG;
 # GUEST_ACCEL=kvm refuses that fallback; GUEST_ACCEL=tcg never tries KVM.
 set -u
 dir=$(mktemp -d)
@@ -16,8 +17,11 @@ cat >"$dir/bin/qemu-system-x86_64" <<'EOQ'
 echo "$*" >>"$QEMU_CALLS"
 case "$*" in
 *accel=kvm*)
-	echo 'KVM internal error. Suberror: 1'
-	echo 'emulation failure'
+	echo 'Booting from ROM...'
+	if [ "${QEMU_KVM_SILENT:-}" != 1 ]; then
+		echo 'KVM internal error. Suberror: 1'
+		echo 'emulation failure'
+	fi
 	exec sleep 300
 	;;
 esac
@@ -45,6 +49,9 @@ run() { # NAME ACCEL EXPECTED-STATUS EXPECTED-CALLS(kvm,tcg pattern) GREP
 run 'auto: KVM fails, TCG boots' auto 0 'kvm tcg ' 'booting fake-kernel again under TCG'
 run 'kvm: no fallback' kvm 1 'kvm ' 'forbids falling back to TCG'
 run 'tcg: KVM never tried' tcg 0 'tcg ' '7 passed, 0 failed'
+export QEMU_KVM_SILENT=1 GUEST_KVM_START=3
+run 'auto: KVM boot that never starts /init, TCG boots' auto 0 'kvm tcg ' 'did not start within 3 s'
+unset QEMU_KVM_SILENT GUEST_KVM_START
 rm "$dir/kvm"
 run 'auto: no /dev/kvm means TCG' auto 0 'tcg ' 'TCG: /dev/kvm is absent'
 # An absolute O keeps everything under it (the private apt lists included),
