@@ -42,6 +42,7 @@ static const struct err_desc sys_errs[] = {
 	{ EBADFD, "-EBADFD",
 	  "Ring is not in the required state (not R_DISABLED, or already enabled)" },
 	{ EMSGSIZE, "-EMSGSIZE", "Filter payload size does not match the kernel's" },
+	{ EBADMSG, "-EBADMSG", "Rule text does not parse (struct iour_rule_error says where)" },
 	{ EOPNOTSUPP, "-EOPNOTSUPP", "Operation not supported" },
 	{ ENOTSUP == EOPNOTSUPP ? 0 : ENOTSUP, "-ENOTSUP", "Operation not supported" },
 	{ ESRCH, "-ESRCH", "No such process" },

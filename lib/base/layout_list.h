@@ -225,6 +225,10 @@
 	F(iour_ring_create_opts, sz) \
 	F(iour_ring_create_opts, flags) \
 	F(iour_ring_create_opts, report) \
+	S(iour_rule_error) \
+	F(iour_rule_error, sz) \
+	F(iour_rule_error, pos) \
+	F(iour_rule_error, message) \
 	S(iour_ruleset_opts) \
 	F(iour_ruleset_opts, sz) \
 	F(iour_ruleset_opts, flags) \
