@@ -51,6 +51,7 @@ iour_broker_counters = _decl("iour_broker_counters", [
 iour_cmp = _decl("iour_cmp", [("sz", sz), ("field", u32), ("op", u32), ("value", u64),
                               ("arg", u64), ("set", POINTER(u64)), ("set_len", u64),
                               ("addr6", u8 * 16)])
+iour_rule_error = _decl("iour_rule_error", [("sz", sz), ("pos", sz), ("message", c_char * 256)])
 iour_filter_opts = _decl("iour_filter_opts", [("sz", sz), ("default_verdict", u32),
                                               ("flags", u32)])
 iour_filter_opinfo = _decl("iour_filter_opinfo", [("sz", sz), ("nrules", u32), ("flags", u32),
@@ -361,6 +362,16 @@ FUNCS = {
     "iour_kernel_generation": (c_int, [u32]),
     "iour_level_kernel": (c_int, [u32]),
     "iour_kernel_split_gates": (c_int, [u32]),
+    # rule front end
+    "iour_rule_field": (c_int, [c_char_p, u32, POINTER(u32), POINTER(iour_rule_error)]),
+    "iour_rule_op": (c_int, [c_char_p, POINTER(u32)]),
+    "iour_rule_value": (c_int, [c_char_p, u32, POINTER(iour_cmp), POINTER(iour_rule_error)]),
+    "iour_rule_prefix": (c_int, [c_char_p, u32, POINTER(iour_cmp), POINTER(iour_rule_error)]),
+    "iour_rule_parse": (c_int, [c_char_p, u32, POINTER(c_void_p), POINTER(iour_rule_error)]),
+    "iour_rule_cmps": (c_int, [c_void_p, POINTER(POINTER(iour_cmp))]),
+    "iour_rule_warning": (c_char_p, [c_void_p]),
+    "iour_rule_free": (V, [c_void_p]),
+    "iour_rule_ctx": (c_int, [c_char_p, u32, POINTER(u8), c_size_t, POINTER(iour_rule_error)]),
     # ring
     "iour_ring_apply": (c_int, [c_int, "ruleset", POINTER(iour_ring_apply_opts)]),
     "iour_ring_enable": (c_int, [c_int]),

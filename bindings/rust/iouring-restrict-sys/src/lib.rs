@@ -689,6 +689,23 @@ pub struct iour_cmp {
     pub set_len: u64,
     pub addr6: [u8; 16],
 }
+// ---- rules.h
+
+/// Where and why a rule text did not parse (`iour_rule_*()`, since 1.1).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct iour_rule_error {
+    pub sz: usize,
+    pub pos: usize,
+    pub message: [c_char; 256],
+}
+/// A parsed comparison list (opaque; `iour_rule_parse()`, since 1.1).
+#[repr(C)]
+pub struct iour_rule {
+    _private: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct iour_filter_opts {
@@ -1148,6 +1165,43 @@ extern "C" {
     pub fn iour_level_kernel(level: u32) -> c_int;
     /// Since 1.1.
     pub fn iour_kernel_split_gates(kver: u32) -> c_int;
+
+    // ---- rules.h (all since 1.1)
+    pub fn iour_rule_field(
+        name: *const c_char,
+        opcode: u32,
+        id: *mut u32,
+        err: *mut iour_rule_error,
+    ) -> c_int;
+    pub fn iour_rule_op(name: *const c_char, op: *mut u32) -> c_int;
+    pub fn iour_rule_value(
+        text: *const c_char,
+        field: u32,
+        c: *mut iour_cmp,
+        err: *mut iour_rule_error,
+    ) -> c_int;
+    pub fn iour_rule_prefix(
+        text: *const c_char,
+        field: u32,
+        c: *mut iour_cmp,
+        err: *mut iour_rule_error,
+    ) -> c_int;
+    pub fn iour_rule_parse(
+        text: *const c_char,
+        opcode: u32,
+        out: *mut *mut iour_rule,
+        err: *mut iour_rule_error,
+    ) -> c_int;
+    pub fn iour_rule_cmps(rule: *const iour_rule, cmps: *mut *const iour_cmp) -> c_int;
+    pub fn iour_rule_warning(rule: *const iour_rule) -> *const c_char;
+    pub fn iour_rule_free(rule: *mut iour_rule);
+    pub fn iour_rule_ctx(
+        text: *const c_char,
+        opcode: u32,
+        ctx: *mut u8,
+        len: usize,
+        err: *mut iour_rule_error,
+    ) -> c_int;
 
     // ---- cbpf.h
 

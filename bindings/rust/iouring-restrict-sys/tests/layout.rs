@@ -52,6 +52,7 @@ fn rust_side() -> Rows {
         iour_validate_info { sz, insn, reason },
         iour_sim_result { sz, retval, executed, allowed, pad },
         iour_cmp { sz, field, op, value, arg, set, set_len, addr6 },
+        iour_rule_error { sz, pos, message },
         iour_filter_opts { sz, default_verdict, flags },
         iour_filter_opinfo { sz, nrules, flags, default_verdict, raw_cnt },
         iour_compile_opts { sz, flags, max_insns },
