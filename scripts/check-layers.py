@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TREES = ("lib", "tools/cli")
 ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`?([a-z_]+)/`?\s*\|")
@@ -203,14 +204,11 @@ def selftest():
             print(f"check-layers selftest: {sorted(edges)} gave {errors}")
             return 1
     errors = []
-    include_edges_text = '#include "../tests/x.def"\n'
-    tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"check-layers.{os.getpid()}")
-    os.makedirs(f"{tmp}/t/base", exist_ok=True)
-    with open(f"{tmp}/t/base/a.c", "w") as f:
-        f.write(include_edges_text)
-    include_edges(tmp, "t", ["t/base/a.c"], errors)
-    os.remove(f"{tmp}/t/base/a.c")
-    os.removedirs(f"{tmp}/t/base")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(f"{tmp}/t/base")
+        with open(f"{tmp}/t/base/a.c", "w") as f:
+            f.write('#include "../tests/x.def"\n')
+        include_edges(tmp, "t", ["t/base/a.c"], errors)
     if not errors:
         print("check-layers selftest: an include of tests/ was not refused")
         return 1
