@@ -26,7 +26,9 @@
 #                         BINDIR, MANDIR
 # Hardening (all run by `make check` unless noted):
 #   lint           clang-tidy, cppcheck, clang-format check (`make format` fixes),
-#                  no tracked build output (scripts/check-tracked.sh)
+#                  no tracked build output (scripts/check-tracked.sh), kernel
+#                  facts asserted (scripts/check-kernel-facts.sh), the folders'
+#                  layers (scripts/check-layers.py, lib/README.md)
 #   fuzz / fuzz-ci libFuzzer targets tests/fuzz/*.c, FUZZ_TIME / FUZZ_CI_TIME s each
 #   test-valgrind  the unit tests under valgrind memcheck, but VALGRIND_SKIP
 #                  (mk/valgrind.mk says why; check-long runs more), and the
@@ -281,7 +283,8 @@ help:
 	@echo '  generate       rewrite the bindings constants from the headers (check-generate checks)'
 	@echo '  test-valgrind  unit tests and fuzz corpora under valgrind memcheck'
 	@echo '  coverage       test-asan, then gcovr line coverage of lib/ (fails below COVERAGE_MIN %)'
-	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs'
+	@echo '  lint           clang-tidy, cppcheck, clang-format, no tracked build outputs,'
+	@echo '                 kernel facts asserted, layers one way (lib/README.md)'
 	@echo '  fuzz           libFuzzer targets (FUZZ_TIME s each)'
 	@echo '  bench          benchmarks into $(O)/bench.json'
 	@echo '  doc / man      doxygen reference / manual pages'
