@@ -147,7 +147,8 @@ def circles(edges):
 
 
 def check(tree, rank, files, edges, errors):
-    """findings for one tree; returns the number of upward dependencies"""
+    """findings for one tree; returns the numbers of upward dependencies
+    and of circles"""
     up = 0
     for fn in files:
         if folder(fn, tree) not in rank:
@@ -160,9 +161,10 @@ def check(tree, rank, files, edges, errors):
             up += 1
             errors.append(f"{a} -> {b}: {fa}/ (rank {rank[fa]}) uses {fb}/ "
                           f"(rank {rank[fb]}); dependencies point down only")
-    for comp in circles(edges):
+    comps = circles(edges)
+    for comp in comps:
         errors.append("circle: " + " <-> ".join(comp))
-    return up
+    return up, len(comps)
 
 
 def run(root, objects, summary):
@@ -177,11 +179,11 @@ def run(root, objects, summary):
             if objtree == tree:
                 calls |= call_edges(objdir, tree)
         edges = inc | calls
-        up = check(tree, rank, files, edges, errors)
+        up, ncircles = check(tree, rank, files, edges, errors)
         if summary:
             print(f"{tree}/: {len(files)} files in {len(rank)} folders; "
                   f"{len(inc)} include and {len(calls)} call dependencies between files; "
-                  f"{up} pointing back up; {len(circles(edges))} circles")
+                  f"{up} pointing back up; {ncircles} circles")
     for e in errors:
         print(e)
     return 1 if errors else 0

@@ -388,11 +388,8 @@ int cmd_compile(int argc, char **argv)
 			return cli_getopt_error(c, argv);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage("no policy file given");
-	if (optind + 1 < argc)
-		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
-	path = argv[optind];
+	if (cli_policy_operand(argc, argv, &path))
+		return CLI_USAGE;
 	if (kver && have_level)
 		return cli_usage("--kernel and --level exclude each other");
 	snprintf(target, sizeof(target), "the running kernel");

@@ -69,6 +69,7 @@ int cmd_explain(int argc, char **argv)
 	struct iour_policy *pol = NULL;
 	struct iour_plan *plan = NULL;
 	const struct iour_report *rep;
+	const char *path;
 	uint32_t kver = 0;
 	char kv[16];
 	int c, rc, shown = 0;
@@ -90,16 +91,14 @@ int cmd_explain(int argc, char **argv)
 			return cli_getopt_error(c, argv);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage("no policy file given");
-	if (optind + 1 < argc)
-		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
+	if (cli_policy_operand(argc, argv, &path))
+		return CLI_USAGE;
 	if (kver) {
 		feat.sz = sizeof(feat);
 		(void)iour_kernel_describe(kver, &feat);
 		po.features = &feat;
 	}
-	rc = cli_policy_load(argv[optind], kver, &pol);
+	rc = cli_policy_load(path, kver, &pol);
 	if (rc)
 		return rc;
 	rc = cli_plan_mech(pol, &po, mech, &used, &plan);
@@ -108,7 +107,7 @@ int cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	rep = iour_plan__report(plan);
-	cli_put_escaped(stdout, argv[optind]);
+	cli_put_escaped(stdout, path);
 	if (kver) {
 		cli_kver_str(kver, kv, sizeof(kv));
 		printf(" on Linux %s (from the library's tables), mechanism %s: %s\n", kv,

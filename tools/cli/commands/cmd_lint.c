@@ -637,11 +637,8 @@ int cmd_lint(int argc, char **argv)
 			return cli_getopt_error(c, argv);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage("no policy file given");
-	if (optind + 1 < argc)
-		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
-	l.path = argv[optind];
+	if (cli_policy_operand(argc, argv, &l.path))
+		return CLI_USAGE;
 	rc = cli_policy_load(l.path, kver, &pol);
 	if (rc)
 		return rc;

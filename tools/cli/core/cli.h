@@ -35,6 +35,10 @@ extern const char *cli_cmd;
  */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The one POLICY operand left after getopt (argv[optind]) in @path;
+ * CLI_OK, or CLI_USAGE (reported) when there is none or more than one. */
+int cli_policy_operand(int argc, char **argv, const char **path);
+
 /*
  * cli_fail() reports a failed library call: the message, then
  * iour_strerror() of @err and its symbolic name.  Returns CLI_FAIL.

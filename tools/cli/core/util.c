@@ -117,6 +117,16 @@ int cli_fail(int err, const char *fmt, ...)
 	return CLI_FAIL;
 }
 
+int cli_policy_operand(int argc, char **argv, const char **path)
+{
+	if (optind >= argc)
+		return cli_usage("no policy file given");
+	if (optind + 1 < argc)
+		return cli_usage("one policy file only ('%s' is extra)", argv[optind + 1]);
+	*path = argv[optind];
+	return CLI_OK;
+}
+
 int cli_getopt_error(int c, char **argv)
 {
 	const char *arg = argv[optind - 1];

@@ -160,8 +160,6 @@ int learn_follow_cgroup(struct tracer *t, const char *dir);
 /* The path of cgroup directory @dir under the cgroup2 mount, in @rel;
  * 0 or -errno. */
 int learn_cgroup_rel(const char *dir, char *rel, size_t len);
-/* 1 if task @pid is in the cgroup @rel (or below), else 0. */
-int learn_task_in_cgroup(uint64_t pid, const char *rel);
 /* Prints "PID (COMM)" of the live descendants of @pid, comma-separated, in
  * @buf; their number. */
 int learn_live_descendants(pid_t pid, char *buf, size_t len);

@@ -103,7 +103,7 @@ int tracer_follow(struct tracer *t, uint64_t pid, const char *comm)
 
 /* Whether task @pid is in the cgroup @rel (relative to the cgroup2 mount):
  * 1 yes, 0 no or gone. */
-int learn_task_in_cgroup(uint64_t pid, const char *rel)
+static int task_in_cgroup(uint64_t pid, const char *rel)
 {
 	char p[64], line[PATH_MAX + 16];
 	size_t rl = strlen(rel);
@@ -254,7 +254,7 @@ static struct task *find_or_join(struct tracer *t, uint64_t pid, const char *com
 
 	if (k || !t->cgroup_rel || set_has(&t->strange, pid))
 		return k;
-	if (learn_task_in_cgroup(pid, t->cgroup_rel) != 1) {
+	if (task_in_cgroup(pid, t->cgroup_rel) != 1) {
 		set_add(&t->strange, pid);
 		return NULL;
 	}
